@@ -1,0 +1,4 @@
+"""PyTorch learning engine: models, local training, aggregation maths, algorithms.
+
+Knows nothing of time or SimPy: tensors in, tensors out.
+"""

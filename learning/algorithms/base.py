@@ -1,0 +1,154 @@
+"""The state every algorithm shares, and the weight-matrix family (FedAvg, Local, Oracle,
+user-centric): a variant overrides only what differs.
+
+The round loop is not here: it is in ``netsim``; these classes only answer its calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from learning.data import FederatedData
+from learning.evaluation import Evaluation
+from learning.models import build_model
+from learning.params import get_flat, model_bits
+from learning.training import LocalTraining, Trainer, device_generators, torch_generator
+from learning.weights import mix
+from netsim.plan import RoundPlan, Stream
+
+SCALAR_BITS = 32.0
+
+
+@dataclass(frozen=True)
+class LearnerSetup:
+    """What every algorithm is built from: the data, the model, local training, randomness."""
+
+    data: FederatedData
+    model_name: str
+    model_kwargs: dict
+    training: LocalTraining
+    seed_sequence: np.random.SeedSequence
+    participation: float = 1.0  # fraction of devices sampled per round
+    options: dict = field(default_factory=dict)
+
+
+class FederatedLearner:
+    """Common state: one reusable model object, ``theta`` (devices x parameters), one torch
+    generator per device, a numpy generator for server-side choices.
+
+    Subclasses implement ``plan_round``, ``local_update``, ``aggregate``; evaluation of each
+    device's ``personal_model`` on its own validation split is shared.
+    """
+
+    name = "base"
+
+    def __init__(self, setup: LearnerSetup):
+        self.setup = setup
+        self.data = setup.data
+        self.num_devices = setup.data.num_devices
+        init_seq, device_seq, server_seq = setup.seed_sequence.spawn(3)
+        model = build_model(setup.model_name, torch_generator(init_seq), **setup.model_kwargs)
+        self.trainer = Trainer(model, setup.training, setup.data.task)
+        self.model_bits = model_bits(model)
+        self.theta0 = get_flat(model)
+        self.theta = self.theta0.repeat(self.num_devices, 1)
+        self.generators = device_generators(device_seq, self.num_devices)
+        self.rng = np.random.default_rng(server_seq)
+        self.train_sizes = setup.data.train_sizes
+        if not 0 < setup.participation <= 1:
+            raise ValueError(f"participation must be in (0, 1], got {setup.participation}")
+
+    # --- shared helpers -------------------------------------------------------------
+    def sample_participants(self) -> tuple[int, ...]:
+        """All devices, or a uniform sample of ``participation * m`` of them (at least one)."""
+        m = self.num_devices
+        if self.setup.participation >= 1:
+            return tuple(range(m))
+        count = max(1, int(round(self.setup.participation * m)))
+        return tuple(sorted(int(d) for d in self.rng.choice(m, size=count, replace=False)))
+
+    def model_uplink(self, participants: Sequence[int], models_each: float = 1.0) -> dict[int, float]:
+        return {d: models_each * self.model_bits for d in participants}
+
+    def personal_model(self, device: int) -> torch.Tensor:
+        """The model evaluated for ``device`` (its row of ``theta`` unless the algorithm says otherwise)."""
+        return self.theta[device]
+
+    def evaluation_extras(self) -> dict:
+        return {}
+
+    def evaluate(self, server_round: int) -> Evaluation:
+        accuracy = np.empty(self.num_devices)
+        loss = np.empty(self.num_devices)
+        for device, data in enumerate(self.data.devices):
+            accuracy[device], loss[device] = self.trainer.evaluate(self.personal_model(device), data.x_val, data.y_val)
+        return Evaluation(accuracy, loss, self.evaluation_extras())
+
+
+class MixingLearner(FederatedLearner):
+    """Local SGD from each device's current model, then ``Theta <- W @ Theta`` (journal eq. 8).
+
+    The downlink follows from W: devices whose mixed rows are identical hold the same model and
+    share one multicast stream; a device that already holds its model (its own update, or a
+    model unchanged since it last received it) needs no stream.
+    """
+
+    name = "mixing"
+    communicates = True
+
+    def __init__(self, setup: LearnerSetup):
+        super().__init__(setup)
+        self.theta_half = self.theta.clone()
+        self.needs_model = set(range(self.num_devices)) if self.communicates else set()
+        self.model_key: list = [("init",)] * self.num_devices
+
+    def mixing_matrix(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def plan_round(self, server_round: int) -> RoundPlan | None:
+        if server_round == 0:
+            return None
+        participants = self.sample_participants()
+        uplink = self.model_uplink(participants) if self.communicates else {}
+        return RoundPlan(self.model_streams(participants), uplink, participants)
+
+    def model_streams(self, participants: Sequence[int], bits: float | None = None) -> tuple[Stream, ...]:
+        """One stream per distinct model among the participants that need theirs."""
+        groups: dict = {}
+        for device in participants:
+            if device in self.needs_model:
+                groups.setdefault(self.model_key[device], []).append(device)
+        payload = self.model_bits if bits is None else bits
+        streams = tuple(Stream(tuple(devices), payload) for devices in groups.values())
+        self.needs_model.difference_update(participants)
+        return streams
+
+    def local_update(self, server_round: int, devices: Sequence[int]) -> None:
+        for device in devices:
+            self.theta_half[device] = self.trainer.train(self.theta[device], self.data.devices[device], self.generators[device])
+
+    def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
+        self.apply_mixing(self.mixing_matrix(), arrived)
+
+    def apply_mixing(self, weights: np.ndarray, arrived: Sequence[int]) -> None:
+        """Eq. 8 over the arrived updates; each distinct row is computed once."""
+        is_arrived = np.zeros(self.num_devices, dtype=bool)
+        is_arrived[list(arrived)] = True
+        effective = mix(weights, is_arrived)
+        rows, inverse = np.unique(effective, axis=0, return_inverse=True)
+        mixed = torch.from_numpy(rows).to(self.theta_half.dtype) @ self.theta_half
+        for device in range(self.num_devices):
+            row = rows[inverse[device]]
+            if not row.any():
+                continue  # nothing arrived that it mixes: it keeps its model
+            self.theta[device] = mixed[inverse[device]]
+            own_update = row[device] == 1.0
+            if own_update:
+                self.model_key[device] = ("own", device)
+            else:
+                self.model_key[device] = ("mix", row.tobytes())
+                self.needs_model.add(device)

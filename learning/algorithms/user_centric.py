@@ -1,0 +1,96 @@
+"""User-centric FL (journal Algorithms 1 and 2).
+
+Round 0 (set-up): the server broadcasts ``theta^0``; each device uploads its full local
+gradient at ``theta^0`` and ``sigma_i^2`` (eq. 10); the server computes W (eq. 9) and, for a
+limited stream count, clusters its rows with k-means (eq. 11), the count given or chosen by
+``argmax_k s_k - lambda k`` (Algorithm 2, eq. 12). Then every round is eq. 8 with that W.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
+from learning.weights import choose_stream_count, gradient_variance, kmeans_rows, silhouette_curve, user_centric_weights
+from netsim.plan import RoundPlan
+
+
+class UserCentric(MixingLearner):
+    """Options: ``streams`` (an int k, ``"auto"`` for Algorithm 2, or None for k = m),
+    ``lam`` (lambda of eq. 12, default 0: the silhouette maximum), ``variance_batch_size``
+    (``n_k`` of eq. 10; default a third of the smallest local data set, as the paper's
+    covariate-shift runs)."""
+
+    name = "user-centric"
+
+    def __init__(self, setup: LearnerSetup):
+        super().__init__(setup)
+        options = setup.options
+        self.streams_option = options.get("streams")
+        self.lam = float(options.get("lam", 0.0))
+        smallest = int(self.train_sizes.min())
+        self.variance_batch_size = int(options.get("variance_batch_size") or max(1, smallest // 3))
+        if isinstance(self.streams_option, int) and not 1 <= self.streams_option <= self.num_devices:
+            raise ValueError(f"streams must be in 1..{self.num_devices}, got {self.streams_option}")
+        if self.variance_batch_size >= smallest:
+            raise ValueError(f"variance_batch_size must be below the smallest local data set ({smallest})")
+        self.gradients = np.zeros((self.num_devices, self.theta.shape[1]))
+        self.variances = np.zeros(self.num_devices)
+        self.full_weights: np.ndarray | None = None
+        self.weights: np.ndarray | None = None
+        self.silhouette: dict[int, float] = {}
+        self.cluster_labels = np.arange(self.num_devices)
+
+    def plan_round(self, server_round: int) -> RoundPlan | None:
+        if server_round > 0:
+            return super().plan_round(server_round)
+        everyone = tuple(range(self.num_devices))
+        uplink = {d: self.model_bits + SCALAR_BITS for d in everyone}  # gradient + sigma^2
+        return RoundPlan(self.model_streams(everyone), uplink, everyone)
+
+    def local_update(self, server_round: int, devices: Sequence[int]) -> None:
+        if server_round > 0:
+            return super().local_update(server_round, devices)
+        for device in devices:
+            self.gradients[device], self.variances[device] = self.gradient_statistics(device)
+
+    def gradient_statistics(self, device: int) -> tuple[np.ndarray, float]:
+        """Full local gradient at ``theta^0`` and eq. 10 over K disjoint random mini-batches."""
+        data = self.data.devices[device]
+        full = self.trainer.mean_gradient(self.theta0, data.x_train, data.y_train).numpy()
+        size = self.variance_batch_size
+        order = self.rng.permutation(data.num_train)
+        batches = [order[k : k + size] for k in range(0, data.num_train - size + 1, size)]
+        batch_grads = np.stack([self.trainer.mean_gradient(self.theta0, data.x_train[b], data.y_train[b]).numpy() for b in batches])
+        return full, gradient_variance(batch_grads, full)
+
+    def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
+        if server_round > 0:
+            return super().aggregate(server_round, arrived)
+        self.full_weights = user_centric_weights(self.gradients, self.variances, self.train_sizes)
+        self.weights = self.limit_streams(self.full_weights)
+        for device in range(self.num_devices):
+            self.model_key[device] = ("init",)  # everyone holds theta^0 from the set-up broadcast
+
+    def limit_streams(self, weights: np.ndarray) -> np.ndarray:
+        seed = int(self.rng.integers(2**31))
+        k = self.streams_option
+        if k == "auto":
+            self.silhouette = silhouette_curve(weights, seed)
+            k = choose_stream_count(self.silhouette, self.lam)
+        if k is None or k == self.num_devices:
+            return weights
+        self.cluster_labels, clustered = kmeans_rows(weights, int(k), seed)
+        return clustered
+
+    def mixing_matrix(self) -> np.ndarray:
+        return self.weights
+
+    @property
+    def stream_count(self) -> int:
+        return len(np.unique(self.weights, axis=0)) if self.weights is not None else 0
+
+    def evaluation_extras(self) -> dict:
+        return {"streams_chosen": self.stream_count}

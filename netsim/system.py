@@ -1,0 +1,57 @@
+"""The network system: link speeds, device compute model, timing mode, deadline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from netsim.distributions import ShiftedExponential
+
+TIMING_MODES = ("barrier", "pipelined")
+
+
+@dataclass(frozen=True)
+class NetworkSystem:
+    """Normalized system of the journal paper (V-D).
+
+    ``t_dl`` is the time of one model on the downlink (the time unit), ``rho = T_ul / T_dl``;
+    a payload of ``b`` bits takes ``t_dl * b / model_bits`` down and ``rho`` times that up.
+    Devices compute for ``t_min + Exp(1/inv_mu)``.
+
+    ``barrier``: all downlink, then all compute, then all uplink (the paper's model).
+    ``pipelined``: a device computes as soon as its last stream arrived and queues for the
+    uplink as soon as it is done. ``deadline`` (same unit, from the round start) drops
+    devices whose upload would end after it; the round then lasts until the deadline.
+    """
+
+    rho: float
+    t_min: float
+    inv_mu: float
+    t_dl: float = 1.0
+    mode: str = "pipelined"
+    deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.rho > 0:
+            raise ValueError(f"rho must be > 0, got {self.rho}")
+        if not self.t_dl > 0:
+            raise ValueError(f"t_dl must be > 0, got {self.t_dl}")
+        if self.t_min < 0 or self.inv_mu < 0:
+            raise ValueError(f"t_min and inv_mu must be >= 0, got {self.t_min}, {self.inv_mu}")
+        if self.mode not in TIMING_MODES:
+            raise ValueError(f"unknown timing mode {self.mode!r}; choose from {', '.join(TIMING_MODES)}")
+        if self.deadline is not None and not self.deadline > 0:
+            raise ValueError(f"deadline must be > 0, got {self.deadline}")
+
+    @property
+    def t_ul(self) -> float:
+        return self.rho * self.t_dl
+
+    @property
+    def compute(self) -> ShiftedExponential:
+        return ShiftedExponential(self.t_min, self.inv_mu)
+
+    def downlink_time(self, bits: float, model_bits: float) -> float:
+        return self.t_dl * bits / model_bits
+
+    def uplink_time(self, bits: float, model_bits: float) -> float:
+        return self.t_ul * bits / model_bits

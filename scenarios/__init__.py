@@ -1,0 +1,1 @@
+"""Wiring: datasets, partitions, network presets, named scenarios, the runner, results, the CLI."""

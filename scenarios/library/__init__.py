@@ -1,0 +1,1 @@
+"""The scenario families; each module registers its scenarios in ``scenarios.registry``."""

@@ -1,0 +1,26 @@
+"""Registries of named scenarios and algorithms; unknown names get a one-line UsageError."""
+
+from __future__ import annotations
+
+from learning.algorithms import ALGORITHMS
+from scenarios.errors import UsageError
+from scenarios.library import digits
+from scenarios.scenario import Scenario
+
+SCENARIO_MODULES = (digits,)
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for module in SCENARIO_MODULES for s in module.SCENARIOS}
+
+DEFAULT_SCENARIO = "digits-rotation"
+
+
+def get_scenario(name: str) -> Scenario:
+    if name not in SCENARIOS:
+        raise UsageError(f"unknown scenario {name!r}; choose from: {', '.join(SCENARIOS)}")
+    return SCENARIOS[name]
+
+
+def get_algorithm(name: str):
+    if name not in ALGORITHMS:
+        raise UsageError(f"unknown algorithm {name!r}; choose from: {', '.join(ALGORITHMS)}")
+    return ALGORITHMS[name]

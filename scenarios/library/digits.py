@@ -11,7 +11,7 @@ from scenarios.scenario import Scenario, devices_from_indices
 
 NUM_DEVICES = 20
 NUM_GROUPS = 4
-LABEL_ALPHA = 8.0
+LABEL_ALPHA = 100.0  # weak label skew: strong skew would dominate the eq. 9 gradient distances
 VALIDATION_FRACTION = 0.25
 
 
@@ -41,10 +41,13 @@ DIGITS_ROTATION = Scenario(
         f"0/90/180/270 degrees, Dirichlet label shift alpha={LABEL_ALPHA}, 25% validation per device"
     ),
     build=build_digits_rotation,
-    model_name="small-cnn",
-    model_kwargs={"in_channels": 1, "num_classes": 10},
-    training=LocalTraining(lr=0.01, momentum=0.9, batch_size=16, epochs=1),
-    rounds=40,
+    model_name="mlp",
+    model_kwargs={"in_features": 64, "num_classes": 10, "hidden": 64},
+    training=LocalTraining(lr=0.05, momentum=0.9, batch_size=16, epochs=1),
+    rounds=60,
+    # eq. 10 mini-batches of 40 of the ~65 local points: sharper weights than N/3 while
+    # k-means on W still recovers the 4 rotation groups (measured; see README)
+    algorithm_options={"user-centric": {"variance_batch_size": 40}},
     small=True,
 )
 

@@ -78,8 +78,24 @@ class FederatedLearner:
         """The model evaluated for ``device`` (its row of ``theta`` unless the algorithm says otherwise)."""
         return self.theta[device]
 
+    def cluster_labels(self) -> np.ndarray | None:
+        """The device clustering the algorithm found, if it clusters (None otherwise)."""
+        return None
+
     def evaluation_extras(self) -> dict:
-        return {}
+        """Algorithm-level metrics: ``clustering_ari`` against the true groups for clustering
+        algorithms, ``estimation_error`` where the scenario knows the true parameters."""
+        extras = {}
+        labels = self.cluster_labels()
+        if labels is not None and self.data.groups is not None:
+            from sklearn.metrics import adjusted_rand_score
+
+            extras["clustering_ari"] = float(adjusted_rand_score(self.data.groups, labels))
+        truth = self.data.info.get("true_parameters")
+        if truth is not None:
+            estimates = torch.stack([self.personal_model(d) for d in range(self.num_devices)]).numpy()
+            extras["estimation_error"] = float(np.mean(np.sum((estimates - np.asarray(truth).reshape(estimates.shape)) ** 2, axis=1)))
+        return extras
 
     def evaluate(self, server_round: int) -> Evaluation:
         accuracy = np.empty(self.num_devices)

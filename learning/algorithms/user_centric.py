@@ -41,7 +41,7 @@ class UserCentric(MixingLearner):
         self.full_weights: np.ndarray | None = None
         self.weights: np.ndarray | None = None
         self.silhouette: dict[int, float] = {}
-        self.cluster_labels = np.arange(self.num_devices)
+        self.clusters: np.ndarray | None = None
 
     def plan_round(self, server_round: int) -> RoundPlan | None:
         if server_round > 0:
@@ -82,7 +82,7 @@ class UserCentric(MixingLearner):
             k = choose_stream_count(self.silhouette, self.lam)
         if k is None or k == self.num_devices:
             return weights
-        self.cluster_labels, clustered = kmeans_rows(weights, int(k), seed)
+        self.clusters, clustered = kmeans_rows(weights, int(k), seed)
         return clustered
 
     def mixing_matrix(self) -> np.ndarray:
@@ -92,5 +92,8 @@ class UserCentric(MixingLearner):
     def stream_count(self) -> int:
         return len(np.unique(self.weights, axis=0)) if self.weights is not None else 0
 
+    def cluster_labels(self) -> np.ndarray | None:
+        return self.clusters
+
     def evaluation_extras(self) -> dict:
-        return {"streams_chosen": self.stream_count}
+        return {**super().evaluation_extras(), "streams_chosen": self.stream_count}

@@ -6,7 +6,7 @@ import numpy as np
 
 from learning.data import FederatedData
 from learning.training import LocalTraining
-from scenarios.partitions import dirichlet_label_split, equal_groups, rotate_images
+from scenarios.partitions import dirichlet_label_split, equal_groups, group_label_permutations, rotate_images
 from scenarios.scenario import Scenario, devices_from_indices
 
 NUM_DEVICES = 20
@@ -33,6 +33,25 @@ def build_digits_rotation(rng: np.random.Generator, data_dir=None) -> FederatedD
     return FederatedData(devices, num_classes=10, groups=groups, info={"dataset": "sklearn-digits"})
 
 
+def build_digits_concept_shift(rng: np.random.Generator, data_dir=None) -> FederatedData:
+    """20 devices in 4 groups; each group relabels the digits by its own random permutation
+    (group concept shift, journal V-A): one global model cannot fit all groups."""
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    x = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
+    y = digits.target.astype(np.int64)
+    groups = equal_groups(NUM_DEVICES, NUM_GROUPS)
+    permutations = group_label_permutations(NUM_GROUPS, 10, rng)
+    parts = dirichlet_label_split(y, NUM_DEVICES, LABEL_ALPHA, rng, min_size=20)
+
+    def relabel(device, xs, ys):
+        return xs, permutations[groups[device]][ys]
+
+    devices = devices_from_indices(x, y, parts, VALIDATION_FRACTION, rng, relabel)
+    return FederatedData(devices, num_classes=10, groups=groups, info={"dataset": "sklearn-digits"})
+
+
 DIGITS_ROTATION = Scenario(
     name="digits-rotation",
     version=1,
@@ -51,4 +70,19 @@ DIGITS_ROTATION = Scenario(
     small=True,
 )
 
-SCENARIOS = (DIGITS_ROTATION,)
+DIGITS_CONCEPT_SHIFT = Scenario(
+    name="digits-concept-shift",
+    version=1,
+    description=(
+        "scikit-learn digits (real, offline): 20 devices in 4 groups, a random label permutation "
+        f"per group (concept shift), Dirichlet alpha={LABEL_ALPHA}, 25% validation per device"
+    ),
+    build=build_digits_concept_shift,
+    model_name="mlp",
+    model_kwargs={"in_features": 64, "num_classes": 10, "hidden": 64},
+    training=LocalTraining(lr=0.05, momentum=0.9, batch_size=16, epochs=1),
+    rounds=40,
+    small=True,
+)
+
+SCENARIOS = (DIGITS_ROTATION, DIGITS_CONCEPT_SHIFT)

@@ -1,0 +1,1 @@
+"""Plots made from result folders only; never re-runs training."""

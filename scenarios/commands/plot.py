@@ -1,0 +1,39 @@
+"""``fl-cosim plot``: accuracy against time normalized by T_dl, from result folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scenarios.commands.common import add_json
+from scenarios.errors import UsageError
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "plot",
+        help="accuracy vs time figure from result folders",
+        description="Average validation accuracy against simulated time / T_dl, one labelled line per run "
+        "(PNG; PDF when the file name ends in .pdf). Reads result folders only.",
+    )
+    parser.add_argument("result_dirs", nargs="+", metavar="RESULT_DIR")
+    parser.add_argument("--out", default="accuracy_vs_time.png", help="figure file (default accuracy_vs_time.png)")
+    parser.add_argument("--title", help="figure title")
+    add_json(parser)
+
+
+def execute(args):
+    from figures.accuracy_time import plot_accuracy_vs_time
+    from figures.results import ResultError
+
+    out = Path(args.out)
+    if out.suffix.lower() not in (".png", ".pdf"):
+        raise UsageError(f"--out must end in .png or .pdf, got {args.out!r}")
+    if not out.parent.exists() or not out.parent.is_dir():
+        raise UsageError(f"cannot write {args.out!r}: folder {str(out.parent)!r} does not exist")
+    try:
+        written = plot_accuracy_vs_time(args.result_dirs, out, args.title)
+    except ResultError as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot write {args.out!r}: {error.strerror or error}") from None
+    return {"figure": str(written), "runs": len(args.result_dirs)}, f"wrote {written}"

@@ -1,0 +1,47 @@
+"""``fl-cosim streams``: the silhouette curve of a scenario's collaboration vectors and the
+stream count Algorithm 2 picks for each lambda (journal IV-C, eq. 12)."""
+
+from __future__ import annotations
+
+from scenarios.commands.common import add_data_dir, add_json, table
+from scenarios.errors import UsageError
+from scenarios.registry import DEFAULT_SCENARIO, get_scenario
+from scenarios.runner import RunSpec, build_data, build_learner
+
+DEFAULT_LAMBDAS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "streams",
+        help="silhouette score per k and the k chosen per lambda",
+        description="Run the user-centric set-up (gradients and eq. 10 variances at the initial model, "
+        "eq. 9 weights), k-means on the weight rows for every k, and Algorithm 2's choice "
+        "k* = argmax_k s_k - lambda k for each lambda. Convention: s_1 = s_m = 0.",
+    )
+    parser.add_argument("--scenario", default=DEFAULT_SCENARIO, help=f"scenario (default {DEFAULT_SCENARIO})")
+    parser.add_argument("--lambda", dest="lambdas", type=float, nargs="+", default=list(DEFAULT_LAMBDAS), metavar="L",
+                        help="one or more lambdas (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    add_data_dir(parser)
+    add_json(parser)
+
+
+def execute(args):
+    from learning.weights import choose_stream_count
+    from scenarios.datasets import resolve_data_dir
+
+    if any(lam < 0 for lam in args.lambdas):
+        raise UsageError("every --lambda must be >= 0")
+    scenario = get_scenario(args.scenario)
+    data = build_data(args.scenario, args.seed, str(resolve_data_dir(args.data_dir)))
+    learner, _ = build_learner(RunSpec(args.scenario, "user-centric", seed=args.seed, options={"streams": "auto"}), data, scenario)
+    everyone = range(learner.num_devices)
+    learner.local_update(0, everyone)  # the set-up phase's computation; no network needed here
+    learner.aggregate(0, everyone)
+    silhouette = learner.silhouette
+    chosen = {repr(lam): choose_stream_count(silhouette, lam) for lam in args.lambdas}
+    data_out = {"silhouette": {str(k): s for k, s in silhouette.items()}, "chosen": chosen}
+    curve = table(["k", "silhouette"], [[k, f"{s:+.3f}"] for k, s in silhouette.items()])
+    picks = table(["lambda", "k*"], [[lam, k] for lam, k in chosen.items()])
+    return data_out, f"{args.scenario}: silhouette of k-means on the eq. 9 weight rows\n{curve}\n\nAlgorithm 2 picks\n{picks}"

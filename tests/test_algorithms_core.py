@@ -1,0 +1,85 @@
+"""The weight-matrix algorithms on hand-computed cases: aggregation, plans and streams."""
+
+import numpy as np
+import torch
+
+from learning.algorithms import ALGORITHMS, LearnerSetup
+from learning.data import DeviceData, FederatedData
+from learning.training import LocalTraining
+
+
+def scalar_data(values_per_device, groups=None):
+    devices = []
+    for values in values_per_device:
+        y = torch.tensor(values, dtype=torch.float32)
+        devices.append(DeviceData(torch.zeros(len(values), 1), y, torch.zeros(1, 1), y[:1]))
+    return FederatedData(tuple(devices), num_classes=1, groups=None if groups is None else np.array(groups), task="regression")
+
+
+def learner(name, data, **options):
+    setup = LearnerSetup(data, "scalar-mean", {}, LocalTraining(lr=0.1, momentum=0.0, batch_size=100, epochs=1),
+                         np.random.SeedSequence(0), options=options)
+    return ALGORITHMS[name](setup)
+
+
+def test_fedavg_one_step_is_the_weighted_mean_of_local_steps():
+    data = scalar_data([[1.0, 1.0], [4.0, 4.0, 4.0, 4.0]])
+    fed = learner("fedavg", data)
+    start = float(fed.theta0[0])
+    fed.local_update(1, [0, 1])
+    fed.aggregate(1, [0, 1])
+    # one full-batch step of mse: theta - lr * 2 (theta - mean)
+    local = [start - 0.1 * 2 * (start - 1.0), start - 0.1 * 2 * (start - 4.0)]
+    expected = (2 * local[0] + 4 * local[1]) / 6
+    assert torch.allclose(fed.theta[:, 0], torch.tensor([expected, expected]))
+
+
+def test_fedavg_broadcasts_once_then_all_upload():
+    fed = learner("fedavg", scalar_data([[1.0], [2.0], [3.0]]))
+    assert fed.plan_round(0) is None
+    plan = fed.plan_round(1)
+    assert [s.devices for s in plan.streams] == [(0, 1, 2)]
+    assert plan.uplink_bits == {0: 32.0, 1: 32.0, 2: 32.0}
+
+
+def test_local_sends_nothing():
+    local = learner("local", scalar_data([[1.0], [2.0]]))
+    for r in (1, 2):
+        plan = local.plan_round(r)
+        assert plan.streams == () and plan.uplink_bits == {}
+        local.local_update(r, [0, 1])
+        local.aggregate(r, [0, 1])
+
+
+def test_oracle_streams_are_the_groups():
+    oracle = learner("oracle", scalar_data([[1.0], [2.0], [3.0], [4.0]], groups=[0, 1, 0, 1]))
+    oracle.plan_round(1)
+    oracle.local_update(1, range(4))
+    oracle.aggregate(1, range(4))
+    assert sorted(s.devices for s in oracle.plan_round(2).streams) == [(0, 2), (1, 3)]
+    assert torch.equal(oracle.theta[0], oracle.theta[2]) and not torch.equal(oracle.theta[0], oracle.theta[1])
+
+
+def test_user_centric_setup_round_then_streams_from_distinct_rows():
+    data = scalar_data([[1.0, 1.1, 0.9], [1.0, 1.2, 0.8], [9.0, 9.1, 8.9], [9.0, 8.8, 9.2]], groups=[0, 0, 1, 1])
+    uc = learner("user-centric", data, streams=2, variance_batch_size=1)
+    setup = uc.plan_round(0)
+    assert [s.devices for s in setup.streams] == [(0, 1, 2, 3)]
+    assert setup.uplink_bits[0] == 32.0 + 32.0  # gradient (one model) + sigma^2
+    uc.local_update(0, range(4))
+    uc.aggregate(0, range(4))
+    assert uc.stream_count == 2 and list(uc.cluster_labels()) == [0, 0, 1, 1]
+    assert uc.plan_round(1).streams == ()  # everyone already holds theta^0
+    uc.local_update(1, range(4))
+    uc.aggregate(1, range(4))
+    assert sorted(s.devices for s in uc.plan_round(2).streams) == [(0, 1), (2, 3)]
+    assert uc.evaluate(2).extras["clustering_ari"] == 1.0
+
+
+def test_dropped_device_keeps_receiving_personalized_model():
+    fed = learner("fedavg", scalar_data([[1.0], [2.0], [3.0]]))
+    fed.plan_round(1)
+    fed.local_update(1, [0, 2])
+    fed.aggregate(1, [0, 2])  # device 1 missed the deadline: not mixed in, still gets the new model
+    assert torch.equal(fed.theta[1], fed.theta[0])
+    assert [s.devices for s in fed.plan_round(2).streams] == [(0, 1, 2)]

@@ -1,0 +1,90 @@
+"""The command line: machine-readable output, one-line errors with exit status 2, no partial folders."""
+
+import json
+import os
+
+import pytest
+
+from scenarios.cli import main
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_json(capsys):
+    code, out, _ = run_cli(capsys, "list", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert {"fedavg", "local", "oracle", "user-centric"} <= set(data["algorithms"])
+    assert "digits-rotation" in data["scenarios"]
+    assert data["systems"] == ["wireless-slow-ul", "wireless-fast-ul", "wired"]
+
+
+def test_round_time_json_matches_closed_form(capsys):
+    code, out, _ = run_cli(capsys, "round-time", "--devices", "20", "--streams", "4", "--rho", "4", "--t-min", "1",
+                           "--inv-mu", "1", "--mode", "barrier", "--rounds", "5000", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["rounds"] == 5000
+    assert abs(data["simulated_mean"] - data["closed_form"]) / data["closed_form"] < 0.01
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["run", "--scenario", "nope"], "unknown scenario 'nope'"),
+    (["run", "--algorithm", "fedsgd"], "unknown algorithm 'fedsgd'"),
+    (["run", "--rounds", "0"], "rounds must be >= 1"),
+    (["run", "--system", "satellite"], "unknown system"),
+    (["run", "--algorithm", "user-centric", "--streams", "21", "--rounds", "1"], "streams must be in 1..20"),
+    (["run", "--streams", "-3"], "--streams must be >= 1"),
+    (["round-time", "--devices", "5", "--streams", "2", "--rho", "-1", "--t-min", "1", "--inv-mu", "0"], "rho must be > 0"),
+    (["round-time", "--devices", "5", "--streams", "9", "--rho", "1", "--t-min", "1", "--inv-mu", "0"], "--streams must be in 1..5"),
+    (["round-time", "--devices", "5"], "required"),
+    (["plot", "/nonexistent/folder"], "not a result folder"),
+    (["streams", "--lambda", "-1"], "--lambda must be >= 0"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, argv, needle):
+    os.chdir(tmp_path)
+    code, out, err = run_cli(capsys, *argv, *(["--out", str(tmp_path / "r")] if argv[0] == "run" else []))
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
+def test_unwritable_output_dir(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, _, err = run_cli(capsys, "run", "--algorithm", "fedavg", "--rounds", "1", "--out", str(blocker / "sub"))
+    assert code == 2 and "cannot write to output folder" in err and len(err.strip().splitlines()) == 1
+
+
+def test_run_json_writes_folders_and_figure_and_plot_reads_them(capsys, tmp_path):
+    out_dir = tmp_path / "results"
+    code, out, _ = run_cli(capsys, "run", "--algorithm", "fedavg", "user-centric", "--streams", "auto", "--rounds", "2",
+                           "--out", str(out_dir), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert [r["label"] for r in data["runs"]] == ["fedavg", "user-centric k=auto"]
+    for run in data["runs"]:
+        assert set(run) >= {"algorithm", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
+                            "downlink_bits", "uplink_bits", "result_dir"}
+        folder = out_dir / os.path.basename(run["result_dir"])
+        assert sorted(p.name for p in folder.iterdir()) == ["config.json", "plans.jsonl", "rounds.csv", "summary.json", "trace.csv"]
+    assert data["runs"][0]["streams"] == 1 and "clustering_ari" in data["runs"][1]
+    assert os.path.exists(data["figure"])
+    assert not [p for p in out_dir.iterdir() if p.name.startswith(".")]  # no staging leftovers
+    figure = tmp_path / "fig.pdf"
+    code, out, _ = run_cli(capsys, "plot", *[r["result_dir"] for r in data["runs"]], "--out", str(figure), "--json")
+    assert code == 0 and figure.read_bytes().startswith(b"%PDF")
+
+
+def test_streams_json_curve_and_monotone_choice(capsys):
+    code, out, _ = run_cli(capsys, "streams", "--lambda", "0", "0.01", "0.05", "1", "--json")
+    data = json.loads(out)
+    silhouette = {int(k): v for k, v in data["silhouette"].items()}
+    assert code == 0 and sorted(silhouette) == list(range(1, 21))
+    chosen = [data["chosen"][k] for k in ("0.0", "0.01", "0.05", "1.0")]
+    assert chosen[0] == max(silhouette, key=lambda k: (silhouette[k], -k))
+    assert chosen == sorted(chosen, reverse=True) and chosen[-1] == 1

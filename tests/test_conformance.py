@@ -1,0 +1,55 @@
+"""Every registered algorithm on every small scenario: a couple of rounds, finite metrics,
+traffic equal to what the plans state, and the same numbers for the same seed."""
+
+import math
+
+import numpy as np
+import pytest
+
+from learning.algorithms import ALGORITHMS
+from netsim import NetworkSystem, run_cosimulation
+from scenarios.registry import SCENARIOS
+from scenarios.runner import build_data, build_learner, RunSpec
+
+SMALL = [name for name, s in SCENARIOS.items() if s.small]
+ROUNDS = 2
+
+
+def simulate(scenario_name, algorithm, seed=0):
+    scenario = SCENARIOS[scenario_name]
+    data = build_data(scenario_name, seed, None)
+    spec = RunSpec(scenario_name, algorithm, rounds=ROUNDS, seed=seed)
+    learner, _ = build_learner(spec, data, scenario)
+    system = NetworkSystem(rho=2, t_min=1, inv_mu=1)
+    return learner, run_cosimulation(learner, system, ROUNDS, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("scenario_name", SMALL)
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
+def test_algorithm_conforms(scenario_name, algorithm):
+    if algorithm == "oracle" and build_data(scenario_name, 0, None).groups is None:
+        pytest.skip("oracle needs true groups; this scenario has none")
+    learner, (records, trace) = simulate(scenario_name, algorithm)
+    assert [r.server_round for r in records] == list(range(ROUNDS + 1))
+    for record in records:
+        evaluation = record.evaluation
+        assert evaluation.accuracy.shape == (learner.num_devices,)
+        assert np.all(np.isfinite(evaluation.loss))
+        finite_extras = [v for v in evaluation.extras.values() if isinstance(v, float)]
+        assert all(math.isfinite(v) for v in finite_extras)
+        if record.plan is None:
+            assert record.downlink_bits == record.uplink_bits == 0
+            continue
+        plan = record.plan
+        assert set(plan.participants) <= set(range(learner.num_devices))
+        for stream in plan.streams:
+            assert stream.bits > 0 and stream.devices and set(stream.devices) <= set(plan.participants)
+        assert record.downlink_bits == pytest.approx(sum(s.bits for s in plan.streams))
+        assert record.uplink_bits == pytest.approx(sum(plan.uplink_bits.get(d, 0.0) for d in record.arrived))
+        sent = [e for e in trace if e.round == record.server_round and e.kind == "uplink"]
+        assert sum(e.bits for e in sent) == pytest.approx(record.uplink_bits)
+    _, (again, _) = simulate(scenario_name, algorithm)
+    assert [r.end for r in again] == [r.end for r in records]
+    for a, b in zip(again, records):
+        assert np.array_equal(a.evaluation.accuracy, b.evaluation.accuracy, equal_nan=True)
+        assert np.array_equal(a.evaluation.loss, b.evaluation.loss)

@@ -7,10 +7,18 @@ from learning.algorithms.fedavg import FedAvg
 from learning.algorithms.local import Local
 from learning.algorithms.oracle import Oracle
 from learning.algorithms.user_centric import UserCentric
+from learning.algorithms.fedprox import FedProx
+from learning.algorithms.scaffold import Scaffold
+from learning.algorithms.ditto import Ditto
+from learning.algorithms.pfedme import PFedMe
+from learning.algorithms.cfl import CFL
+from learning.algorithms.fedfomo import FedFomo
+from learning.algorithms.parallel_user_centric import ParallelUserCentric
 
 ALGORITHMS: dict[str, type[FederatedLearner]] = {
     cls.name: cls
-    for cls in (FedAvg, Local, Oracle, UserCentric)
+    for cls in (FedAvg, Local, Oracle, UserCentric,
+                FedProx, Scaffold, Ditto, PFedMe, CFL, FedFomo, ParallelUserCentric)
 }
 
 __all__ = ["ALGORITHMS", "FederatedLearner", "LearnerSetup", "MixingLearner"]

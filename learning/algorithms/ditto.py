@@ -1,0 +1,42 @@
+"""Ditto (Li et al. 2021, Alg. 1): a global model trained as in FedAvg, and on every device
+a personal model ``v_k`` trained on its own data with ``lam/2 ||v_k - w^t||^2`` (their personal objective ``h_k``),
+``w^t`` the global model it received this round.
+
+The personal models are what is evaluated. Options: ``lam`` (lambda, default 0.1, the
+smallest of the journal's grid {0.1, 0.5, 1}, footnote 1) and ``personal_epochs`` (local
+epochs of the personal solver, default 1, as the global model's E = 1). Traffic is FedAvg's:
+one broadcast down, one model up (the personal models never leave the device).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import torch
+
+from learning.algorithms.base import LearnerSetup
+from learning.algorithms.fedavg import FedAvg
+from learning.proximal import proximal_term
+
+
+class Ditto(FedAvg):
+    name = "ditto"
+
+    def __init__(self, setup: LearnerSetup):
+        super().__init__(setup)
+        self.lam = float(setup.options.get("lam", 0.1))
+        self.personal_epochs = int(setup.options.get("personal_epochs", 1))
+        if self.lam < 0 or self.personal_epochs < 1:
+            raise ValueError(f"ditto needs lam >= 0 and personal_epochs >= 1, got {self.lam}, {self.personal_epochs}")
+        self.personal = self.theta0.repeat(self.num_devices, 1)
+
+    def local_update(self, server_round: int, devices: Sequence[int]) -> None:
+        super().local_update(server_round, devices)  # the global model's update: theta_half
+        for device in devices:
+            self.personal[device] = self.trainer.train(
+                self.personal[device], self.data.devices[device], self.generators[device],
+                epochs=self.personal_epochs, regularizer=proximal_term(self.theta[device], self.lam),
+            )
+
+    def personal_model(self, device: int) -> torch.Tensor:
+        return self.personal[device]

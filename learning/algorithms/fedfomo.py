@@ -1,0 +1,121 @@
+"""FedFomo (Zhang et al. 2021, Alg. 1): each device mixes in the models of the peers that
+lower its own validation loss, with first-order weights.
+
+Per round the server sends device i the latest uploaded models of ``M`` other devices, chosen
+epsilon-greedily from its affinity row (with probability ``epsilon`` M at random, else the M
+of highest affinity, ties broken at random). The device weighs each on its validation split,
+``w_n = max(0, (L_i(theta_i) - L_i(theta_n)) / ||theta_n - theta_i||)``, normalizes them and
+sets ``theta_i <- theta_i + sum_n w_n (theta_n - theta_i)`` (no change when all are 0), then
+trains locally and uploads. The server adds the reported weights, before clipping, to the
+affinity row ``P[i, n]`` (as their code reports them), so a harmful model loses affinity.
+
+The validation split FedFomo weighs on is the device's own validation split, the same split
+every algorithm here is evaluated on (FedFomo, as in its paper, uses it for its weights).
+
+Options: ``M`` (models downloaded per device per round, default 5), ``epsilon`` (0.3,
+constant) and ``rate_limit`` (R, default 1): models are exchanged only every R rounds; a
+device uploads in rounds ``r = 0 (mod R)`` and downloads in the round after (``r = 1 (mod
+R)``, from round 2), so downloads are one round old as with R = 1, and trains locally with
+no traffic in between: R times less traffic. Round 1 broadcasts the initial model (no device
+has uploaded yet), as do later rounds for devices taking part for the first time.
+
+Traffic: downlink M unicast models per device (M streams of ``model_bits`` each, M*N in
+all); uplink one model per device plus the M weights it reports (32-bit scalars).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from learning.algorithms.base import SCALAR_BITS, FederatedLearner, LearnerSetup
+from netsim.plan import RoundPlan, Stream
+
+
+def fomo_weights(raw: np.ndarray) -> np.ndarray:
+    """Zhang et al.'s weights ``max(0, raw) / sum max(0, raw)`` (all zeros when none is positive)."""
+    positive = np.clip(np.asarray(raw, dtype=np.float64), 0.0, None)
+    total = positive.sum()
+    return positive / total if total > 0 else positive
+
+
+class FedFomo(FederatedLearner):
+    name = "fedfomo"
+
+    def __init__(self, setup: LearnerSetup):
+        super().__init__(setup)
+        options = setup.options
+        self.M = int(options.get("M", 5))
+        self.epsilon = float(options.get("epsilon", 0.3))
+        self.rate_limit = int(options.get("rate_limit", 1))
+        if not 1 <= self.M <= self.num_devices - 1:
+            raise ValueError(f"fedfomo M must be in 1..{self.num_devices - 1}, got {self.M}")
+        if not 0 <= self.epsilon <= 1 or self.rate_limit < 1:
+            raise ValueError(f"fedfomo needs epsilon in [0, 1] and rate_limit >= 1, got {self.epsilon}, {self.rate_limit}")
+        self.uploaded = self.theta.clone()  # the server's copy of each device's last upload
+        self.affinity = np.zeros((self.num_devices, self.num_devices))
+        self.has_initial: set[int] = set()
+        self.offered: dict[int, np.ndarray] = {}
+        self.reported: dict[int, np.ndarray] = {}
+
+    def downloads(self, server_round: int) -> bool:
+        return server_round > 1 and (server_round - 1) % self.rate_limit == 0
+
+    def uploads(self, server_round: int) -> bool:
+        return server_round % self.rate_limit == 0
+
+    def plan_round(self, server_round: int) -> RoundPlan | None:
+        if server_round == 0:
+            return None
+        participants = self.sample_participants()
+        newcomers = tuple(d for d in participants if d not in self.has_initial)
+        self.has_initial.update(newcomers)
+        streams = [Stream(newcomers, self.model_bits)] if newcomers else []
+        downloads = self.downloads(server_round)
+        if downloads:
+            self.offered = {d: self.choose_models(d) for d in participants}
+            streams += [Stream((d,), self.model_bits) for d in participants for _ in self.offered[d]]
+        bits = (self.model_bits if self.uploads(server_round) else 0.0) + (self.M * SCALAR_BITS if downloads else 0.0)
+        uplink = {d: bits for d in participants} if bits else {}
+        return RoundPlan(tuple(streams), uplink, participants)
+
+    def choose_models(self, device: int) -> np.ndarray:
+        """Epsilon-greedy over the affinity row: M random peers, or the M of highest affinity."""
+        others = np.delete(np.arange(self.num_devices), device)
+        if self.rng.random() < self.epsilon:
+            return np.sort(self.rng.choice(others, size=self.M, replace=False))
+        shuffled = self.rng.permutation(others)
+        return shuffled[np.argsort(-self.affinity[device, shuffled], kind="stable")[: self.M]]
+
+    def local_update(self, server_round: int, devices: Sequence[int]) -> None:
+        for device in devices:
+            if self.downloads(server_round):
+                self.theta[device] = self.first_order_update(device)
+            self.theta[device] = self.trainer.train(self.theta[device], self.data.devices[device], self.generators[device])
+
+    def first_order_update(self, device: int) -> torch.Tensor:
+        """Weigh the offered models on the device's validation split and mix them in."""
+        data = self.data.devices[device]
+        own = self.theta[device]
+        _, own_loss = self.trainer.evaluate(own, data.x_val, data.y_val)
+        offered = self.offered[device]
+        raw = np.zeros(len(offered))
+        for k, peer in enumerate(offered):
+            distance = float(torch.linalg.vector_norm(self.uploaded[peer] - own))
+            if distance > 0:
+                _, peer_loss = self.trainer.evaluate(self.uploaded[peer], data.x_val, data.y_val)
+                raw[k] = (own_loss - peer_loss) / distance
+        self.reported[device] = raw
+        weights = torch.from_numpy(fomo_weights(raw)).to(own.dtype)
+        return own + weights @ (self.uploaded[torch.from_numpy(offered)] - own)
+
+    def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
+        for device in arrived:
+            if device in self.reported:
+                self.affinity[device, self.offered[device]] += self.reported[device]
+        self.reported.clear()
+        if self.uploads(server_round) and arrived:
+            index = list(arrived)
+            self.uploaded[index] = self.theta[index]

@@ -1,0 +1,31 @@
+"""FedProx (Li et al. 2020): FedAvg whose local objective adds ``mu/2 ||w - w^t||^2``
+(their local objective ``h_k``), ``w^t`` the global model the device received.
+
+Option ``mu`` (default 0.1, the smallest of the journal's grid {0.1, 0.5, 1}, footnote 1).
+Traffic is FedAvg's: one broadcast down, one model up per device.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from learning.algorithms.base import LearnerSetup
+from learning.algorithms.fedavg import FedAvg
+from learning.proximal import proximal_term
+
+
+class FedProx(FedAvg):
+    name = "fedprox"
+
+    def __init__(self, setup: LearnerSetup):
+        super().__init__(setup)
+        self.mu = float(setup.options.get("mu", 0.1))
+        if self.mu < 0:
+            raise ValueError(f"fedprox mu must be >= 0, got {self.mu}")
+
+    def local_update(self, server_round: int, devices: Sequence[int]) -> None:
+        for device in devices:
+            received = self.theta[device]
+            self.theta_half[device] = self.trainer.train(
+                received, self.data.devices[device], self.generators[device], regularizer=proximal_term(received, self.mu)
+            )

@@ -6,11 +6,12 @@ import argparse
 import json
 import sys
 
-from scenarios.commands import datasets, listing, plot, round_time, run, scenario, streams
+from scenarios.commands import compare, datasets, listing, plot, round_time, run, scenario, streams
 from scenarios.errors import UsageError
 
 COMMANDS = {
     "run": run,
+    "compare": compare,
     "streams": streams,
     "round-time": round_time,
     "plot": plot,

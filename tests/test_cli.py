@@ -88,3 +88,15 @@ def test_streams_json_curve_and_monotone_choice(capsys):
     chosen = [data["chosen"][k] for k in ("0.0", "0.01", "0.05", "1.0")]
     assert chosen[0] == max(silhouette, key=lambda k: (silhouette[k], -k))
     assert chosen == sorted(chosen, reverse=True) and chosen[-1] == 1
+
+
+def test_compare_writes_tables_and_reuses_runs(capsys, tmp_path):
+    argv = ["compare", "--algorithm", "fedavg", "oracle", "--seeds", "2", "--rounds", "2", "--out", str(tmp_path), "--json"]
+    code, out, _ = run_cli(capsys, *argv)
+    data = json.loads(out)
+    assert code == 0 and [r["label"] for r in data["rows"]] == ["fedavg", "oracle"]
+    assert all(r["seeds"] == 2 and 0 <= r["mean_accuracy"][0] <= 1 for r in data["rows"])
+    assert "Table I" in open(data["markdown"]).read() and open(data["csv"]).read().startswith("algorithm,")
+    assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 4
+    code, again, _ = run_cli(capsys, *argv)
+    assert json.loads(again)["rows"] == data["rows"]

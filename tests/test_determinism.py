@@ -28,3 +28,24 @@ def test_finished_run_is_reused(tmp_path):
     again = run_experiment(spec, tmp_path)
     assert not first["reused"] and again["reused"]
     assert {k: v for k, v in first.items() if k != "reused"} == {k: v for k, v in again.items() if k != "reused"}
+
+
+def test_recorded_plans_retime_to_the_same_clock(tmp_path):
+    """Re-timing needs no retraining: the recorded plans on the same network give the same times."""
+    import json
+
+    import numpy as np
+
+    from netsim import RoundPlan, retime_plans
+    from scenarios.runner import seed_streams
+    from scenarios.systems import get_system
+
+    summary = run_experiment(RunSpec("digits-rotation", "user-centric", rounds=3, seed=4, options={"streams": 4}), tmp_path)
+    folder = Path(summary["result_dir"])
+    plans = [RoundPlan.from_dict(line["plan"]) if line["plan"] else None
+             for line in map(json.loads, (folder / "plans.jsonl").read_text().splitlines())]
+    model_bits = json.loads((folder / "config.json").read_text())["model"]["bits"]
+    ends = retime_plans(plans, get_system("wireless-slow-ul"), model_bits, np.random.default_rng(seed_streams(4)[2]))
+    assert ends[-1] == summary["simulated_time"]
+    wired = retime_plans(plans, get_system("wired"), model_bits, np.random.default_rng(0))
+    assert wired[-1] < ends[-1]

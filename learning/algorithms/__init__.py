@@ -14,11 +14,17 @@ from learning.algorithms.pfedme import PFedMe
 from learning.algorithms.cfl import CFL
 from learning.algorithms.fedfomo import FedFomo
 from learning.algorithms.parallel_user_centric import ParallelUserCentric
+from learning.algorithms.pfedlia import PFedLIA
+from learning.algorithms.self_fl import SelfFL
+from learning.algorithms.per_fedavg import PerFedAvg
+from learning.algorithms.fesem import FeSEM
+from learning.algorithms.fedproto import FedProto
 
 ALGORITHMS: dict[str, type[FederatedLearner]] = {
     cls.name: cls
     for cls in (FedAvg, Local, Oracle, UserCentric,
-                FedProx, Scaffold, Ditto, PFedMe, CFL, FedFomo, ParallelUserCentric)
+                FedProx, Scaffold, Ditto, PFedMe, CFL, FedFomo, ParallelUserCentric,
+                PFedLIA, SelfFL, PerFedAvg, FeSEM, FedProto)
 }
 
 __all__ = ["ALGORITHMS", "FederatedLearner", "LearnerSetup", "MixingLearner"]

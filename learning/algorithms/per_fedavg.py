@@ -1,0 +1,78 @@
+"""Per-FedAvg (Fallah et al. 2020, Alg. 1), first-order MAML version (FO).
+
+The global model is trained for the MAML objective ``F_i(w) = f_i(w - alpha grad f_i(w))``:
+each local step draws two independent mini-batches D and D' and sets
+``w_tmp = w - alpha grad f_i(w; D)``, ``w <- w - beta grad f_i(w_tmp; D')`` (the first-order
+approximation drops the Hessian term); as many steps as FedAvg's local training (E epochs of
+the scenario's batch size), plain gradient steps as in their algorithm. The server averages
+with FedAvg's weights. A device's personal model is its adaptation of the global model:
+``adaptation_steps`` full-batch gradient steps of size ``alpha`` on its own training data
+(the one-step adaptation MAML is trained for).
+
+Options (their names): ``alpha`` (inner step, default the scenario's learning rate), ``beta``
+(outer step, default the scenario's learning rate), ``adaptation_steps`` (default 1).
+Traffic is FedAvg's; the compute per round is twice FedAvg's (two gradients per step).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import torch
+
+from learning.algorithms.base import LearnerSetup
+from learning.algorithms.fedavg import FedAvg
+from netsim.plan import RoundPlan
+
+
+class PerFedAvg(FedAvg):
+    name = "per-fedavg"
+
+    def __init__(self, setup: LearnerSetup):
+        super().__init__(setup)
+        options = setup.options
+        self.alpha = float(options.get("alpha", setup.training.lr))
+        self.beta = float(options.get("beta", setup.training.lr))
+        self.adaptation_steps = int(options.get("adaptation_steps", 1))
+        if not (self.alpha > 0 and self.beta > 0 and self.adaptation_steps >= 0):
+            raise ValueError(f"per-fedavg needs alpha, beta > 0 and adaptation_steps >= 0, got {options}")
+        self.adapted: dict[int, torch.Tensor] = {}
+
+    def plan_round(self, server_round: int) -> RoundPlan | None:
+        plan = super().plan_round(server_round)
+        if plan is None:
+            return None
+        return dataclasses.replace(plan, compute_scale={d: 2.0 for d in plan.participants})
+
+    def local_update(self, server_round: int, devices: Sequence[int]) -> None:
+        for device in devices:
+            self.theta_half[device] = self.meta_train(device)
+
+    def meta_train(self, device: int) -> torch.Tensor:
+        """FO-MAML local steps from the device's copy of the global model."""
+        data = self.data.devices[device]
+        generator = self.generators[device]
+        size = self.setup.training.batch_size
+        w = self.theta[device].clone()
+        for _ in range(self.setup.training.epochs * self.trainer.steps_per_epoch(data)):
+            inner = torch.randperm(data.num_train, generator=generator)[:size]
+            outer = torch.randperm(data.num_train, generator=generator)[:size]
+            adapted = w - self.alpha * self.trainer.mean_gradient(w, data.x_train[inner], data.y_train[inner])
+            w = w - self.beta * self.trainer.mean_gradient(adapted, data.x_train[outer], data.y_train[outer])
+        return w
+
+    def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
+        super().aggregate(server_round, arrived)
+        self.adapted.clear()
+
+    def personal_model(self, device: int) -> torch.Tensor:
+        """``adaptation_steps`` full-batch steps of size alpha from the device's global model (cached
+        until the next aggregation)."""
+        if device not in self.adapted:
+            data = self.data.devices[device]
+            w = self.theta[device]
+            for _ in range(self.adaptation_steps):
+                w = w - self.alpha * self.trainer.mean_gradient(w, data.x_train, data.y_train)
+            self.adapted[device] = w
+        return self.adapted[device]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from learning.algorithms import ALGORITHMS
 from scenarios.errors import UsageError
-from scenarios.library import digits
+from scenarios.library import cifar, digits, mnist, pathological, selffl, stackoverflow
 from scenarios.scenario import Scenario
 
-SCENARIO_MODULES = (digits,)
+SCENARIO_MODULES = (digits, mnist, cifar, stackoverflow, pathological, selffl)
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for module in SCENARIO_MODULES for s in module.SCENARIOS}
 

@@ -3,7 +3,8 @@
 Local steps correct the gradient by ``c - c_i`` (server and device control variates); after
 K local steps from the global model ``x`` to ``y_i``, the device sets
 ``c_i+ = c_i - c + (x - y_i) / (K lr)``; the server moves ``x`` by ``global_lr`` times the
-mean model change and sets ``c += |S|/N mean_{i in S}(c_i+ - c_i)``.
+mean model change (FedAvg's data-size weights; their uniform mean for equal sizes) and sets
+``c += |S|/N mean_{i in S}(c_i+ - c_i)``.
 
 With SGD momentum beta (the scenario's local optimizer), ``x - y_i`` is ``lr`` times a sum
 of gradients weighted ``(1 - beta^s) / (1 - beta)``; ``K`` is replaced by the sum of those

@@ -129,9 +129,10 @@ class SelfFL(FederatedLearner):
         return RoundPlan((down,), uplink, participants, {d: self.steps[d] / epoch_steps[d] for d in participants})
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
+        starts = {device: self.client_start(device) for device in devices}  # all from the round's start state
         for device in devices:
             data = self.data.devices[device]
-            start, steps = self.client_start(device)
+            start, steps = starts[device]
             epochs = -(-steps // self.trainer.steps_per_epoch(data))
             personal = self.trainer.train(start, data, self.generators[device], epochs=epochs, max_steps=steps)
             self.theta[device] = personal

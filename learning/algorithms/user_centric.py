@@ -17,11 +17,26 @@ from learning.weights import choose_stream_count, gradient_variance, kmeans_rows
 from netsim.plan import RoundPlan
 
 
+def variance_batch_sizes(train_sizes: np.ndarray, size: int | None, fraction: float) -> np.ndarray:
+    """Each device's eq. 10 mini-batch size: ``size`` for all, or ``fraction`` of its own set;
+    always below the local set size, so there is at least one batch and a nonzero variance."""
+    n = np.asarray(train_sizes).astype(int)
+    if size is not None:
+        if not 1 <= int(size) < n.min():
+            raise ValueError(f"variance_batch_size must be in 1..{n.min() - 1} (below the smallest local data set), got {size}")
+        return np.full(n.size, int(size))
+    if not 0 < fraction < 1:
+        raise ValueError(f"variance_batch_fraction must be in (0, 1), got {fraction}")
+    return np.clip(np.round(fraction * n).astype(int), 1, np.maximum(n - 1, 1))
+
+
 class UserCentric(MixingLearner):
     """Options: ``streams`` (an int k, ``"auto"`` for Algorithm 2, or None for k = m),
-    ``lam`` (lambda of eq. 12, default 0: the silhouette maximum), ``variance_batch_size``
-    (``n_k`` of eq. 10; default a third of the smallest local data set, as the paper's
-    covariate-shift runs)."""
+    ``lam`` (lambda of eq. 12, default 0: the silhouette maximum), and the eq. 10 mini-batch
+    size ``n_k``: ``variance_batch_fraction`` of each device's local set (default 1/3, the
+    paper's ``N/3`` for covariate and concept shift, V-F) or, when given, the absolute
+    ``variance_batch_size`` (the paper's 100 for label shift). Larger ``n_k``: smaller
+    variances, sharper weights (towards Local); smaller: softer (towards FedAvg)."""
 
     name = "user-centric"
 
@@ -30,12 +45,11 @@ class UserCentric(MixingLearner):
         options = setup.options
         self.streams_option = options.get("streams")
         self.lam = float(options.get("lam", 0.0))
-        smallest = int(self.train_sizes.min())
-        self.variance_batch_size = int(options.get("variance_batch_size") or max(1, smallest // 3))
         if isinstance(self.streams_option, int) and not 1 <= self.streams_option <= self.num_devices:
             raise ValueError(f"streams must be in 1..{self.num_devices}, got {self.streams_option}")
-        if self.variance_batch_size >= smallest:
-            raise ValueError(f"variance_batch_size must be below the smallest local data set ({smallest})")
+        self.variance_batch_sizes = variance_batch_sizes(
+            self.train_sizes, options.get("variance_batch_size"), float(options.get("variance_batch_fraction", 1 / 3))
+        )
         self.gradients = np.zeros((self.num_devices, self.theta.shape[1]))
         self.variances = np.zeros(self.num_devices)
         self.full_weights: np.ndarray | None = None
@@ -60,7 +74,7 @@ class UserCentric(MixingLearner):
         """Full local gradient at ``theta^0`` and eq. 10 over K disjoint random mini-batches."""
         data = self.data.devices[device]
         full = self.trainer.mean_gradient(self.theta0, data.x_train, data.y_train).numpy()
-        size = self.variance_batch_size
+        size = int(self.variance_batch_sizes[device])
         order = self.rng.permutation(data.num_train)
         batches = [order[k : k + size] for k in range(0, data.num_train - size + 1, size)]
         batch_grads = np.stack([self.trainer.mean_gradient(self.theta0, data.x_train[b], data.y_train[b]).numpy() for b in batches])

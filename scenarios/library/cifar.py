@@ -46,7 +46,7 @@ def _concept_shift(name: str, dataset: str) -> Scenario:
         model_kwargs={"in_channels": 3, "image_size": 32, "num_classes": NUM_CLASSES[dataset]},
         training=JOURNAL_TRAINING,
         rounds=ROUNDS,
-        # user-centric's eq. 10 batch is N/3 here (V-F): its default, a third of the smallest local set
+        # user-centric's eq. 10 batch is N/3 here (V-F): its default, a third of each local set
         datasets=(dataset,),
     )
 

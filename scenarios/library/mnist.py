@@ -85,7 +85,7 @@ def _rotation(name: str, dataset: str, note: str) -> Scenario:
         model_kwargs={"in_channels": 1, "image_size": 28, "num_classes": NUM_CLASSES[dataset]},
         training=JOURNAL_TRAINING,
         rounds=ROUNDS,
-        # user-centric's eq. 10 batch is N/3 here (V-F): its default, a third of the smallest local set
+        # user-centric's eq. 10 batch is N/3 here (V-F): its default, a third of each local set
         datasets=(dataset,),
     )
 

@@ -118,10 +118,21 @@ def download_dataset(
         files = ", ".join(f.name for f in info.files)
         raise DatasetError(f"{name}: cannot download: {info.download_note}; copy {files} into {folder}")
     say = report or (lambda line: None)
+    created = not folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DatasetError(f"{folder}: cannot create the dataset folder: {exc}") from exc
+    try:
+        return _fetch_into(info, folder, source, timeout_s, say)
+    except BaseException:
+        if created and not any(folder.iterdir()):
+            folder.rmdir()  # leave nothing behind a failed first download
+        raise
+
+
+def _fetch_into(info: DatasetInfo, folder: Path, source: str, timeout_s: float, say) -> list[Path]:
+    """Fetch the files of ``info`` that are not already good in ``folder``."""
     pending = [f for f in info.files if not _is_in_place(f, folder / f.name)]
     for data_file in info.files:
         if data_file not in pending:

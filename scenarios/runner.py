@@ -170,7 +170,7 @@ def run_experiment(
 def summarize(spec: RunSpec, records: list[RoundRecord], learner) -> dict:
     last = records[-1]
     evaluation = last.evaluation
-    training_rounds = [r for r in records if r.server_round > 0]
+    sending = [r for r in records if r.server_round > 0 and r.num_streams > 0]
     summary = {
         "label": spec.label,
         "algorithm": spec.algorithm,
@@ -178,7 +178,8 @@ def summarize(spec: RunSpec, records: list[RoundRecord], learner) -> dict:
         "system": spec.system,
         "seed": spec.seed,
         "rounds": last.server_round,
-        "streams": int(evaluation.extras.get("streams_chosen", training_rounds[-1].num_streams)),
+        # streams: what Algorithm 2 chose, else the last round that sent anything down
+        "streams": int(evaluation.extras.get("streams_chosen", sending[-1].num_streams if sending else 0)),
         "final_mean_accuracy": evaluation.mean_accuracy,
         "final_worst_accuracy": evaluation.worst_accuracy,
         "simulated_time": float(last.end),

@@ -27,11 +27,13 @@ def test_personal_models_follow_the_regularized_local_objective():
     np.testing.assert_allclose(evaluation.loss, (v - np.array([2.0, 4.0])) ** 2, rtol=1e-5)
 
 
-def test_traffic_is_fedavgs():
+def test_traffic_is_fedavgs_and_compute_is_two_updates():
     data = scalar_data([[1.0, 3.0], [5.0, 5.0], [0.0]])
     ditto, fedavg = build("ditto", data), build("fedavg", data)
     for server_round in (1, 2):
-        assert run_round(ditto, server_round) == run_round(fedavg, server_round)
+        plan, reference = run_round(ditto, server_round), run_round(fedavg, server_round)
+        assert (plan.streams, plan.uplink_bits) == (reference.streams, reference.uplink_bits)
+        assert plan.compute_scale == {0: 2.0, 1: 2.0, 2: 2.0}  # global + personal epoch
 
 
 def test_bad_options_are_refused():

@@ -52,6 +52,8 @@ def test_mini_batches_are_drawn_from_the_device_generator():
 
 def test_traffic_is_fedavgs_and_bad_options_are_refused():
     data = scalar_data([[1.0, 3.0], [5.0, 5.0]])
-    assert run_round(build("pfedme", data, R=1), 1) == run_round(build("fedavg", data), 1)
+    plan, reference = run_round(build("pfedme", data, R=3), 1), run_round(build("fedavg", data), 1)
+    assert (plan.streams, plan.uplink_bits) == (reference.streams, reference.uplink_bits)
+    assert plan.compute_scale == {0: 15.0, 1: 15.0}  # R K = 15 steps against one full-batch step
     with pytest.raises(ValueError, match="pfedme"):
         build("pfedme", data, K=0)

@@ -69,6 +69,12 @@ def test_each_round_sends_twice_fedavgs_bits_both_ways():
         assert [s.devices for s in ours.streams] == [s.devices for s in theirs.streams] == [(0, 1, 2)]
         assert ours.downlink_bits == 2 * theirs.downlink_bits == 2 * 32.0
         assert ours.uplink_bits == {d: 2 * b for d, b in theirs.uplink_bits.items()}
+        assert ours.compute_scale == {}  # E = 1 like FedAvg's
+
+
+def test_more_local_epochs_take_longer_on_the_clock():
+    plan = build("scaffold", scalar_data(DATA), local_epochs=5).plan_round(1)
+    assert plan.compute_scale == {0: 5.0, 1: 5.0, 2: 5.0}
 
 
 def test_bad_options_are_refused():

@@ -6,8 +6,9 @@ The round loop is not here: it is in ``netsim``; these classes only answer its c
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
@@ -73,6 +74,21 @@ class FederatedLearner:
 
     def model_uplink(self, participants: Sequence[int], models_each: float = 1.0) -> dict[int, float]:
         return {d: models_each * self.model_bits for d in participants}
+
+    def standard_steps(self, device: int) -> int:
+        """Mini-batch steps of one standard local update (the scenario's E epochs): the unit in
+        which a device's compute time ``T_min + Exp(mu)`` is counted."""
+        return self.setup.training.epochs * self.trainer.steps_per_epoch(self.data.devices[device])
+
+    def scale_compute(self, plan: RoundPlan | None, factor: float | Callable[[int], float]) -> RoundPlan | None:
+        """``plan`` with each participant computing ``factor`` standard local updates (a number,
+        or a function of the device), so heavier local work takes longer on the clock."""
+        if plan is None:
+            return None
+        scale = {d: float(factor(d) if callable(factor) else factor) for d in plan.participants}
+        if all(value == 1.0 for value in scale.values()):
+            return plan
+        return dataclasses.replace(plan, compute_scale=scale)
 
     def personal_model(self, device: int) -> torch.Tensor:
         """The model evaluated for ``device`` (its row of ``theta`` unless the algorithm says otherwise)."""

@@ -5,7 +5,8 @@ a personal model ``v_k`` trained on its own data with ``lam/2 ||v_k - w^t||^2`` 
 The personal models are what is evaluated. Options: ``lam`` (lambda, default 0.1, the
 smallest of the journal's grid {0.1, 0.5, 1}, footnote 1) and ``personal_epochs`` (local
 epochs of the personal solver, default 1, as the global model's E = 1). Traffic is FedAvg's:
-one broadcast down, one model up (the personal models never leave the device).
+one broadcast down, one model up (the personal models never leave the device). Compute:
+the global and the personal update, ``1 + personal_epochs / E`` standard local updates.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ class Ditto(FedAvg):
         if self.lam < 0 or self.personal_epochs < 1:
             raise ValueError(f"ditto needs lam >= 0 and personal_epochs >= 1, got {self.lam}, {self.personal_epochs}")
         self.personal = self.theta0.repeat(self.num_devices, 1)
+
+    def plan_round(self, server_round: int):
+        return self.scale_compute(super().plan_round(server_round), 1 + self.personal_epochs / self.setup.training.epochs)
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         super().local_update(server_round, devices)  # the global model's update: theta_half

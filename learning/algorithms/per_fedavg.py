@@ -16,7 +16,6 @@ Traffic is FedAvg's; the compute per round is twice FedAvg's (two gradients per 
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Sequence
 
 import torch
@@ -40,10 +39,7 @@ class PerFedAvg(FedAvg):
         self.adapted: dict[int, torch.Tensor] = {}
 
     def plan_round(self, server_round: int) -> RoundPlan | None:
-        plan = super().plan_round(server_round)
-        if plan is None:
-            return None
-        return dataclasses.replace(plan, compute_scale={d: 2.0 for d in plan.participants})
+        return self.scale_compute(super().plan_round(server_round), 2.0)  # two gradients per step
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         for device in devices:

@@ -13,7 +13,8 @@ Options (Dinh et al.'s names): ``lam`` (15), ``K`` (5), ``personal_lr`` (0.01), 
 rounds, one mini-batch each, default 20: the footnote's E = 20, which in Dinh et al.'s code
 counts mini-batch iterations) and ``batch_size`` (default the scenario's; the footnote's is
 20). Plain gradient steps, no momentum, as in their optimizer.
-Traffic is FedAvg's: one broadcast down, one model up per device.
+Traffic is FedAvg's: one broadcast down, one model up per device. Compute: ``R K`` mini-batch
+gradient steps against a standard local update's ``E`` epochs of mini-batches.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ class PFedMe(ServerStepFedAvg):
         if not (self.lam > 0 and self.K >= 1 and self.personal_lr > 0 and self.lr > 0 and self.server_step > 0 and self.R >= 1 and self.batch_size >= 1):
             raise ValueError(f"pfedme needs lam, personal_lr, lr, beta > 0 and K, R, batch_size >= 1; got {options}")
         self.personal = self.theta0.repeat(self.num_devices, 1)
+
+    def plan_round(self, server_round: int):
+        return self.scale_compute(super().plan_round(server_round), lambda d: self.R * self.K / self.standard_steps(d))
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         for device in devices:

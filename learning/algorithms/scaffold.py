@@ -14,7 +14,7 @@ option II exactly).
 Options: ``local_epochs`` (E, default 5: the journal's footnote 2; its lr 0.01 is the
 scenario's ``training.lr``) and ``global_lr`` (eta_g, default 1). Traffic: the model and the
 control variate go both ways, so one broadcast of ``2 * model_bits`` down and
-``2 * model_bits`` up per device.
+``2 * model_bits`` up per device. Compute: ``local_epochs / E`` standard local updates.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ class Scaffold(ServerStepFedAvg):
             return None
         participants = self.sample_participants()
         streams = self.model_streams(participants, 2.0 * self.model_bits)  # x and c
-        return RoundPlan(streams, self.model_uplink(participants, 2.0), participants)  # y_i and delta c_i
+        plan = RoundPlan(streams, self.model_uplink(participants, 2.0), participants)  # y_i and delta c_i
+        return self.scale_compute(plan, self.local_epochs / self.setup.training.epochs)
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         training = self.setup.training

@@ -116,8 +116,8 @@ def round_process(env, plan: RoundPlan, system: NetworkSystem, model_bits: float
             uplink, system.uplink_time(bits, model_bits), bits, deadline, trace, server_round,
         )))
     yield downlink
-    results = yield env.all_of(processes)
-    arrived = tuple(sorted(d for d, process in zip(participants, processes) if results[process]))
+    yield env.all_of(processes)
+    arrived = tuple(sorted(d for d, process in zip(participants, processes) if process.value))
     if deadline and len(arrived) < len(participants) and env.now < deadline.at:
         yield deadline.event
     return arrived

@@ -37,6 +37,35 @@ class LearnerSetup:
     options: dict = field(default_factory=dict)
 
 
+def known_options(cls: type) -> dict:
+    """Every option ``cls`` takes, with its default (its own and its bases' ``defaults``)."""
+    known: dict = {}
+    for klass in reversed(cls.__mro__):
+        known.update(klass.__dict__.get("defaults", {}))
+    return known
+
+
+def summary(cls: type) -> str:
+    """The first sentence of the algorithm module's docstring: what it is, with its paper."""
+    import sys
+
+    doc = sys.modules[cls.__module__].__doc__ or cls.__doc__ or cls.name
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())
+    return paragraph.split(". ")[0].rstrip(".") + "."
+
+
+def resolve_options(cls: type, given: dict) -> dict:
+    """The class's declared ``defaults`` (merged along its bases) overridden by ``given``;
+    an option the algorithm does not know is refused, naming the ones it does."""
+    known = known_options(cls)
+    strict = "defaults" in cls.__dict__
+    unknown = sorted(set(given) - set(known))
+    if strict and unknown:
+        listed = ", ".join(f"{k}={v!r}" for k, v in known.items()) or "none"
+        raise ValueError(f"{cls.name} has no option {', '.join(unknown)}; its options: {listed}")
+    return {**known, **given}
+
+
 class FederatedLearner:
     """Common state: one reusable model object, ``theta`` (devices x parameters), one torch
     generator per device, a numpy generator for server-side choices.
@@ -46,9 +75,11 @@ class FederatedLearner:
     """
 
     name = "base"
+    defaults: dict = {}  # option name -> default; each algorithm declares its own
 
     def __init__(self, setup: LearnerSetup):
         self.setup = setup
+        self.options = resolve_options(type(self), setup.options)
         self.data = setup.data
         self.num_devices = setup.data.num_devices
         init_seq, device_seq, server_seq = setup.seed_sequence.spawn(3)

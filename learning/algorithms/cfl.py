@@ -52,11 +52,12 @@ def bipartition(similarities: np.ndarray) -> np.ndarray:
 
 class CFL(MixingLearner):
     name = "cfl"
+    defaults = {"eps1": 0.15, "eps2": 0.3}
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.eps1 = float(setup.options.get("eps1", 0.15))
-        self.eps2 = float(setup.options.get("eps2", 0.3))
+        self.eps1 = float(self.options["eps1"])
+        self.eps2 = float(self.options["eps2"])
         if self.eps1 < 0 or self.eps2 < 0:
             raise ValueError(f"cfl needs eps1, eps2 >= 0, got {self.eps1}, {self.eps2}")
         self.labels = np.zeros(self.num_devices, dtype=int)

@@ -22,11 +22,12 @@ from learning.proximal import proximal_term
 
 class Ditto(FedAvg):
     name = "ditto"
+    defaults = {"lam": 0.1, "personal_epochs": 1}
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.lam = float(setup.options.get("lam", 0.1))
-        self.personal_epochs = int(setup.options.get("personal_epochs", 1))
+        self.lam = float(self.options["lam"])
+        self.personal_epochs = int(self.options["personal_epochs"])
         if self.lam < 0 or self.personal_epochs < 1:
             raise ValueError(f"ditto needs lam >= 0 and personal_epochs >= 1, got {self.lam}, {self.personal_epochs}")
         self.personal = self.theta0.repeat(self.num_devices, 1)

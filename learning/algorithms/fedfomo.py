@@ -43,13 +43,14 @@ def fomo_weights(raw: np.ndarray) -> np.ndarray:
 
 class FedFomo(FederatedLearner):
     name = "fedfomo"
+    defaults = {"M": 5, "epsilon": 0.3, "rate_limit": 1}
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        options = setup.options
-        self.M = int(options.get("M", 5))
-        self.epsilon = float(options.get("epsilon", 0.3))
-        self.rate_limit = int(options.get("rate_limit", 1))
+        options = self.options
+        self.M = int(options["M"])
+        self.epsilon = float(options["epsilon"])
+        self.rate_limit = int(options["rate_limit"])
         if not 1 <= self.M <= self.num_devices - 1:
             raise ValueError(f"fedfomo M must be in 1..{self.num_devices - 1}, got {self.M}")
         if not 0 <= self.epsilon <= 1 or self.rate_limit < 1:

@@ -16,10 +16,11 @@ from learning.proximal import proximal_term
 
 class FedProx(FedAvg):
     name = "fedprox"
+    defaults = {"mu": 0.1}
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.mu = float(setup.options.get("mu", 0.1))
+        self.mu = float(self.options["mu"])
         if self.mu < 0:
             raise ValueError(f"fedprox mu must be >= 0, got {self.mu}")
 

@@ -28,6 +28,7 @@ class ParallelUserCentric(UserCentric):
     """Options: user-centric FL's (``streams``, ``lam``, ``variance_batch_size``)."""
 
     name = "parallel-user-centric"
+    defaults: dict = {}  # user-centric FL's
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)

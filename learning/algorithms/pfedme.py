@@ -29,17 +29,18 @@ from learning.algorithms.server_step import ServerStepFedAvg
 
 class PFedMe(ServerStepFedAvg):
     name = "pfedme"
+    defaults = {"lam": 15.0, "K": 5, "personal_lr": 0.01, "lr": 0.01, "beta": 1.0, "R": 20, "batch_size": None}
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        options, training = setup.options, setup.training
-        self.lam = float(options.get("lam", 15.0))
-        self.K = int(options.get("K", 5))
-        self.personal_lr = float(options.get("personal_lr", 0.01))
-        self.lr = float(options.get("lr", 0.01))
-        self.server_step = float(options.get("beta", 1.0))
-        self.R = int(options.get("R", 20))
-        self.batch_size = int(options.get("batch_size", training.batch_size))
+        options = self.options
+        self.lam = float(options["lam"])
+        self.K = int(options["K"])
+        self.personal_lr = float(options["personal_lr"])
+        self.lr = float(options["lr"])
+        self.server_step = float(options["beta"])
+        self.R = int(options["R"])
+        self.batch_size = int(options["batch_size"] or setup.training.batch_size)
         if not (self.lam > 0 and self.K >= 1 and self.personal_lr > 0 and self.lr > 0 and self.server_step > 0 and self.R >= 1 and self.batch_size >= 1):
             raise ValueError(f"pfedme needs lam, personal_lr, lr, beta > 0 and K, R, batch_size >= 1; got {options}")
         self.personal = self.theta0.repeat(self.num_devices, 1)

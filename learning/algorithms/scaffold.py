@@ -36,11 +36,12 @@ def momentum_step_count(steps: int, momentum: float) -> float:
 
 class Scaffold(ServerStepFedAvg):
     name = "scaffold"
+    defaults = {"local_epochs": 5, "global_lr": 1.0}
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.local_epochs = int(setup.options.get("local_epochs", 5))
-        self.server_step = float(setup.options.get("global_lr", 1.0))
+        self.local_epochs = int(self.options["local_epochs"])
+        self.server_step = float(self.options["global_lr"])
         if self.local_epochs < 1 or not self.server_step > 0:
             raise ValueError(f"scaffold needs local_epochs >= 1 and global_lr > 0, got {self.local_epochs}, {self.server_step}")
         size = self.theta.shape[1]

@@ -39,16 +39,17 @@ class UserCentric(MixingLearner):
     variances, sharper weights (towards Local); smaller: softer (towards FedAvg)."""
 
     name = "user-centric"
+    defaults = {"streams": None, "lam": 0.0, "variance_batch_fraction": 1 / 3, "variance_batch_size": None}
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        options = setup.options
-        self.streams_option = options.get("streams")
-        self.lam = float(options.get("lam", 0.0))
+        options = self.options
+        self.streams_option = options["streams"]
+        self.lam = float(options["lam"])
         if isinstance(self.streams_option, int) and not 1 <= self.streams_option <= self.num_devices:
             raise ValueError(f"streams must be in 1..{self.num_devices}, got {self.streams_option}")
         self.variance_batch_sizes = variance_batch_sizes(
-            self.train_sizes, options.get("variance_batch_size"), float(options.get("variance_batch_fraction", 1 / 3))
+            self.train_sizes, options["variance_batch_size"], float(options["variance_batch_fraction"])
         )
         self.gradients = np.zeros((self.num_devices, self.theta.shape[1]))
         self.variances = np.zeros(self.num_devices)

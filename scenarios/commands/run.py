@@ -6,7 +6,7 @@ from pathlib import Path
 
 from scenarios.commands.common import add_data_dir, add_json, bits, parse_option, parse_streams, table
 from scenarios.errors import UsageError
-from scenarios.registry import DEFAULT_SCENARIO, get_scenario
+from scenarios.registry import DEFAULT_SCENARIO, get_algorithm, get_scenario
 from scenarios.runner import RunSpec, run_experiment, stderr_progress
 from scenarios.systems import DEFAULT_SYSTEM
 
@@ -57,9 +57,10 @@ def run_specs(args) -> list[RunSpec]:
     else:
         runs = list(DEFAULT_RUNS)
     streams_given = args.streams is not None
+    options_for = applicable_options([name for name, _ in runs], options)
     specs = []
     for name, defaults in runs:
-        run_options = {**defaults, **options}
+        run_options = {**defaults, **options_for[name]}
         if name.endswith("user-centric") and (streams_given or "streams" not in run_options):
             run_options["streams"] = parse_streams(args.streams)
         if not name.endswith("user-centric"):
@@ -69,6 +70,17 @@ def run_specs(args) -> list[RunSpec]:
             options=run_options, mode=args.mode, deadline=args.deadline, evaluate_every=args.eval_every,
         ))
     return specs
+
+
+def applicable_options(names: list[str], options: dict) -> dict[str, dict]:
+    """Each algorithm gets the given options it knows; an option none of them knows is an error."""
+    from learning.algorithms.base import known_options
+
+    known = {name: known_options(get_algorithm(name)) for name in names}
+    for key in options:
+        if not any(key in k for k in known.values()):
+            raise UsageError(f"no algorithm of this run takes option {key!r} (see 'fl-cosim list' for each one's options)")
+    return {name: {k: v for k, v in options.items() if k in known[name]} for name in names}
 
 
 def execute(args):

@@ -7,6 +7,7 @@ The round loop is not here: it is in ``netsim``; these classes only answer its c
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -51,7 +52,7 @@ def summary(cls: type) -> str:
 
     doc = sys.modules[cls.__module__].__doc__ or cls.__doc__ or cls.name
     paragraph = " ".join(doc.strip().split("\n\n")[0].split())
-    return paragraph.split(". ")[0].rstrip(".") + "."
+    return re.split(r"(?<!\bal)\.\s+(?=[A-Z])", paragraph)[0].rstrip(".") + "."
 
 
 def resolve_options(cls: type, given: dict) -> dict:

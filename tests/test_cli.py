@@ -21,6 +21,7 @@ def test_list_json(capsys):
     assert {"fedavg", "local", "oracle", "user-centric"} <= set(data["algorithms"])
     assert "digits-rotation" in data["scenarios"]
     assert data["systems"] == ["wireless-slow-ul", "wireless-fast-ul", "wired"]
+    assert data["algorithm_options"]["fedprox"] == {"mu": 0.1}
 
 
 def test_round_time_json_matches_closed_form(capsys):
@@ -43,6 +44,8 @@ def test_round_time_json_matches_closed_form(capsys):
     (["round-time", "--devices", "5"], "required"),
     (["plot", "/nonexistent/folder"], "not a result folder"),
     (["streams", "--lambda", "-1"], "--lambda must be >= 0"),
+    (["run", "--algorithm", "fedavg", "--option", "mu=1"], "no algorithm of this run takes option 'mu'"),
+    (["run", "--algorithm", "fedprox", "--option", "mu=-1", "--rounds", "1"], "fedprox mu must be >= 0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, argv, needle):
     os.chdir(tmp_path)

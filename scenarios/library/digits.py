@@ -22,41 +22,39 @@ ROTATION_EQ10 = {"variance_batch_fraction": 0.6}
 CONCEPT_SHIFT_EQ10 = {"variance_batch_fraction": 0.75}
 
 
-def build_digits_rotation(rng: np.random.Generator, data_dir=None) -> FederatedData:
-    """20 devices in 4 groups; group g's images are rotated by ``90 g`` degrees (covariate
-    shift, journal V-A); labels split by a Dirichlet label shift; a validation split each."""
+def grouped_digits(rng: np.random.Generator, group_shift) -> FederatedData:
+    """20 devices in 4 groups over the digits, labels split by a Dirichlet label shift, a
+    validation split each; ``group_shift(groups, rng)`` gives the per-device transform."""
     from sklearn.datasets import load_digits
 
     digits = load_digits()
     x = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
     y = digits.target.astype(np.int64)
     groups = equal_groups(NUM_DEVICES, NUM_GROUPS)
+    transform = group_shift(groups, rng)
     parts = dirichlet_label_split(y, NUM_DEVICES, LABEL_ALPHA, rng, min_size=20)
-
-    def rotate(device, xs, ys):
-        return rotate_images(xs, int(groups[device])), ys
-
-    devices = devices_from_indices(x, y, parts, VALIDATION_FRACTION, rng, rotate)
+    devices = devices_from_indices(x, y, parts, VALIDATION_FRACTION, rng, transform)
     return FederatedData(devices, num_classes=10, groups=groups, info={"dataset": "sklearn-digits"})
+
+
+def build_digits_rotation(rng: np.random.Generator, data_dir=None) -> FederatedData:
+    """Group g's images are rotated by ``90 g`` degrees (covariate shift, journal V-A)."""
+
+    def rotation(groups, rng):
+        return lambda device, xs, ys: (rotate_images(xs, int(groups[device])), ys)
+
+    return grouped_digits(rng, rotation)
 
 
 def build_digits_concept_shift(rng: np.random.Generator, data_dir=None) -> FederatedData:
-    """20 devices in 4 groups; each group relabels the digits by its own random permutation
-    (group concept shift, journal V-A): one global model cannot fit all groups."""
-    from sklearn.datasets import load_digits
+    """Each group relabels the digits by its own random permutation (group concept shift,
+    journal V-A): one global model cannot fit all groups."""
 
-    digits = load_digits()
-    x = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
-    y = digits.target.astype(np.int64)
-    groups = equal_groups(NUM_DEVICES, NUM_GROUPS)
-    permutations = group_label_permutations(NUM_GROUPS, 10, rng)
-    parts = dirichlet_label_split(y, NUM_DEVICES, LABEL_ALPHA, rng, min_size=20)
+    def relabeling(groups, rng):
+        permutations = group_label_permutations(NUM_GROUPS, 10, rng)
+        return lambda device, xs, ys: (xs, permutations[groups[device]][ys])
 
-    def relabel(device, xs, ys):
-        return xs, permutations[groups[device]][ys]
-
-    devices = devices_from_indices(x, y, parts, VALIDATION_FRACTION, rng, relabel)
-    return FederatedData(devices, num_classes=10, groups=groups, info={"dataset": "sklearn-digits"})
+    return grouped_digits(rng, relabeling)
 
 
 DIGITS_ROTATION = Scenario(

@@ -72,6 +72,11 @@ def test_peer_to_peer_keeps_the_beneficial_side():
     assert list(pfedlia.cluster_labels()) == GROUPS
 
 
+def test_min_samples_default_is_a_tenth_of_the_devices_at_least_3():
+    assert build("pfedlia", scalar_data([[1.0]] * 25)).min_samples == 3
+    assert build("pfedlia", scalar_data([[1.0]] * 100)).min_samples == 10
+
+
 def test_bad_options_are_refused():
     with pytest.raises(ValueError, match="mode"):
         build("pfedlia", scalar_data(TRAIN), mode="ring")

@@ -11,6 +11,10 @@ So the paper's "till round 20 FedAvg, then within one communication round we for
 clusters" is W = 20 with the exchange in round 21 and clustered training from round 22:
 every later round number is shifted by one against a count of training rounds.
 
+Options: ``warmup_rounds`` (W, default 20, IV-D), ``influence_epochs`` (k, default 20, "we
+only performed 20 epochs", III-D), ``influence_batch_size`` (points in Z_j, default 100, the
+batch of Fig. 3a), ``mode`` and ``min_samples`` (below).
+
 Clustering (III-F), option ``mode``:
 
 - ``centralized`` (default): the server clusters the rows of the N x N influence matrix (row

@@ -50,5 +50,8 @@ def test_a_center_without_arrivals_keeps_its_model():
 
 def test_default_and_bad_k():
     assert build("fesem", scalar_data([[1.0]] * 6)).k == 4  # no true groups
-    with pytest.raises(ValueError, match="fesem"):
-        build("fesem", scalar_data(TRAIN), k=5)
+    for k in (0, 5):
+        with pytest.raises(ValueError, match="fesem"):
+            build("fesem", scalar_data(TRAIN), k=k)
+    with pytest.raises(ValueError, match="no option"):
+        build("fesem", scalar_data(TRAIN), centers=2)

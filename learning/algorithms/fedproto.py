@@ -77,12 +77,13 @@ class PrototypeTrainer(Trainer):
 
 class FedProto(FederatedLearner):
     name = "fedproto"
+    defaults = {"lam": 1.0}
 
     def __init__(self, setup: LearnerSetup):
         if setup.data.task != "classification":
             raise ValueError("fedproto needs a classification task (prototypes are per class)")
         super().__init__(setup)
-        self.lam = float(setup.options.get("lam", 1.0))
+        self.lam = float(self.options["lam"])
         if self.lam < 0:
             raise ValueError(f"fedproto needs lam >= 0, got {self.lam}")
         self.trainer = PrototypeTrainer(self.trainer.model, setup.training, self.lam)

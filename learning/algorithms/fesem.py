@@ -41,12 +41,13 @@ def nearest_center(models: torch.Tensor, centers: torch.Tensor) -> np.ndarray:
 
 class FeSEM(MixingLearner):
     name = "fesem"
+    defaults = {"k": None}  # None: the number of true groups, else 4
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
         groups = setup.data.groups
         default = int(len(np.unique(groups))) if groups is not None else DEFAULT_CENTERS
-        self.k = int(setup.options.get("k", min(default, self.num_devices)))
+        self.k = int(min(default, self.num_devices) if self.options["k"] is None else self.options["k"])
         if not 1 <= self.k <= self.num_devices:
             raise ValueError(f"fesem needs k in 1..{self.num_devices}, got {self.k}")
         self.assignment = np.zeros(self.num_devices, dtype=int)

@@ -27,13 +27,15 @@ from netsim.plan import RoundPlan
 
 class PerFedAvg(FedAvg):
     name = "per-fedavg"
+    defaults = {"alpha": None, "beta": None, "adaptation_steps": 1}  # None: the scenario's learning rate
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        options = setup.options
-        self.alpha = float(options.get("alpha", setup.training.lr))
-        self.beta = float(options.get("beta", setup.training.lr))
-        self.adaptation_steps = int(options.get("adaptation_steps", 1))
+        options = self.options
+        lr = setup.training.lr
+        self.alpha = float(lr if options["alpha"] is None else options["alpha"])
+        self.beta = float(lr if options["beta"] is None else options["beta"])
+        self.adaptation_steps = int(options["adaptation_steps"])
         if not (self.alpha > 0 and self.beta > 0 and self.adaptation_steps >= 0):
             raise ValueError(f"per-fedavg needs alpha, beta > 0 and adaptation_steps >= 0, got {options}")
         self.adapted: dict[int, torch.Tensor] = {}

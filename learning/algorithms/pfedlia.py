@@ -96,15 +96,18 @@ def same_row_labels(weights: np.ndarray) -> np.ndarray:
 
 class PFedLIA(MixingLearner):
     name = "pfedlia"
+    defaults = {"warmup_rounds": 20, "influence_epochs": 20, "influence_batch_size": 100, "mode": "centralized",
+                "min_samples": None}  # None: a tenth of the devices, at least 3
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        options = setup.options
-        self.warmup_rounds = int(options.get("warmup_rounds", 20))
-        self.influence_epochs = int(options.get("influence_epochs", 20))
-        self.influence_batch_size = int(options.get("influence_batch_size", 100))
-        self.mode = str(options.get("mode", "centralized"))
-        self.min_samples = int(options.get("min_samples") or max(3, -(-self.num_devices // 10)))
+        options = self.options
+        self.warmup_rounds = int(options["warmup_rounds"])
+        self.influence_epochs = int(options["influence_epochs"])
+        self.influence_batch_size = int(options["influence_batch_size"])
+        self.mode = str(options["mode"])
+        tenth = max(3, -(-self.num_devices // 10))
+        self.min_samples = int(tenth if options["min_samples"] is None else options["min_samples"])
         if self.warmup_rounds < 0 or self.influence_epochs < 1 or self.influence_batch_size < 1 or self.min_samples < 2:
             raise ValueError(
                 "pfedlia needs warmup_rounds >= 0, influence_epochs >= 1, influence_batch_size >= 1, min_samples >= 2; "

@@ -89,10 +89,11 @@ def local_steps(eta: float, intra: float, others_precision: float, max_steps: in
 
 class SelfFL(FederatedLearner):
     name = "self-fl"
+    defaults = {"max_local_steps": 40}  # l_max (4.2)
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.max_local_steps = int(setup.options.get("max_local_steps", 40))
+        self.max_local_steps = int(self.options["max_local_steps"])
         if self.max_local_steps < 1:
             raise ValueError(f"self-fl needs max_local_steps >= 1, got {self.max_local_steps}")
         self.activity_rate = float(setup.participation)

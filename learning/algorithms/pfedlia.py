@@ -131,9 +131,8 @@ class PFedLIA(MixingLearner):
         relay = tuple(Stream(everyone, self.model_bits) for _ in everyone)
         score_bits = self.num_devices * (SCALAR_BITS if self.mode == "centralized" else 1.0)
         uplink = {d: self.model_bits + score_bits for d in everyone}
-        scale = {d: self.influence_steps(d) / (self.setup.training.epochs * self.trainer.steps_per_epoch(self.data.devices[d]))
-                 for d in everyone}
-        return RoundPlan(self.model_streams(everyone) + relay, uplink, everyone, scale)
+        plan = RoundPlan(self.model_streams(everyone) + relay, uplink, everyone)
+        return self.scale_compute(plan, lambda d: self.influence_steps(d) / self.standard_steps(d))
 
     def influence_batch(self, device: int) -> DeviceData:
         """A random batch of the device's training points (the ``Z_j`` of III-D)."""

@@ -127,11 +127,10 @@ class SelfFL(FederatedLearner):
             return None
         participants = self.sample_participants()
         self.steps = {d: self.client_start(d)[1] for d in participants}
-        epoch_steps = {d: self.setup.training.epochs * self.trainer.steps_per_epoch(self.data.devices[d]) for d in participants}
         down = Stream(participants, self.model_bits + 2 * SCALAR_BITS)  # theta^{t-1}, sigma_0^2, total precision
         uplink = self.model_uplink(participants, 1.0)
         uplink = {d: bits + SCALAR_BITS for d, bits in uplink.items()}  # + sigma_m^2
-        return RoundPlan((down,), uplink, participants, {d: self.steps[d] / epoch_steps[d] for d in participants})
+        return self.scale_compute(RoundPlan((down,), uplink, participants), lambda d: self.steps[d] / self.standard_steps(d))
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         starts = {device: self.client_start(device) for device in devices}  # all from the round's start state

@@ -6,7 +6,7 @@ from scenarios.runner import RunSpec, run_experiment
 
 
 def table(tmp: Path, seed: int, algorithm="user-centric", options=None):
-    spec = RunSpec("digits-rotation", algorithm, rounds=3, seed=seed, options=options or {"streams": "auto"})
+    spec = RunSpec("digits-rotation", algorithm, rounds=3, seed=seed, options={"streams": "auto"} if options is None else options)
     summary = run_experiment(spec, tmp, reuse=False)
     folder = Path(summary["result_dir"])
     return (folder / "rounds.csv").read_text(), (folder / "trace.csv").read_text()

@@ -59,9 +59,8 @@ def resolve_options(cls: type, given: dict) -> dict:
     """The class's declared ``defaults`` (merged along its bases) overridden by ``given``;
     an option the algorithm does not know is refused, naming the ones it does."""
     known = known_options(cls)
-    strict = "defaults" in cls.__dict__
     unknown = sorted(set(given) - set(known))
-    if strict and unknown:
+    if unknown:
         listed = ", ".join(f"{k}={v!r}" for k, v in known.items()) or "none"
         raise ValueError(f"{cls.name} has no option {', '.join(unknown)}; its options: {listed}")
     return {**known, **given}

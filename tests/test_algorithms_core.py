@@ -1,30 +1,13 @@
 """The weight-matrix algorithms on hand-computed cases: aggregation, plans and streams."""
 
-import numpy as np
 import torch
 
-from learning.algorithms import ALGORITHMS, LearnerSetup
-from learning.data import DeviceData, FederatedData
-from learning.training import LocalTraining
-
-
-def scalar_data(values_per_device, groups=None):
-    devices = []
-    for values in values_per_device:
-        y = torch.tensor(values, dtype=torch.float32)
-        devices.append(DeviceData(torch.zeros(len(values), 1), y, torch.zeros(1, 1), y[:1]))
-    return FederatedData(tuple(devices), num_classes=1, groups=None if groups is None else np.array(groups), task="regression")
-
-
-def learner(name, data, **options):
-    setup = LearnerSetup(data, "scalar-mean", {}, LocalTraining(lr=0.1, momentum=0.0, batch_size=100, epochs=1),
-                         np.random.SeedSequence(0), options=options)
-    return ALGORITHMS[name](setup)
+from tiny_learners import build, scalar_data
 
 
 def test_fedavg_one_step_is_the_weighted_mean_of_local_steps():
     data = scalar_data([[1.0, 1.0], [4.0, 4.0, 4.0, 4.0]])
-    fed = learner("fedavg", data)
+    fed = build("fedavg", data)
     start = float(fed.theta0[0])
     fed.local_update(1, [0, 1])
     fed.aggregate(1, [0, 1])
@@ -35,7 +18,7 @@ def test_fedavg_one_step_is_the_weighted_mean_of_local_steps():
 
 
 def test_fedavg_broadcasts_once_then_all_upload():
-    fed = learner("fedavg", scalar_data([[1.0], [2.0], [3.0]]))
+    fed = build("fedavg", scalar_data([[1.0], [2.0], [3.0]]))
     assert fed.plan_round(0) is None
     plan = fed.plan_round(1)
     assert [s.devices for s in plan.streams] == [(0, 1, 2)]
@@ -43,7 +26,7 @@ def test_fedavg_broadcasts_once_then_all_upload():
 
 
 def test_local_sends_nothing():
-    local = learner("local", scalar_data([[1.0], [2.0]]))
+    local = build("local", scalar_data([[1.0], [2.0]]))
     for r in (1, 2):
         plan = local.plan_round(r)
         assert plan.streams == () and plan.uplink_bits == {}
@@ -52,7 +35,7 @@ def test_local_sends_nothing():
 
 
 def test_oracle_streams_are_the_groups():
-    oracle = learner("oracle", scalar_data([[1.0], [2.0], [3.0], [4.0]], groups=[0, 1, 0, 1]))
+    oracle = build("oracle", scalar_data([[1.0], [2.0], [3.0], [4.0]], groups=[0, 1, 0, 1]))
     oracle.plan_round(1)
     oracle.local_update(1, range(4))
     oracle.aggregate(1, range(4))
@@ -62,7 +45,7 @@ def test_oracle_streams_are_the_groups():
 
 def test_user_centric_setup_round_then_streams_from_distinct_rows():
     data = scalar_data([[1.0, 1.1, 0.9], [1.0, 1.2, 0.8], [9.0, 9.1, 8.9], [9.0, 8.8, 9.2]], groups=[0, 0, 1, 1])
-    uc = learner("user-centric", data, streams=2, variance_batch_size=1)
+    uc = build("user-centric", data, streams=2, variance_batch_size=1)
     setup = uc.plan_round(0)
     assert [s.devices for s in setup.streams] == [(0, 1, 2, 3)]
     assert setup.uplink_bits[0] == 32.0 + 32.0  # gradient (one model) + sigma^2
@@ -77,7 +60,7 @@ def test_user_centric_setup_round_then_streams_from_distinct_rows():
 
 
 def test_dropped_device_keeps_receiving_personalized_model():
-    fed = learner("fedavg", scalar_data([[1.0], [2.0], [3.0]]))
+    fed = build("fedavg", scalar_data([[1.0], [2.0], [3.0]]))
     fed.plan_round(1)
     fed.local_update(1, [0, 2])
     fed.aggregate(1, [0, 2])  # device 1 missed the deadline: not mixed in, still gets the new model

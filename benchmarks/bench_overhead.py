@@ -26,7 +26,7 @@ def main() -> None:
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 60
     scenario = get_scenario("digits-rotation")
     data = build_data("digits-rotation", 0, None)
-    learner, _ = build_learner(RunSpec("digits-rotation", "fedavg"), data, scenario)
+    learner = build_learner(RunSpec("digits-rotation", "fedavg"), data, scenario)
     system = NetworkSystem(rho=4, t_min=1, inv_mu=1)
     start = time.perf_counter()
     records, _ = run_cosimulation(learner, system, rounds, np.random.default_rng(0))

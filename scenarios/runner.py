@@ -90,19 +90,19 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
         options=options,
     )
     try:
-        return algorithm(setup), options
+        return algorithm(setup)
     except ValueError as error:
         raise UsageError(f"{spec.algorithm}: {error}") from None
 
 
-def resolved_config(spec: RunSpec, scenario: Scenario, options: dict, learner, rounds: int) -> dict:
+def resolved_config(spec: RunSpec, scenario: Scenario, learner, rounds: int) -> dict:
     system = get_system(spec.system, spec.mode, spec.deadline)
     return {
         "format_version": FORMAT_VERSION,
         "label": spec.label,
         "scenario": {"name": scenario.name, "version": scenario.version, "description": scenario.description},
         "algorithm": spec.algorithm,
-        "algorithm_options": options,
+        "algorithm_options": learner.options,  # every option, defaults resolved
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
         "training": asdict(scenario.training),
         "participation": scenario.participation,
@@ -136,8 +136,8 @@ def run_experiment(
     get_algorithm(spec.algorithm)
     out_root = ensure_writable_dir(out_root)
     data = build_data(spec.scenario, spec.seed, data_dir)
-    learner, options = build_learner(spec, data, scenario)
-    config = resolved_config(spec, scenario, options, learner, rounds)
+    learner = build_learner(spec, data, scenario)
+    config = resolved_config(spec, scenario, learner, rounds)
     final = out_root / spec.run_name
     if reuse and (final / "summary.json").exists() and _read_json(final / "config.json") == _jsonable(config):
         return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": True}

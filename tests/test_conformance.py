@@ -19,7 +19,7 @@ def simulate(scenario_name, algorithm, seed=0):
     scenario = SCENARIOS[scenario_name]
     data = build_data(scenario_name, seed, None)
     spec = RunSpec(scenario_name, algorithm, rounds=ROUNDS, seed=seed)
-    learner, _ = build_learner(spec, data, scenario)
+    learner = build_learner(spec, data, scenario)
     system = NetworkSystem(rho=2, t_min=1, inv_mu=1)
     return learner, run_cosimulation(learner, system, ROUNDS, np.random.default_rng(seed))
 

@@ -35,7 +35,7 @@ def execute(args):
         raise UsageError("every --lambda must be >= 0")
     scenario = get_scenario(args.scenario)
     data = build_data(args.scenario, args.seed, str(resolve_data_dir(args.data_dir)))
-    learner, _ = build_learner(RunSpec(args.scenario, "user-centric", seed=args.seed, options={"streams": "auto"}), data, scenario)
+    learner = build_learner(RunSpec(args.scenario, "user-centric", seed=args.seed, options={"streams": "auto"}), data, scenario)
     everyone = range(learner.num_devices)
     learner.local_update(0, everyone)  # the set-up phase's computation; no network needed here
     learner.aggregate(0, everyone)

@@ -34,16 +34,39 @@ def first_reach(curve, target: float) -> tuple[float, float] | None:
     return None
 
 
+def run_all(specs: list[RunSpec], out_root: Path, data_dir: str | None, jobs: int,
+            progress: Callable[[str], None] | None) -> list[str]:
+    """Result folders of ``specs``, in order; with ``jobs`` > 1, runs go to that many worker
+    processes (one torch thread each). Runs are independent, so the numbers do not change."""
+    if jobs <= 1 or len(specs) <= 1:
+        return [run_experiment(s, out_root, data_dir, progress)["result_dir"] for s in specs]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
+                             initializer=_one_thread) as pool:
+        futures = [pool.submit(run_experiment, s, out_root, data_dir, progress) for s in specs]
+        return [f.result()["result_dir"] for f in futures]
+
+
+def _one_thread() -> None:
+    import torch
+
+    torch.set_num_threads(1)
+
+
 def compare(
     specs_by_label: dict[str, list[RunSpec]],
     out_root: Path,
     data_dir: str | None,
     target: float | None,
     progress: Callable[[str], None] | None = None,
+    jobs: int = 1,
 ) -> tuple[list[Row], float]:
     """Run (or reuse) every spec; the target defaults to 90% of the best mean final accuracy."""
-    curves = {label: [read_run(run_experiment(s, out_root, data_dir, progress)["result_dir"]) for s in specs]
-              for label, specs in specs_by_label.items()}
+    flat = [s for specs in specs_by_label.values() for s in specs]
+    folders = iter(run_all(flat, out_root, data_dir, jobs, progress))
+    curves = {label: [read_run(next(folders)) for _ in specs] for label, specs in specs_by_label.items()}
     if target is None:
         best = max(np.mean([c.summary["final_mean_accuracy"] for c in cs]) for cs in curves.values())
         target = round(0.9 * float(best), 4)

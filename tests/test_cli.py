@@ -94,7 +94,7 @@ def test_streams_json_curve_and_monotone_choice(capsys):
 
 
 def test_compare_writes_tables_and_reuses_runs(capsys, tmp_path):
-    argv = ["compare", "--algorithm", "fedavg", "oracle", "--seeds", "2", "--rounds", "2", "--out", str(tmp_path), "--json"]
+    argv = ["compare", "--algorithm", "fedavg", "oracle", "--seeds", "2", "--rounds", "2", "--out", str(tmp_path), "--json", "--jobs", "2"]
     code, out, _ = run_cli(capsys, *argv)
     data = json.loads(out)
     assert code == 0 and [r["label"] for r in data["rows"]] == ["fedavg", "oracle"]
@@ -103,3 +103,6 @@ def test_compare_writes_tables_and_reuses_runs(capsys, tmp_path):
     assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 4
     code, again, _ = run_cli(capsys, *argv)
     assert json.loads(again)["rows"] == data["rows"]
+    serial = [a if a != str(tmp_path) else str(tmp_path / "serial") for a in argv] + ["--jobs", "1"]
+    code, alone, _ = run_cli(capsys, *serial)
+    assert json.loads(alone)["rows"] == data["rows"]  # worker processes change no number

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict
 from pathlib import Path
 
@@ -30,6 +31,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--target", type=float, help="target mean accuracy (default: 90%% of the best final mean accuracy)")
     parser.add_argument("--eval-every", type=int, default=1, help="evaluate every N rounds (default 1)")
     parser.add_argument("--out", default="results", help="output folder (default ./results)")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="runs in parallel worker processes (default: 2, or 1 on a 1-core machine)")
     add_data_dir(parser)
     add_json(parser)
 
@@ -65,7 +68,9 @@ def execute(args):
 
     plan = specs(args)
     out = ensure_writable_dir(Path(args.out))
-    rows, target = compare(plan, out, str(resolve_data_dir(args.data_dir)), args.target, stderr_progress)
+    if args.jobs < 1:
+        raise UsageError(f"--jobs must be >= 1, got {args.jobs}")
+    rows, target = compare(plan, out, str(resolve_data_dir(args.data_dir)), args.target, stderr_progress, args.jobs)
     header, body = table_rows(rows)
     stem = out / f"compare_{args.scenario}_{args.system}_{args.seeds}seeds"
     atomic_write_text(stem.with_suffix(".csv"), csv_text(header, body))

@@ -9,9 +9,9 @@ personalized models to pull away; each algorithm runs from the same data and see
 import numpy as np
 import pytest
 
-from learning.algorithms import ALGORITHMS, LearnerSetup
 from netsim import NetworkSystem, run_cosimulation
 from scenarios.registry import get_scenario
+from scenarios.runner import RunSpec, build_data, build_learner
 
 ROUNDS = 30
 SEED = 0
@@ -23,12 +23,11 @@ SINGLE_MODEL = {"fedavg": {}, "fedprox": {}, "scaffold": {}}
 @pytest.fixture(scope="module")
 def final_accuracy():
     scenario = get_scenario("digits-concept-shift")
-    data = scenario.build(np.random.default_rng(SEED), None)
+    data = build_data(scenario.name, SEED, None)
     accuracy = {}
     for name, options in {**PERSONALIZED, **SINGLE_MODEL}.items():
-        setup = LearnerSetup(data, scenario.model_name, scenario.model_kwargs, scenario.training, np.random.SeedSequence(SEED),
-                             options={**scenario.algorithm_options.get(name, {}), **options})
-        records, _ = run_cosimulation(ALGORITHMS[name](setup), NetworkSystem(rho=1, t_min=1, inv_mu=0), ROUNDS,
+        learner = build_learner(RunSpec(scenario.name, name, seed=SEED, options=options), data, scenario)
+        records, _ = run_cosimulation(learner, NetworkSystem(rho=1, t_min=1, inv_mu=0), ROUNDS,
                                       np.random.default_rng(SEED), evaluate_every=ROUNDS)
         accuracy[name] = records[-1].evaluation.mean_accuracy
     return accuracy

@@ -6,26 +6,48 @@ import os
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
+
 from figures.results import read_run
 
 
-def plot_accuracy_vs_time(result_dirs: Sequence[str | Path], out_file: str | Path, title: str | None = None) -> Path:
-    """One labelled line per run; PNG, or PDF when ``out_file`` ends in .pdf. Written atomically."""
+def plot_accuracy_vs_time(
+    result_dirs: Sequence[str | Path],
+    out_file: str | Path,
+    title: str | None = None,
+    systems: dict | None = None,
+    seed: int = 0,
+) -> Path:
+    """One labelled line per run; PNG, or PDF when ``out_file`` ends in .pdf. Written atomically.
+
+    With ``systems`` (name -> NetworkSystem), one panel per system, every run re-timed on it
+    from its recorded plans (journal Fig. 6 without retraining).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    runs = [read_run(d) for d in result_dirs]
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for run in runs:
-        ax.plot(run.time, run.mean_accuracy, label=f"{run.label} ({run.summary.get('system', '')})", linewidth=1.6)
-    ax.set_xlabel("simulated time / $T_{dl}$")
-    ax.set_ylabel("average validation accuracy")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    if systems:
+        from figures.retime import retimed_curve
+
+        panels = {name: [retimed_curve(d, system, np.random.default_rng(seed)) for d in result_dirs]
+                  for name, system in systems.items()}
+    else:
+        panels = {None: [read_run(d) for d in result_dirs]}
+    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False, sharey=True)
+    for ax, (name, runs) in zip(axes[0], panels.items()):
+        for run in runs:
+            label = run.label if name else f"{run.label} ({run.summary.get('system', '')})"
+            ax.plot(run.time, run.mean_accuracy, label=label, linewidth=1.6)
+        ax.set_xlabel("simulated time / $T_{dl}$")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        if name:
+            ax.set_title(name)
+    axes[0][0].set_ylabel("average validation accuracy")
     if title:
-        ax.set_title(title)
+        fig.suptitle(title)
     fig.tight_layout()
     out_file = Path(out_file)
     fmt = "pdf" if out_file.suffix.lower() == ".pdf" else "png"

@@ -15,12 +15,14 @@ class ResultError(ValueError):
 @dataclass(frozen=True)
 class RunCurve:
     label: str
+    rounds: list[int]
     time: list[float]  # in units of T_dl
     mean_accuracy: list[float]
     worst_accuracy: list[float]
     downlink_bits: list[float]
     uplink_bits: list[float]
     summary: dict
+    config: dict
 
 
 def read_run(folder: str | Path) -> RunCurve:
@@ -36,10 +38,12 @@ def read_run(folder: str | Path) -> RunCurve:
     t_dl = float(config["system"]["t_dl"])
     return RunCurve(
         label=summary["label"],
+        rounds=[int(r["round"]) for r in rows],
         time=[float(r["time"]) / t_dl for r in rows],
         mean_accuracy=[float(r["mean_accuracy"]) for r in rows],
         worst_accuracy=[float(r["worst_accuracy"]) for r in rows],
         downlink_bits=[float(r["downlink_bits"]) for r in rows],
         uplink_bits=[float(r["uplink_bits"]) for r in rows],
         summary=summary,
+        config=config,
     )

@@ -106,3 +106,21 @@ def test_compare_writes_tables_and_reuses_runs(capsys, tmp_path):
     serial = [a if a != str(tmp_path) else str(tmp_path / "serial") for a in argv] + ["--jobs", "1"]
     code, alone, _ = run_cli(capsys, *serial)
     assert json.loads(alone)["rows"] == data["rows"]  # worker processes change no number
+
+
+def test_plot_retimes_one_run_on_three_systems(capsys, tmp_path):
+    from figures.results import read_run
+    from figures.retime import retimed_curve
+    from scenarios.runner import seed_streams
+    from scenarios.systems import get_system
+    import numpy as np
+
+    code, out, _ = run_cli(capsys, "run", "--algorithm", "fedavg", "--rounds", "3", "--seed", "5", "--out", str(tmp_path), "--json", "--no-figure")
+    folder = json.loads(out)["runs"][0]["result_dir"]
+    same = retimed_curve(folder, get_system("wireless-slow-ul"), np.random.default_rng(seed_streams(5)[2]))
+    assert same.time == read_run(folder).time
+    wired = retimed_curve(folder, get_system("wired"), np.random.default_rng(0))
+    assert wired.mean_accuracy == same.mean_accuracy and wired.time[-1] < same.time[-1]
+    figure = tmp_path / "fig6.png"
+    code, _, _ = run_cli(capsys, "plot", folder, "--systems", "wireless-slow-ul", "wireless-fast-ul", "wired", "--out", str(figure))
+    assert code == 0 and figure.read_bytes().startswith(b"\x89PNG")

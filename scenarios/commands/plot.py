@@ -18,6 +18,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("result_dirs", nargs="+", metavar="RESULT_DIR")
     parser.add_argument("--out", default="accuracy_vs_time.png", help="figure file (default accuracy_vs_time.png)")
     parser.add_argument("--title", help="figure title")
+    parser.add_argument("--systems", nargs="+", metavar="SYSTEM",
+                        help="one panel per network system, each run re-timed on it from its recorded plans "
+                        "(no retraining; runs without a deadline)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the compute-time draws when re-timing (default 0)")
     add_json(parser)
 
 
@@ -30,8 +34,11 @@ def execute(args):
         raise UsageError(f"--out must end in .png or .pdf, got {args.out!r}")
     if not out.parent.exists() or not out.parent.is_dir():
         raise UsageError(f"cannot write {args.out!r}: folder {str(out.parent)!r} does not exist")
+    from scenarios.systems import get_system
+
+    systems = {name: get_system(name) for name in args.systems} if args.systems else None
     try:
-        written = plot_accuracy_vs_time(args.result_dirs, out, args.title)
+        written = plot_accuracy_vs_time(args.result_dirs, out, args.title, systems, args.seed)
     except ResultError as error:
         raise UsageError(str(error)) from None
     except OSError as error:

@@ -109,7 +109,10 @@ def round_process(env, plan: RoundPlan, system: NetworkSystem, model_bits: float
     uplink = simpy.Resource(env, capacity=1)
     processes = []
     for device, draw in zip(participants, draws):
-        start_signal = downlink if barrier is not None else received.get(device, env.timeout(0))
+        if barrier is not None:
+            start_signal = downlink
+        else:  # a device that receives nothing this round starts at once
+            start_signal = received[device] if device in received else env.timeout(0)
         bits = plan.uplink_bits.get(device, 0.0)
         processes.append(env.process(device_process(
             env, device, start_signal, float(draw) * plan.compute_scale.get(device, 1.0), computed[device], barrier,

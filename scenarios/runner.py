@@ -9,6 +9,7 @@ algorithms run on the same seed see the same devices and the same initial model.
 from __future__ import annotations
 
 import functools
+import json
 import re
 import sys
 from dataclasses import asdict, dataclass, field
@@ -95,8 +96,7 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
         raise UsageError(f"{spec.algorithm}: {error}") from None
 
 
-def resolved_config(spec: RunSpec, scenario: Scenario, learner, rounds: int) -> dict:
-    system = get_system(spec.system, spec.mode, spec.deadline)
+def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: int) -> dict:
     return {
         "format_version": FORMAT_VERSION,
         "label": spec.label,
@@ -137,7 +137,7 @@ def run_experiment(
     out_root = ensure_writable_dir(out_root)
     data = build_data(spec.scenario, spec.seed, data_dir)
     learner = build_learner(spec, data, scenario)
-    config = resolved_config(spec, scenario, learner, rounds)
+    config = resolved_config(spec, scenario, system, learner, rounds)
     final = out_root / spec.run_name
     if reuse and (final / "summary.json").exists() and _read_json(final / "config.json") == _jsonable(config):
         return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": True}
@@ -215,14 +215,10 @@ def trace_csv(trace: list[TraceEvent]) -> str:
 
 
 def plans_jsonl(records: list[RoundRecord]) -> str:
-    import json
-
     return "".join(json.dumps({"round": r.server_round, "plan": r.plan.to_dict() if r.plan else None}) + "\n" for r in records)
 
 
 def _read_json(path: Path):
-    import json
-
     try:
         return json.loads(Path(path).read_text())
     except (OSError, ValueError):
@@ -230,8 +226,6 @@ def _read_json(path: Path):
 
 
 def _jsonable(data):
-    import json
-
     return json.loads(json.dumps(data))
 
 

@@ -24,13 +24,19 @@ class DeviceData:
 
 @dataclass(frozen=True)
 class FederatedData:
-    """All devices' data; ``groups`` is the true group of each device where the scenario has one."""
+    """All devices' data; ``groups`` is the true group of each device where the scenario has one.
+
+    Regression data are postulated Gaussian, ``y ~ N(f(x), noise_variance)``: the training loss
+    is that negative log-likelihood per sample, ``(y - f(x))^2 / (2 noise_variance)`` (Self-FL
+    eq. 5), which is the plain squared error at the default 1/2.
+    """
 
     devices: tuple[DeviceData, ...]
     num_classes: int
     groups: np.ndarray | None = None
-    task: str = "classification"  # or "regression" (scalar data, squared loss)
+    task: str = "classification"  # or "regression" (scalar data, Gaussian negative log-likelihood)
     info: dict = field(default_factory=dict)
+    noise_variance: float = 0.5  # regression only
 
     @property
     def num_devices(self) -> int:

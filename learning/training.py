@@ -8,6 +8,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 from torch import nn
+from torch.func import functional_call, jacrev, vmap
 from torch.nn import functional as F
 
 from learning.data import DeviceData
@@ -34,18 +35,24 @@ Regularizer = Callable[[Sequence[torch.Tensor]], torch.Tensor]
 class Trainer:
     """Trains and evaluates any parameter vector on any device's data with one model object.
 
-    ``task`` is ``classification`` (cross-entropy, accuracy) or ``regression`` (squared error).
+    ``task`` is ``classification`` (cross-entropy, accuracy) or ``regression`` (the Gaussian
+    negative log-likelihood ``(y - f)^2 / (2 noise_variance)``; squared error at 1/2). Either
+    way the mean loss is the per-sample negative log-likelihood.
     """
 
-    def __init__(self, model: nn.Module, config: LocalTraining, task: str = "classification", eval_batch: int = 2048):
+    def __init__(self, model: nn.Module, config: LocalTraining, task: str = "classification",
+                 eval_batch: int = 2048, noise_variance: float = 0.5):
+        if not noise_variance > 0:
+            raise ValueError(f"noise_variance must be positive, got {noise_variance}")
         self.model = model
         self.config = config
         self.task = task
         self.eval_batch = eval_batch
+        self.squared_error_scale = 0.5 / noise_variance
 
     def loss(self, outputs: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
         if self.task == "regression":
-            return F.mse_loss(outputs, y, reduction=reduction)
+            return self.squared_error_scale * F.mse_loss(outputs, y, reduction=reduction)
         return F.cross_entropy(outputs, y, reduction=reduction)
 
     def train(
@@ -102,6 +109,36 @@ class Trainer:
             loss = self.loss(self.model(x[begin : begin + self.eval_batch]), y[begin : begin + self.eval_batch], "sum")
             (loss / y.shape[0]).backward()
         return flat_grad(self.model)
+
+    def fisher_diagonal(self, params: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """The diagonal of the model's Fisher information per sample at ``params``, averaged over
+        the inputs ``x``: the expected squared score under the model's own ``p(y | x)``.
+        Regression (Gaussian): ``(df/dtheta)^2 / noise_variance``; classification:
+        ``sum_c p_c (d log p_c / dtheta)^2``."""
+        set_flat(self.model, params)
+        names = [name for name, _ in self.model.named_parameters()]
+        values = {name: p.detach() for name, p in self.model.named_parameters()}
+        regression = self.task == "regression"
+
+        def outputs_one(values, x_one):
+            outputs = functional_call(self.model, values, (x_one.unsqueeze(0),))[0]
+            return outputs if regression else torch.log_softmax(outputs, dim=-1)
+
+        jacobian = vmap(jacrev(outputs_one), in_dims=(None, 0))
+        width = 1 if regression else int(self.model(x[:1]).shape[-1])
+        chunk = max(1, min(self.eval_batch, 2**24 // (width * params.numel())))  # bounds the Jacobian's memory
+        total = torch.zeros_like(params)
+        for begin in range(0, x.shape[0], chunk):
+            x_chunk = x[begin : begin + chunk]
+            parts = jacobian(values, x_chunk)
+            scores = torch.cat([parts[name].reshape(x_chunk.shape[0], width, -1) for name in names], dim=2)  # (B, C, P)
+            if regression:
+                total += scores.square().sum(dim=(0, 1)) * (2 * self.squared_error_scale)  # 1 / noise_variance
+            else:
+                with torch.no_grad():
+                    probs = torch.softmax(self.model(x_chunk), dim=-1)
+                total += torch.einsum("bc,bcp->p", probs, scores.square())
+        return total / x.shape[0]
 
     @torch.no_grad()
     def evaluate(self, params: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:

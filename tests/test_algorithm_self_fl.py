@@ -71,6 +71,44 @@ def test_rounds_follow_algorithm_1_by_hand():
     assert len(set(steps.values())) > 1  # the rule was exercised: the steps differ between clients
 
 
+def test_fisher_variances_and_the_hierarchical_target_by_hand():
+    """intra_variance=fisher: sigma_m^2 = 1 / (N_m F) with F = 1 / v^2 = 2 (sec. 3.1), known after
+    one activation; target=hierarchical: eq. 8 with the prior precision (sigma_0^2 + 1/S_-m)^-1."""
+    self_fl = build("self-fl", scalar_data(TRAIN), max_local_steps=MAX_STEPS, intra_variance="fisher", target="hierarchical")
+    z = np.array([np.mean(v) for v in TRAIN])
+    n = np.array([len(v) for v in TRAIN], dtype=float)
+    intra = 1 / (2 * n)
+    g, inter, personal, known = 0.0, 0.0, np.zeros(3), False
+    for server_round in range(1, 5):
+        plan = run_round(self_fl, server_round)
+        steps = {}
+        for m in range(3):
+            if not known:  # first activation: warm start
+                start, steps[m] = g, MAX_STEPS
+            else:
+                others = sum(1 / (inter + intra[k]) for k in range(3) if k != m)
+                start = g + (1 / (inter + intra[m])) / others * (g - personal[m])  # eq. 10
+                prior = 1 / (inter + 1 / others)
+                ratio = prior / (1 / intra[m] + prior)
+                steps[m] = min(MAX_STEPS, max(1, round(math.log(ratio) / math.log(1 - 2 * LR))))  # eq. 8, eta / sigma_m^2 = 2 lr
+            personal[m] = z[m] + (1 - 2 * LR) ** steps[m] * (start - z[m])
+        known = True
+        inter = np.var(personal)
+        weights = 1 / (inter + intra)
+        g = float(weights @ personal / weights.sum())
+        np.testing.assert_allclose(self_fl.intra, intra, rtol=1e-6)
+        assert plan.compute_scale == {m: float(steps[m]) for m in range(3)}
+        np.testing.assert_allclose(values(self_fl.theta), personal, rtol=1e-5)
+        assert float(self_fl.global_model) == pytest.approx(g, rel=1e-5)
+
+
+def test_unknown_estimator_or_target_is_refused():
+    with pytest.raises(ValueError, match="intra_variance"):
+        build("self-fl", scalar_data(TRAIN), intra_variance="bootstrap")
+    with pytest.raises(ValueError, match="target"):
+        build("self-fl", scalar_data(TRAIN), target="bayes")
+
+
 def test_smoothing_with_the_activity_rate():
     """C = 1/2: two of four clients; theta^1 = (1 - C) theta^0 + C * (their eq. 11 average)."""
     data = scalar_data([[1.0], [2.0], [3.0], [4.0]])

@@ -13,21 +13,21 @@ client can form its leave-one-out sums). Client m, with its personal parameter
 - trains ``l_m`` mini-batch steps, eq. 8/16:
   ``(1 - eta_m / sigma_m^2)^l_m = S_-m / (sigma_m^-2 + S_-m)``, capped by ``max_local_steps``
   (l_max, 4.2) and at least 1. The paper's local objective is the summed negative
-  log-likelihood (eq. 5, Algorithm 2), while the Trainer steps ``lr`` on the mean loss: one
-  step is a step of ``eta_m = lr / n_m`` on the sum, so eq. 8 is solved with that ``eta_m``.
-  This reading is exact when the mean loss is the per-sample negative log-likelihood
-  (cross-entropy; squared error only for samples of variance 1/2: at the paper's 0.1 the
-  squared error is a fifth of it and Self-FL pulls towards the global model far more, e.g.
-  0.02 against local's 0.0012 in G.1 case 2, measured).
+  log-likelihood (eq. 5, Algorithm 2), while the Trainer steps ``lr`` on its mean (the
+  Trainer's loss is the per-sample negative log-likelihood): one step is a step of
+  ``eta_m = lr / n_m`` on the sum, so eq. 8 is solved with that ``eta_m``.
   When ``eta_m >= sigma_m^2`` a single step already passes the quadratic's optimum: 1 step;
-- updates ``sigma_m^2``, the empirical variance (trace: the sum of the entry-wise variances,
-  3.2) of its personal parameters across the rounds it took part in (eq. 13), by the online
-  recursion eq. 19 with its own activation counter (Remark E.1), including the new
-  ``theta_m^t``; it uploads ``theta_m^t`` and that ``sigma_m^2``.
+- updates ``sigma_m^2``, by default (``intra_variance=trajectory``) the empirical variance
+  (trace: the sum of the entry-wise variances, 3.2) of its personal parameters across the
+  rounds it took part in (eq. 13), by the online recursion eq. 19 with its own activation
+  counter (Remark E.1), including the new ``theta_m^t``; with ``intra_variance=fisher`` the
+  asymptotic variance of the local M-estimator that 3.1 names as the alternative, the trace of
+  the inverse (diagonal) Fisher information over ``N_m`` at ``theta_m^t``. It uploads
+  ``theta_m^t`` and ``sigma_m^2``.
 
-A client whose ``sigma_m^2`` is not yet estimable (fewer than two personal parameters, in its
-first two activations) starts from the global model and trains ``l_max`` steps: the
-warm start 3.2 recommends. The server sets ``sigma_0^2`` to the empirical variance of the
+A client whose ``sigma_m^2`` is not yet estimable (the trajectory needs two personal
+parameters, the Fisher information one) starts from the global model and trains ``l_max``
+steps: the warm start 3.2 recommends. The server sets ``sigma_0^2`` to the empirical variance of the
 uploaded personal parameters (eq. 14), aggregates them with weights ``(sigma_0^2 +
 sigma_m^2)^-1`` (eq. 11; models of zero total variance share all the weight, the limit) and
 smooths with the activity rate (4.1): ``theta^t = (1 - C) theta^{t-1} + C theta~^t``.
@@ -36,11 +36,17 @@ The personal parameters ``theta_m^t`` are what is evaluated. Traffic: one broadc
 model and two scalars down; the model and one scalar up per client. The compute scale of a
 client is ``l_m`` over a regular round's steps (E epochs).
 
-The paper's target ``theta_m^(FL)`` (eq. 3, the fixed point of eq. 7-10) treats client m's
-own parameter as the global one, so with large ``sigma_0^2`` it pulls towards the others'
-mean by about ``M sigma_m^2 / sigma_0^2``: more than Bayes would. In the strongly
-heterogeneous case G.1-2 that target is farther from the true parameters than local training
-is (measured, see tests/test_algorithm_self_fl.py).
+Why the options. On full-batch gradient descent (the G.1 synthetic data) personal parameters
+carry no sampling noise, so eq. 13 measures the optimization's path, not ``sigma_m^2``; the
+Fisher information gives the sampling variance itself (exact for the Gaussian model). And the
+paper's target ``theta_m^(FL)`` (eq. 3, the fixed point of eq. 7-10 and eq. 15/16) postulates
+client m's own parameter to be the global one (2.1: "theta_1 = theta_0"), so its prior from
+the others has precision ``S_-m``. Under the two-level model that generates the data,
+``theta_m ~ N(theta_0, sigma_0^2)`` like every other client's, the posterior mean has prior
+precision ``(sigma_0^2 + 1/S_-m)^-1`` instead: ``target=hierarchical`` solves eq. 8 with that
+(eq. 10's start is unchanged). With large ``sigma_0^2`` the paper's target pulls towards the
+others' mean about M times more than the posterior mean, and in G.1 case 2 it is farther from
+the true parameters than local training is (tests/test_algorithm_self_fl.py).
 """
 
 from __future__ import annotations
@@ -77,6 +83,13 @@ def variance_weights(inter: float, intra: np.ndarray) -> np.ndarray:
     return w / w.sum()
 
 
+def asymptotic_variance(fisher_diagonal: torch.Tensor, num_samples: int) -> float:
+    """Sec. 3.1's asymptotic (M-estimator) ``sigma_m^2``: the trace of the inverse Fisher
+    information over ``N_m``, with the diagonal approximation ``sum_j 1 / (N_m F_jj)``
+    (infinite when a parameter carries no information)."""
+    return float(torch.sum(1.0 / (num_samples * fisher_diagonal.double())))
+
+
 def local_steps(eta: float, intra: float, others_precision: float, max_steps: int) -> int:
     """Eq. 8/16: ``l`` with ``(1 - eta / sigma_m^2)^l = S_-m / (sigma_m^-2 + S_-m)``, rounded,
     in ``1..max_steps`` (needs ``eta, sigma_m^2, S_-m > 0``)."""
@@ -89,13 +102,20 @@ def local_steps(eta: float, intra: float, others_precision: float, max_steps: in
 
 class SelfFL(FederatedLearner):
     name = "self-fl"
-    defaults = {"max_local_steps": 40}  # l_max (4.2)
+    defaults = {"max_local_steps": 40, "intra_variance": "trajectory", "target": "paper"}  # l_max (4.2)
+    INTRA_VARIANCES = {"trajectory": 2, "fisher": 1}  # estimator -> personal parameters it needs
+    TARGETS = ("paper", "hierarchical")
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
         self.max_local_steps = int(self.options["max_local_steps"])
         if self.max_local_steps < 1:
             raise ValueError(f"self-fl needs max_local_steps >= 1, got {self.max_local_steps}")
+        self.intra_source, self.target = self.options["intra_variance"], self.options["target"]
+        if self.intra_source not in self.INTRA_VARIANCES:
+            raise ValueError(f"self-fl intra_variance must be one of {sorted(self.INTRA_VARIANCES)}, got {self.intra_source!r}")
+        if self.target not in self.TARGETS:
+            raise ValueError(f"self-fl target must be one of {list(self.TARGETS)}, got {self.target!r}")
         self.activity_rate = float(setup.participation)
         self.global_model = self.theta0.clone()
         self.counts = np.zeros(self.num_devices, dtype=int)  # personal parameters seen (Remark E.1)
@@ -115,12 +135,14 @@ class SelfFL(FederatedLearner):
     def client_start(self, device: int) -> tuple[torch.Tensor, int]:
         """(theta_m^INIT, l_m): eq. 10 and eq. 8, or the warm start while sigma_m^2 is unknown."""
         intra, others = self.intra[device], self.others_precision(device)
-        if self.counts[device] < 2 or intra <= 0 or others <= 0:
+        estimable = self.counts[device] >= self.INTRA_VARIANCES[self.intra_source] and 0 < intra < math.inf
+        if not estimable or others <= 0:
             return self.global_model, self.max_local_steps
         pull = 1.0 / ((self.inter + intra) * others)
         start = self.global_model + pull * (self.global_model - self.theta[device])
         eta = self.setup.training.lr / self.data.devices[device].num_train
-        return start, local_steps(eta, intra, others, self.max_local_steps)
+        prior = others if self.target == "paper" else 1.0 / (self.inter + 1.0 / others)
+        return start, local_steps(eta, intra, prior, self.max_local_steps)
 
     def plan_round(self, server_round: int) -> RoundPlan | None:
         if server_round == 0:
@@ -140,8 +162,12 @@ class SelfFL(FederatedLearner):
             epochs = -(-steps // self.trainer.steps_per_epoch(data))
             personal = self.trainer.train(start, data, self.generators[device], epochs=epochs, max_steps=steps)
             self.theta[device] = personal
-            self.counts[device], self.means[device], self.intra[device] = online_variance(
-                int(self.counts[device]), self.means[device], float(self.intra[device]), personal)
+            if self.intra_source == "fisher":
+                self.counts[device] += 1
+                self.intra[device] = asymptotic_variance(self.trainer.fisher_diagonal(personal, data.x_train), data.num_train)
+            else:
+                self.counts[device], self.means[device], self.intra[device] = online_variance(
+                    int(self.counts[device]), self.means[device], float(self.intra[device]), personal)
 
     # --- server side ------------------------------------------------------------------
     def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:

@@ -1,6 +1,7 @@
 """Self-FL: Algorithm 1 by hand (eq. 8, 10, 11, 13, 14, 19 and the 4.1 smoothing), its traffic,
 and personalized estimates on the two-level Gaussian model of section 2."""
 
+import json
 import math
 
 import numpy as np
@@ -160,14 +161,17 @@ def estimation_error(name: str, data: FederatedData, **options) -> float:
     return records[-1].evaluation.extras["estimation_error"]
 
 
-def paper_target(data: FederatedData, inter_variance: float) -> np.ndarray:
-    """Eq. 3 (the fixed point of eq. 7-10) with the true variances:
-    ``(z_m / s_m + sum_{k != m} z_k / (sigma_0^2 + s_k)) / (1 / s_m + sum_{k != m} 1 / (sigma_0^2 + s_k))``."""
+def target_estimates(data: FederatedData, inter_variance: float, target: str) -> np.ndarray:
+    """Self-FL's targets with the true variances, ``(z_m / s_m + P_m loo_m) / (1 / s_m + P_m)``
+    with loo_m the others' precision-weighted mean: eq. 3 has ``P_m = S_-m = sum_{k != m}
+    (sigma_0^2 + s_k)^-1``; the posterior mean under the two-level model ``(sigma_0^2 + 1/S_-m)^-1``."""
     z = np.array([float(d.y_train.double().mean()) for d in data.devices])
     s = NOISE_VARIANCE / data.train_sizes
     w = 1 / (inter_variance + s)
     others = w.sum() - w
-    return (z / s + (w * z).sum() - w * z) / (1 / s + others)
+    leave_one_out = (w @ z - w * z) / others
+    prior = others if target == "paper" else 1 / (inter_variance + 1 / others)
+    return (z / s + prior * leave_one_out) / (1 / s + prior)
 
 
 @pytest.mark.parametrize("sizes", [(10, 20), (5, 40)], ids=["similar-sizes", "unequal-sizes"])
@@ -187,11 +191,53 @@ def test_strong_heterogeneity_beats_fedavg_but_the_papers_target_loses_to_local(
     """G.1 case 2 (sigma_0^2 = 10 x the sample variance, N_m ~ U{10..200}, M = 20): Self-FL is
     far closer than FedAvg. It is not closer than local training (measured: 0.0116 vs 0.0084
     over 6 draws): the paper's own target, eq. 3, pulls each client towards the others' mean
-    about M s_m / sigma_0^2, much more than Bayes would, and is itself farther than local."""
+    about M s_m / sigma_0^2, much more than the posterior mean does, and over 10 draws it is
+    farther than local even with the true variances, while the posterior mean is closer (by
+    a few per cent only: with sigma_0^2 this large each client nearly learns on its own)."""
     inter = 10 * NOISE_VARIANCE
+    errors = {"paper": [], "hierarchical": [], "local": []}
+    for seed in range(10):
+        data = two_level_gaussian(seed, 20, inter, (10, 200))
+        truth = data.info["true_parameters"].ravel()
+        errors["local"].append(np.mean((np.array([float(d.y_train.double().mean()) for d in data.devices]) - truth) ** 2))
+        for target in ("paper", "hierarchical"):
+            errors[target].append(np.mean((target_estimates(data, inter, target) - truth) ** 2))
+    mean = {name: np.mean(values) for name, values in errors.items()}
+    assert mean["hierarchical"] < mean["local"] < mean["paper"], mean
     data = two_level_gaussian(0, 20, inter, (10, 200))
-    truth = data.info["true_parameters"].ravel()
-    z = np.array([float(d.y_train.double().mean()) for d in data.devices])
-    assert np.mean((paper_target(data, inter) - truth) ** 2) > np.mean((z - truth) ** 2)
     self_fl = estimation_error("self-fl", data, max_local_steps=40)
     assert self_fl < 0.01 * estimation_error("fedavg", data)
+
+
+@pytest.mark.parametrize("target", ["paper", "hierarchical"])
+def test_fisher_variances_lead_algorithm_1_to_its_target(target):
+    """G.1 case 2 with intra_variance=fisher (sigma_m^2 = 0.5 / N_m, exact here): the personal
+    estimates settle on the declared target, eq. 3 (prior precision S_-m) or the posterior mean
+    (prior precision (sigma_0^2 + 1/S_-m)^-1), with the server's own sigma_0^2: their distance to
+    it is under 15% of the local estimates' (measured: 5-9%; integer step counts leave the rest)."""
+    data = two_level_gaussian(0, 20, 10 * NOISE_VARIANCE, (10, 200))
+    setup = LearnerSetup(data, "scalar-mean", {}, GAUSSIAN_TRAINING, np.random.SeedSequence(1),
+                         options={"max_local_steps": 40, "intra_variance": "fisher", "target": target})
+    learner = ALGORITHMS["self-fl"](setup)
+    run_cosimulation(learner, NetworkSystem(rho=1, t_min=1, inv_mu=0), ROUNDS, np.random.default_rng(0), evaluate_every=ROUNDS)
+    expected = target_estimates(data, learner.inter, target)
+    z = np.array([float(d.y_train.double().mean()) for d in data.devices])
+    personal = values(learner.theta)
+    assert np.sqrt(np.mean((personal - expected) ** 2)) < 0.15 * np.sqrt(np.mean((z - expected) ** 2))
+
+
+@pytest.mark.parametrize("scenario", ["synthetic-gaussian", "synthetic-gaussian-heterogeneous"])
+def test_registered_g1_scenarios_through_the_cli(scenario, tmp_path, capsys):
+    """Both G.1 cases, 20 rounds (the estimates have settled by then), seed 0: with the
+    posterior-mean target Self-FL's estimates are closer to the true parameters than FedAvg's
+    and than local training's. Measured over 6 seeds at 200 rounds (mean squared error):
+    homogeneous 0.00132 vs FedAvg 0.00141 vs local 0.00597 (5 and 6 of 6 draws),
+    heterogeneous 0.00192 vs FedAvg 1.0 vs local 0.00197 (6 and 5 of 6); the paper's target
+    gives 0.00144 and 0.00363."""
+    from scenarios.cli import main
+
+    code = main(["run", "--scenario", scenario, "--algorithm", "self-fl", "fedavg", "local", "--option", "target=hierarchical",
+                 "--rounds", "20", "--eval-every", "20", "--out", str(tmp_path), "--no-figure", "--json"])
+    assert code == 0
+    error = {run["algorithm"]: run["estimation_error"] for run in json.loads(capsys.readouterr().out)["runs"]}
+    assert error["self-fl"] < error["fedavg"] and error["self-fl"] < error["local"], error

@@ -48,11 +48,11 @@ class Trainer:
         self.config = config
         self.task = task
         self.eval_batch = eval_batch
-        self.squared_error_scale = 0.5 / noise_variance
+        self.noise_variance = noise_variance
 
     def loss(self, outputs: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
         if self.task == "regression":
-            return self.squared_error_scale * F.mse_loss(outputs, y, reduction=reduction)
+            return F.mse_loss(outputs, y, reduction=reduction) / (2 * self.noise_variance)
         return F.cross_entropy(outputs, y, reduction=reduction)
 
     def train(
@@ -133,7 +133,7 @@ class Trainer:
             parts = jacobian(values, x_chunk)
             scores = torch.cat([parts[name].reshape(x_chunk.shape[0], width, -1) for name in names], dim=2)  # (B, C, P)
             if regression:
-                total += scores.square().sum(dim=(0, 1)) * (2 * self.squared_error_scale)  # 1 / noise_variance
+                total += scores.square().sum(dim=(0, 1)) / self.noise_variance
             else:
                 with torch.no_grad():
                     probs = torch.softmax(self.model(x_chunk), dim=-1)

@@ -27,10 +27,10 @@ client can form its leave-one-out sums). Client m, with its personal parameter
 
 A client whose ``sigma_m^2`` is not yet estimable (the trajectory needs two personal
 parameters, the Fisher information one) starts from the global model and trains ``l_max``
-steps: the warm start 3.2 recommends. The server sets ``sigma_0^2`` to the empirical variance of the
-uploaded personal parameters (eq. 14), aggregates them with weights ``(sigma_0^2 +
-sigma_m^2)^-1`` (eq. 11; models of zero total variance share all the weight, the limit) and
-smooths with the activity rate (4.1): ``theta^t = (1 - C) theta^{t-1} + C theta~^t``.
+steps: the warm start 3.2 recommends. The server sets ``sigma_0^2`` to the empirical
+variance of the uploaded personal parameters (eq. 14), aggregates them with weights
+``(sigma_0^2 + sigma_m^2)^-1`` (eq. 11; models of zero total variance share all the weight,
+the limit) and smooths with the activity rate (4.1): ``theta^t = (1 - C) theta^{t-1} + C theta~^t``.
 
 The personal parameters ``theta_m^t`` are what is evaluated. Traffic: one broadcast of the
 model and two scalars down; the model and one scalar up per client. The compute scale of a

@@ -110,12 +110,12 @@ class SelfFL(FederatedLearner):
         super().__init__(setup)
         self.max_local_steps = int(self.options["max_local_steps"])
         if self.max_local_steps < 1:
-            raise ValueError(f"self-fl needs max_local_steps >= 1, got {self.max_local_steps}")
+            raise ValueError(f"max_local_steps must be >= 1, got {self.max_local_steps}")
         self.intra_source, self.target = self.options["intra_variance"], self.options["target"]
         if self.intra_source not in self.INTRA_VARIANCES:
-            raise ValueError(f"self-fl intra_variance must be one of {sorted(self.INTRA_VARIANCES)}, got {self.intra_source!r}")
+            raise ValueError(f"intra_variance must be one of {sorted(self.INTRA_VARIANCES)}, got {self.intra_source!r}")
         if self.target not in self.TARGETS:
-            raise ValueError(f"self-fl target must be one of {list(self.TARGETS)}, got {self.target!r}")
+            raise ValueError(f"target must be one of {list(self.TARGETS)}, got {self.target!r}")
         self.activity_rate = float(setup.participation)
         self.global_model = self.theta0.clone()
         self.counts = np.zeros(self.num_devices, dtype=int)  # personal parameters seen (Remark E.1)

@@ -38,6 +38,8 @@ def test_local_steps_solve_eq_8():
 def test_variance_weights_are_eq_11():
     np.testing.assert_allclose(variance_weights(1.0, [0.0, 1.0, 3.0]), [4 / 7, 2 / 7, 1 / 7])
     np.testing.assert_allclose(variance_weights(0.0, [0.0, 0.5, 0.0]), [0.5, 0.0, 0.5])  # infinite precision
+    np.testing.assert_allclose(variance_weights(1.0, [math.inf, 1.0, 3.0]), [0.0, 2 / 3, 1 / 3])  # no information
+    np.testing.assert_allclose(variance_weights(1.0, [math.inf, math.inf]), [0.5, 0.5])
 
 
 def test_rounds_follow_algorithm_1_by_hand():

@@ -77,16 +77,22 @@ def spread(models: torch.Tensor) -> float:
 
 def variance_weights(inter: float, intra: np.ndarray) -> np.ndarray:
     """Eq. 11's normalized weights ``(sigma_0^2 + sigma_m^2)^-1``; zero total variances (infinite
-    precision) share all the weight equally."""
+    precision) share all the weight equally, infinite ones get none (equal weights if all are)."""
     total = inter + np.asarray(intra, dtype=np.float64)
-    w = (total <= 0).astype(np.float64) if np.any(total <= 0) else 1.0 / total
+    if np.any(total <= 0):
+        w = (total <= 0).astype(np.float64)
+    elif np.all(np.isinf(total)):
+        w = np.ones_like(total)
+    else:
+        w = 1.0 / total
     return w / w.sum()
 
 
 def asymptotic_variance(fisher_diagonal: torch.Tensor, num_samples: int) -> float:
     """Sec. 3.1's asymptotic (M-estimator) ``sigma_m^2``: the trace of the inverse Fisher
-    information over ``N_m``, with the diagonal approximation ``sum_j 1 / (N_m F_jj)``
-    (infinite when a parameter carries no information)."""
+    information over ``N_m``, with the diagonal approximation ``sum_j 1 / (N_m F_jj)``.
+    Infinite when the data inform some parameter not at all (an image model's weights on
+    always-blank pixels): such a client keeps the warm start and gets no weight in eq. 11."""
     return float(torch.sum(1.0 / (num_samples * fisher_diagonal.double())))
 
 

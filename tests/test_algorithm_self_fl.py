@@ -1,5 +1,6 @@
 """Self-FL: Algorithm 1 by hand (eq. 8, 10, 11, 13, 14, 19 and the 4.1 smoothing), its traffic,
-and personalized estimates on the two-level Gaussian model of section 2."""
+its Fisher variances and targets, and personalized estimates on the two-level Gaussian model of
+section 2."""
 
 import json
 import math
@@ -13,6 +14,7 @@ from learning.algorithms.self_fl import local_steps, online_variance, variance_w
 from learning.data import DeviceData, FederatedData
 from learning.training import LocalTraining
 from netsim import NetworkSystem, run_cosimulation
+from scenarios.cli import main
 from tiny_learners import build, run_round, scalar_data, values
 
 LR, MAX_STEPS = 0.1, 8
@@ -236,8 +238,6 @@ def test_registered_g1_scenarios_through_the_cli(scenario, tmp_path, capsys):
     homogeneous 0.00132 vs FedAvg 0.00141 vs local 0.00597 (5 and 6 of 6 draws),
     heterogeneous 0.00192 vs FedAvg 1.0 vs local 0.00197 (6 and 5 of 6); the paper's target
     gives 0.00144 and 0.00363."""
-    from scenarios.cli import main
-
     code = main(["run", "--scenario", scenario, "--algorithm", "self-fl", "fedavg", "local", "--option", "target=hierarchical",
                  "--rounds", "20", "--eval-every", "20", "--out", str(tmp_path), "--no-figure", "--json"])
     assert code == 0

@@ -91,8 +91,8 @@ def _gaussian(name: str, variant: dict, label: str) -> Scenario:
         description=(
             f"Self-FL G.1 {label} synthetic data: {GAUSSIAN_DEVICES} clients, theta_m ~ N({THETA_0}, "
             f"{variant['inter_variance']}), N_m ~ U{{{low}..{high}}} scalar samples ~ N(theta_m, {INTRA_VARIANCE}) "
-            "plus N_m/3 for validation; one scalar parameter, Gaussian negative log-likelihood, 50 full-batch steps per round, "
-            "full participation (the paper sweeps 0.1-1), 200 rounds"
+            "plus N_m/3 for validation; one scalar parameter, Gaussian negative log-likelihood, "
+            "50 full-batch steps per round, full participation (the paper sweeps 0.1-1), 200 rounds"
         ),
         build=partial(build_two_level_gaussian, **variant),
         model_name="scalar-mean",

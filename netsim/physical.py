@@ -214,3 +214,12 @@ class RoundChannel:
         snr = radio.db_to_linear(self.uplink_snr_db[device]) * sharing
         width = self.system.uplink.bandwidth_hz / sharing
         return float(radio.shannon_rate_bps(width, snr, self.system.snr_gap_db, self.system.max_bps_per_hz))
+
+
+def channel_seeds(network_seq: np.random.SeedSequence) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+    """(layout, fading) seeds: children of the network seed's own channel child, so the compute
+    draws (the network seed's generator) are the same whether the physical layer is on or off,
+    and a run's layout does not depend on how many rounds it runs."""
+    channel = np.random.SeedSequence(network_seq.entropy, spawn_key=tuple(network_seq.spawn_key) + (0,))
+    layout, fading = channel.spawn(2)
+    return layout, fading

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from scenarios.commands import compare, datasets, listing, plot, round_time, run, scenario, streams
+from scenarios.commands import cell, compare, datasets, listing, plot, round_time, run, scenario, streams
 from scenarios.errors import UsageError
 
 COMMANDS = {
@@ -18,6 +18,7 @@ COMMANDS = {
     "list": listing,
     "datasets": datasets,
     "scenario": scenario,
+    "cell": cell,
 }
 
 

@@ -26,6 +26,7 @@ from scenarios.errors import UsageError
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.results import csv_text, ensure_writable_dir, json_text, staged_folder
 from scenarios.scenario import Scenario
+from scenarios.seeds import seed_streams
 from scenarios.systems import get_system
 
 FORMAT_VERSION = 1
@@ -57,12 +58,6 @@ class RunSpec:
         extra = "".join(f"_{k}-{v}" for k, v in sorted(self.options.items()) if k != "streams")
         raw = f"{self.scenario}_{self.label}{extra}_{self.system}_{self.mode}_s{self.seed}"
         return re.sub(r"[^A-Za-z0-9._-]+", "-", raw.replace(" k=", "_k"))
-
-
-def seed_streams(seed: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence, np.random.SeedSequence]:
-    """(data partition, learner, network) streams of one run seed."""
-    data_seq, learner_seq, network_seq = np.random.SeedSequence(seed).spawn(3)
-    return data_seq, learner_seq, network_seq
 
 
 @functools.lru_cache(maxsize=4)

@@ -6,7 +6,7 @@ satisfies ``Learner``. It never imports torch.
 
 from netsim.distributions import Deterministic, ShiftedExponential
 from netsim.engine import RoundRecord, retime_plans, run_cosimulation, simulate_rounds
-from netsim.plan import Learner, RoundPlan, Stream
+from netsim.plan import Learner, RoundOutcome, RoundPlan, Stream
 from netsim.round_time import expected_round_time_barrier, harmonic_number
 from netsim.system import TIMING_MODES, NetworkSystem
 from netsim.trace import TraceEvent
@@ -15,6 +15,7 @@ __all__ = [
     "Deterministic",
     "Learner",
     "NetworkSystem",
+    "RoundOutcome",
     "RoundPlan",
     "RoundRecord",
     "ShiftedExponential",

@@ -21,6 +21,7 @@ import numpy as np
 from learning.algorithms import LearnerSetup
 from learning.data import FederatedData
 from netsim import RoundRecord, TraceEvent, run_cosimulation
+from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
 from scenarios.errors import UsageError
 from scenarios.registry import get_algorithm, get_scenario
@@ -45,6 +46,7 @@ class RunSpec:
     mode: str = "pipelined"
     deadline: float | None = None
     evaluate_every: int = 1
+    radio: dict = field(default_factory=dict)  # overrides of a physical cell preset's parameters
 
     @property
     def label(self) -> str:
@@ -56,7 +58,8 @@ class RunSpec:
     @property
     def run_name(self) -> str:
         extra = "".join(f"_{k}-{v}" for k, v in sorted(self.options.items()) if k != "streams")
-        raw = f"{self.scenario}_{self.label}{extra}_{self.system}_{self.mode}_s{self.seed}"
+        radio = "".join(f"_{k}-{v}" for k, v in sorted(self.radio.items()))
+        raw = f"{self.scenario}_{self.label}{extra}_{self.system}{radio}_{self.mode}_s{self.seed}"
         return re.sub(r"[^A-Za-z0-9._-]+", "-", raw.replace(" k=", "_k"))
 
 
@@ -101,12 +104,40 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
         "training": asdict(scenario.training),
         "participation": scenario.participation,
-        "system": {"name": spec.system, **asdict(system)},
+        "system": system_config(spec.system, system),
         "rounds": rounds,
         "seed": spec.seed,
         "evaluate_every": spec.evaluate_every,
         "num_devices": learner.num_devices,
+        "device_samples_per_update": samples_per_update(scenario, learner).tolist(),
     }
+
+
+def system_config(name: str, system) -> dict:
+    """The system as recorded: the normalized one's ``rho``, ``t_min``... (time in ``T_dl``), or a
+    physical one's every parameter with ``kind: physical`` and ``time_unit: s``."""
+    if isinstance(system, PhysicalSystem):
+        return {"name": name, "kind": "physical", "time_unit": "s", **asdict(system)}
+    return {"name": name, **asdict(system)}
+
+
+def samples_per_update(scenario: Scenario, learner) -> np.ndarray:
+    """Training samples a device processes in one standard local update (E epochs of its data):
+    the unit a physical network counts CPU cycles in."""
+    return scenario.training.epochs * np.asarray(learner.train_sizes, dtype=float)
+
+
+def bind_network(system, network_seq: np.random.SeedSequence, samples: np.ndarray):
+    """(network the engine drives, channel generator): a physical system gets its layout and
+    fading from the channel child of the network seed; a normalized one is its own network."""
+    if not isinstance(system, PhysicalSystem):
+        return system, None
+    layout_seq, fading_seq = channel_seeds(network_seq)
+    try:
+        layout = system.cell.place(samples.size, np.random.default_rng(layout_seq))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return system.bind(layout, samples), np.random.default_rng(fading_seq)
 
 
 def run_experiment(
@@ -127,42 +158,48 @@ def run_experiment(
         raise UsageError(f"rounds must be >= 1, got {rounds}")
     if spec.evaluate_every < 1:
         raise UsageError(f"evaluate-every must be >= 1, got {spec.evaluate_every}")
-    system = get_system(spec.system, spec.mode, spec.deadline)
+    system = get_system(spec.system, spec.mode, spec.deadline, spec.radio)
     get_algorithm(spec.algorithm)
     out_root = ensure_writable_dir(out_root)
     data = build_data(spec.scenario, spec.seed, data_dir)
     learner = build_learner(spec, data, scenario)
     config = resolved_config(spec, scenario, system, learner, rounds)
+    _, _, network_seq = seed_streams(spec.seed)
+    network, channel_rng = bind_network(system, network_seq, samples_per_update(scenario, learner))
     final = out_root / spec.run_name
     if reuse and (final / "summary.json").exists() and _read_json(final / "config.json") == _jsonable(config):
         return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": True}
+
+    physical = isinstance(system, PhysicalSystem)
+    unit, unit_digits = ("s", 3) if physical else ("T_dl", 1)
 
     def report(record: RoundRecord) -> None:
         every = max(1, rounds // 10)
         if progress is not None and record.evaluation is not None and record.server_round % every == 0:
             progress(
-                f"[{spec.label}] round {record.server_round}/{rounds}  t={record.end:.1f} T_dl  "
+                f"[{spec.label}] round {record.server_round}/{rounds}  t={record.end:.{unit_digits}f} {unit}  "
                 f"mean acc {record.evaluation.mean_accuracy:.3f}"
             )
 
-    _, _, network_seq = seed_streams(spec.seed)
     try:
         records, trace = run_cosimulation(
-            learner, system, rounds, np.random.default_rng(network_seq), report, spec.evaluate_every
+            learner, network, rounds, np.random.default_rng(network_seq), report, spec.evaluate_every, channel_rng
         )
     except ValueError as error:
         raise UsageError(f"{spec.label}: {error}") from None
-    summary = summarize(spec, records, learner)
+    summary = summarize(spec, records, learner, trace if physical else None)
     with staged_folder(final) as folder:
         (folder / "config.json").write_text(json_text(config))
-        (folder / "rounds.csv").write_text(rounds_csv(records, learner.num_devices))
+        (folder / "rounds.csv").write_text(rounds_csv(records, learner.num_devices, physical))
         (folder / "trace.csv").write_text(trace_csv(trace))
         (folder / "plans.jsonl").write_text(plans_jsonl(records))
         (folder / "summary.json").write_text(json_text(summary))
     return {**summary, "result_dir": str(final), "reused": False}
 
 
-def summarize(spec: RunSpec, records: list[RoundRecord], learner) -> dict:
+def summarize(spec: RunSpec, records: list[RoundRecord], learner, trace: list[TraceEvent] | None = None) -> dict:
+    """The run's summary; on a physical network (``trace`` given) with its energy: totals by
+    kind from the trace and per-device totals from the rounds."""
     last = records[-1]
     evaluation = last.evaluation
     sending = [r for r in records if r.server_round > 0 and r.num_streams > 0]
@@ -180,33 +217,72 @@ def summarize(spec: RunSpec, records: list[RoundRecord], learner) -> dict:
         "simulated_time": float(last.end),
         "downlink_bits": float(sum(r.downlink_bits for r in records)),
         "uplink_bits": float(sum(r.uplink_bits for r in records)),
+        "time_unit": "s" if trace is not None else "T_dl",
+        "dropped": dropped_counts(records),
     }
+    if trace is not None:
+        device_j = np.zeros(learner.num_devices)
+        for r in records:
+            for device, joules in (r.energy_j or {}).items():
+                device_j[device] += joules
+        by_kind = {"receive": 0.0, "compute": 0.0, "uplink": 0.0, "dropped": 0.0}
+        for e in trace:
+            if e.kind in by_kind:
+                by_kind[e.kind] += e.energy_j
+        summary.update({
+            "energy_j": float(device_j.sum()),
+            "receive_energy_j": by_kind["receive"],
+            "compute_energy_j": by_kind["compute"],
+            # uploads that arrived, and FDMA uploads cut by the deadline
+            "transmit_energy_j": by_kind["uplink"] + by_kind["dropped"],
+            "device_energy_j": device_j.tolist(),
+        })
     summary.update({k: v for k, v in evaluation.extras.items() if k != "streams_chosen"})
     return summary
 
 
-def rounds_csv(records: list[RoundRecord], num_devices: int) -> str:
-    header = ["round", "time", "duration", "downlink_bits", "uplink_bits", "streams", "participants", "arrived",
-              "mean_accuracy", "worst_accuracy", "mean_loss"] + [f"accuracy_{d}" for d in range(num_devices)]
-    rows, downlink, uplink = [], 0.0, 0.0
+def dropped_counts(records: list[RoundRecord]) -> dict[str, int]:
+    """How many device-rounds were dropped, by reason (deadline, downlink-outage, uplink-outage)."""
+    counts: dict[str, int] = {}
+    for r in records:
+        for reason in (r.outcome.dropped.values() if r.outcome else ()):
+            counts[reason] = counts.get(reason, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = False) -> str:
+    """One row per round; on a physical network also the round's energy, cumulative energy and
+    each device's energy in the round (``energy_j_<d>``), in joules."""
+    header = ["round", "time", "duration", "downlink_bits", "uplink_bits", "streams", "participants", "received",
+              "computed", "arrived", "mean_accuracy", "worst_accuracy", "mean_loss"] + [f"accuracy_{d}" for d in range(num_devices)]
+    if physical:
+        header += ["round_energy_j", "energy_j"] + [f"energy_j_{d}" for d in range(num_devices)]
+    rows, downlink, uplink, spent = [], 0.0, 0.0, 0.0
     for r in records:
         downlink += r.downlink_bits
         uplink += r.uplink_bits
         participants = len(r.plan.participants) if r.plan else 0
+        received = len(r.outcome.received) if r.outcome else 0
+        computed = len(r.outcome.computed) if r.outcome else 0
         row = [r.server_round, repr(float(r.end)), repr(float(r.duration)), repr(downlink), repr(uplink),
-               r.num_streams, participants, len(r.arrived)]
+               r.num_streams, participants, received, computed, len(r.arrived)]
         if r.evaluation is None:
             row += [""] * (3 + num_devices)
         else:
             e = r.evaluation
             row += [repr(e.mean_accuracy), repr(e.worst_accuracy), repr(float(np.mean(e.loss)))]
             row += [repr(float(a)) for a in e.accuracy]
+        if physical:
+            per_device = [float((r.energy_j or {}).get(d, 0.0)) for d in range(num_devices)]
+            spent += sum(per_device)
+            row += [repr(sum(per_device)), repr(spent)] + [repr(j) for j in per_device]
         rows.append(row)
     return csv_text(header, rows)
 
 
 def trace_csv(trace: list[TraceEvent]) -> str:
-    return csv_text(TRACE_FIELDS, ([e.round, e.kind, e.entity, repr(float(e.start)), repr(float(e.end)), repr(float(e.bits))] for e in trace))
+    return csv_text(TRACE_FIELDS, ([e.round, e.kind, e.entity, repr(float(e.start)), repr(float(e.end)), repr(float(e.bits)),
+                                    repr(float(e.energy_j)), e.reason] for e in trace))
 
 
 def plans_jsonl(records: list[RoundRecord]) -> str:

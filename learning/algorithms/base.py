@@ -167,6 +167,7 @@ class MixingLearner(FederatedLearner):
         super().__init__(setup)
         self.theta_half = self.theta.clone()
         self.needs_model = set(range(self.num_devices)) if self.communicates else set()
+        self.streamed: set[int] = set()  # devices sent their model this round
         self.model_key: list = [("init",)] * self.num_devices
 
     def mixing_matrix(self) -> np.ndarray:
@@ -187,8 +188,14 @@ class MixingLearner(FederatedLearner):
                 groups.setdefault(self.model_key[device], []).append(device)
         payload = self.model_bits if bits is None else bits
         streams = tuple(Stream(tuple(devices), payload) for devices in groups.values())
+        self.streamed = {device for devices in groups.values() for device in devices}
         self.needs_model.difference_update(participants)
         return streams
+
+    def round_outcome(self, server_round: int, outcome) -> None:
+        """A device that missed the stream sent to it (downlink outage) still needs its model."""
+        self.needs_model.update(self.streamed.difference(outcome.received))
+        self.streamed = set()
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         for device in devices:

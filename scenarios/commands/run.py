@@ -34,7 +34,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="algorithm option, repeatable (e.g. mu=0.5)")
     parser.add_argument("--system", default=DEFAULT_SYSTEM, help=f"network system (default {DEFAULT_SYSTEM}; see 'fl-cosim list')")
     parser.add_argument("--mode", choices=("pipelined", "barrier"), default="pipelined", help="timing mode (default pipelined)")
-    parser.add_argument("--deadline", type=float, help="round deadline in T_dl units; late devices are dropped from aggregation")
+    parser.add_argument("--deadline", type=float, help="round deadline (T_dl units; seconds on a physical cell); late devices are dropped from aggregation")
+    parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a physical cell preset's parameter, repeatable (e.g. uplink_access=fdma; see 'fl-cosim cell')")
     parser.add_argument("--rounds", type=int, help="training rounds after the set-up round (default: the scenario's)")
     parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
     parser.add_argument("--eval-every", type=int, default=1, help="evaluate every N rounds (default 1)")
@@ -48,6 +50,10 @@ def add_parser(subparsers) -> None:
 def run_specs(args) -> list[RunSpec]:
     get_scenario(args.scenario)
     options = dict(parse_option(text) for text in args.option)
+    radio = dict(parse_option(text) for text in args.radio)
+    from scenarios.systems import get_system
+
+    get_system(args.system, args.mode, args.deadline, radio)  # refuse a bad system before anything runs
     if args.lam is not None:
         if args.lam < 0:
             raise UsageError(f"--lambda must be >= 0, got {args.lam}")
@@ -67,7 +73,7 @@ def run_specs(args) -> list[RunSpec]:
             run_options.pop("lam", None)
         specs.append(RunSpec(
             scenario=args.scenario, algorithm=name, system=args.system, rounds=args.rounds, seed=args.seed,
-            options=run_options, mode=args.mode, deadline=args.deadline, evaluate_every=args.eval_every,
+            options=run_options, mode=args.mode, deadline=args.deadline, evaluate_every=args.eval_every, radio=radio,
         ))
     return specs
 
@@ -101,11 +107,15 @@ def execute(args):
                                        title=f"{args.scenario} on {args.system}")
     keys = ("algorithm", "label", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
             "downlink_bits", "uplink_bits", "result_dir")
-    runs = [{k: s[k] for k in keys} | {k: v for k, v in s.items() if k in ("clustering_ari", "estimation_error")} for s in summaries]
+    extras = ("clustering_ari", "estimation_error", "time_unit", "dropped", "energy_j", "device_energy_j")
+    runs = [{k: s[k] for k in keys} | {k: v for k, v in s.items() if k in extras} for s in summaries]
     data = {"runs": runs, "figure": str(figure) if figure else None}
+    physical = any(s.get("time_unit") == "s" for s in summaries)
     rows = [[s["label"], s["streams"], f"{s['final_mean_accuracy']:.3f}", f"{s['final_worst_accuracy']:.3f}",
-             f"{s['simulated_time']:.1f}", bits(s["downlink_bits"]), bits(s["uplink_bits"])] for s in summaries]
-    text = table(["algorithm", "streams", "mean acc", "worst acc", "time/T_dl", "downlink", "uplink"], rows)
+             f"{s['simulated_time']:.3f}" if physical else f"{s['simulated_time']:.1f}", bits(s["downlink_bits"]), bits(s["uplink_bits"])]
+            + ([f"{s['energy_j']:.4g}", sum(s["dropped"].values())] if physical else []) for s in summaries]
+    header = ["algorithm", "streams", "mean acc", "worst acc", "time (s)" if physical else "time/T_dl", "downlink", "uplink"]
+    text = table(header + (["energy (J)", "dropped"] if physical else []), rows)
     if figure:
         text += f"\n\nresults in {out}/, figure {figure}"
     return data, text

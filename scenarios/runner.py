@@ -8,11 +8,12 @@ algorithms run on the same seed see the same devices and the same initial model.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Callable
 
@@ -20,6 +21,7 @@ import numpy as np
 
 from learning.algorithms import LearnerSetup
 from learning.data import FederatedData
+from learning.training import LocalTraining
 from netsim import RoundRecord, TraceEvent, run_cosimulation
 from netsim.trace import TRACE_FIELDS
 from scenarios.errors import UsageError
@@ -44,6 +46,7 @@ class RunSpec:
     mode: str = "pipelined"
     deadline: float | None = None
     evaluate_every: int = 1
+    training: dict = field(default_factory=dict)  # overrides of the scenario's LocalTraining fields
 
     @property
     def label(self) -> str:
@@ -55,6 +58,7 @@ class RunSpec:
     @property
     def run_name(self) -> str:
         extra = "".join(f"_{k}-{v}" for k, v in sorted(self.options.items()) if k != "streams")
+        extra += "".join(f"_{k}-{v}" for k, v in sorted(self.training.items()))
         raw = f"{self.scenario}_{self.label}{extra}_{self.system}_{self.mode}_s{self.seed}"
         return re.sub(r"[^A-Za-z0-9._-]+", "-", raw.replace(" k=", "_k"))
 
@@ -76,6 +80,17 @@ def build_data(scenario_name: str, seed: int, data_dir: str | None) -> Federated
         raise UsageError(f"scenario {scenario_name!r}: {error}") from None
 
 
+def resolved_training(spec: RunSpec, scenario: Scenario) -> LocalTraining:
+    """The scenario's training settings with the run's overrides (checked: UsageError)."""
+    unknown = sorted(set(spec.training) - {f.name for f in fields(LocalTraining)})
+    if unknown:
+        raise UsageError(f"unknown training setting {', '.join(unknown)}; settings: {', '.join(f.name for f in fields(LocalTraining))}")
+    try:
+        return dataclasses.replace(scenario.training, **spec.training)
+    except ValueError as error:
+        raise UsageError(f"training: {error}") from None
+
+
 def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
     """The algorithm's learner with the scenario's defaults overridden by the run's options."""
     algorithm = get_algorithm(spec.algorithm)
@@ -85,7 +100,7 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
         data=data,
         model_name=scenario.model_name,
         model_kwargs=scenario.model_kwargs,
-        training=scenario.training,
+        training=resolved_training(spec, scenario),
         seed_sequence=learner_seq,
         participation=scenario.participation,
         options=options,
@@ -104,7 +119,7 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
         "algorithm": spec.algorithm,
         "algorithm_options": learner.options,  # every option, defaults resolved
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
-        "training": asdict(scenario.training),
+        "training": asdict(learner.setup.training),
         "participation": scenario.participation,
         "system": {"name": spec.system, **asdict(system)},
         "rounds": rounds,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.commands.common import add_data_dir, add_json, bits, parse_option, parse_streams, table
+from scenarios.commands.common import add_data_dir, add_json, add_training, bits, parse_option, parse_streams, table, training_overrides
 from scenarios.errors import UsageError
 from scenarios.registry import DEFAULT_SCENARIO, get_algorithm, get_scenario
 from scenarios.runner import RunSpec, run_experiment, stderr_progress
@@ -41,6 +41,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--out", default="results", help="output folder (default ./results)")
     parser.add_argument("--force", action="store_true", help="run again even when an identical finished run exists")
     parser.add_argument("--no-figure", action="store_true", help="do not write the accuracy-vs-time figure")
+    add_training(parser)
     add_data_dir(parser)
     add_json(parser)
 
@@ -58,6 +59,7 @@ def run_specs(args) -> list[RunSpec]:
         runs = list(DEFAULT_RUNS)
     streams_given = args.streams is not None
     options_for = applicable_options([name for name, _ in runs], options)
+    training = training_overrides(args)
     specs = []
     for name, defaults in runs:
         run_options = {**defaults, **options_for[name]}
@@ -68,6 +70,7 @@ def run_specs(args) -> list[RunSpec]:
         specs.append(RunSpec(
             scenario=args.scenario, algorithm=name, system=args.system, rounds=args.rounds, seed=args.seed,
             options=run_options, mode=args.mode, deadline=args.deadline, evaluate_every=args.eval_every,
+            training=training,
         ))
     return specs
 

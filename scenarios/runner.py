@@ -8,11 +8,12 @@ algorithms run on the same seed see the same devices and the same initial model.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Callable
 
@@ -20,6 +21,7 @@ import numpy as np
 
 from learning.algorithms import LearnerSetup
 from learning.data import FederatedData
+from learning.training import LocalTraining
 from netsim import RoundRecord, TraceEvent, run_cosimulation
 from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
@@ -46,6 +48,7 @@ class RunSpec:
     mode: str = "pipelined"
     deadline: float | None = None
     evaluate_every: int = 1
+    training: dict = field(default_factory=dict)  # overrides of the scenario's LocalTraining fields
     radio: dict = field(default_factory=dict)  # overrides of a physical cell preset's parameters
 
     @property
@@ -58,6 +61,7 @@ class RunSpec:
     @property
     def run_name(self) -> str:
         extra = "".join(f"_{k}-{v}" for k, v in sorted(self.options.items()) if k != "streams")
+        extra += "".join(f"_{k}-{v}" for k, v in sorted(self.training.items()))
         radio = "".join(f"_{k}-{v}" for k, v in sorted(self.radio.items()))
         raw = f"{self.scenario}_{self.label}{extra}_{self.system}{radio}_{self.mode}_s{self.seed}"
         return re.sub(r"[^A-Za-z0-9._-]+", "-", raw.replace(" k=", "_k"))
@@ -74,6 +78,17 @@ def build_data(scenario_name: str, seed: int, data_dir: str | None) -> Federated
         raise UsageError(f"scenario {scenario_name!r}: {error}") from None
 
 
+def resolved_training(spec: RunSpec, scenario: Scenario) -> LocalTraining:
+    """The scenario's training settings with the run's overrides (checked: UsageError)."""
+    unknown = sorted(set(spec.training) - {f.name for f in fields(LocalTraining)})
+    if unknown:
+        raise UsageError(f"unknown training setting {', '.join(unknown)}; settings: {', '.join(f.name for f in fields(LocalTraining))}")
+    try:
+        return dataclasses.replace(scenario.training, **spec.training)
+    except ValueError as error:
+        raise UsageError(f"training: {error}") from None
+
+
 def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
     """The algorithm's learner with the scenario's defaults overridden by the run's options."""
     algorithm = get_algorithm(spec.algorithm)
@@ -83,7 +98,7 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
         data=data,
         model_name=scenario.model_name,
         model_kwargs=scenario.model_kwargs,
-        training=scenario.training,
+        training=resolved_training(spec, scenario),
         seed_sequence=learner_seq,
         participation=scenario.participation,
         options=options,
@@ -102,14 +117,14 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
         "algorithm": spec.algorithm,
         "algorithm_options": learner.options,  # every option, defaults resolved
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
-        "training": asdict(scenario.training),
+        "training": asdict(learner.setup.training),
         "participation": scenario.participation,
         "system": system_config(spec.system, system),
         "rounds": rounds,
         "seed": spec.seed,
         "evaluate_every": spec.evaluate_every,
         "num_devices": learner.num_devices,
-        "device_samples_per_update": samples_per_update(scenario, learner).tolist(),
+        "device_samples_per_update": samples_per_update(learner).tolist(),
     }
 
 
@@ -121,10 +136,10 @@ def system_config(name: str, system) -> dict:
     return {"name": name, **asdict(system)}
 
 
-def samples_per_update(scenario: Scenario, learner) -> np.ndarray:
+def samples_per_update(learner) -> np.ndarray:
     """Training samples a device processes in one standard local update (E epochs of its data):
     the unit a physical network counts CPU cycles in."""
-    return scenario.training.epochs * np.asarray(learner.train_sizes, dtype=float)
+    return learner.setup.training.epochs * np.asarray(learner.train_sizes, dtype=float)
 
 
 def bind_network(system, network_seq: np.random.SeedSequence, samples: np.ndarray):
@@ -165,7 +180,7 @@ def run_experiment(
     learner = build_learner(spec, data, scenario)
     config = resolved_config(spec, scenario, system, learner, rounds)
     _, _, network_seq = seed_streams(spec.seed)
-    network, channel_rng = bind_network(system, network_seq, samples_per_update(scenario, learner))
+    network, channel_rng = bind_network(system, network_seq, samples_per_update(learner))
     final = out_root / spec.run_name
     if reuse and (final / "summary.json").exists() and _read_json(final / "config.json") == _jsonable(config):
         return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": True}

@@ -63,3 +63,36 @@ def bits(value: float) -> str:
         if value >= scale:
             return f"{value / scale:.2f} {unit}"
     return f"{value:.0f} bit"
+
+
+def add_training(parser) -> None:
+    """Training settings that override the scenario's (recorded in each run's config.json)."""
+    from learning.engine import BACKENDS
+    from learning.models import INIT_SCHEMES
+    from learning.training import OPTIMIZERS
+
+    group = parser.add_argument_group("training settings (default: the scenario's; 'fl-cosim scenario NAME' lists them)")
+    group.add_argument("--optimizer", choices=OPTIMIZERS, help="sgd (the paper's text) or adam (the authors' code: per-device state kept across rounds)")
+    group.add_argument("--init", choices=INIT_SCHEMES, help="initialization: keras (the authors' code) or torch (PyTorch's defaults)")
+    group.add_argument("--lr", type=float, help="local learning rate")
+    group.add_argument("--momentum", type=float, help="SGD momentum (0 <= m < 1)")
+    group.add_argument("--batch-size", type=int, help="local mini-batch size")
+    group.add_argument("--epochs", type=int, help="local epochs per round (E)")
+    group.add_argument("--backend", choices=tuple(BACKENDS), help="training engine (default: the scenario's, loop)")
+    group.add_argument("--device", help="where training runs: auto (CUDA when present), cpu, cuda[:N] (default cpu)")
+
+
+def training_overrides(args) -> dict:
+    """The training settings given on the command line; ``--device auto`` resolved here."""
+    keys = ("optimizer", "init", "lr", "momentum", "batch_size", "epochs", "backend", "device")
+    given = {key: getattr(args, key) for key in keys if getattr(args, key, None) is not None}
+    if given.get("device") == "auto":
+        import torch
+
+        given["device"] = "cuda" if torch.cuda.is_available() else "cpu"
+    if given.get("device", "cpu").startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError(f"--device {given['device']}: no CUDA device on this machine (use cpu or auto)")
+    return given

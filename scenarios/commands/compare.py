@@ -6,7 +6,7 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 
-from scenarios.commands.common import add_data_dir, add_json, parse_streams, table
+from scenarios.commands.common import add_data_dir, add_json, add_training, parse_streams, table, training_overrides
 from scenarios.errors import UsageError
 from scenarios.registry import DEFAULT_SCENARIO, get_algorithm, get_scenario
 from scenarios.runner import RunSpec, stderr_progress
@@ -33,6 +33,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--out", default="results", help="output folder (default ./results)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="runs in parallel worker processes (default: 2, or 1 on a 1-core machine)")
+    add_training(parser)
     add_data_dir(parser)
     add_json(parser)
 
@@ -53,9 +54,11 @@ def specs(args) -> dict[str, list[RunSpec]]:
             variants += [(name, {"streams": parse_streams("m")}), (name, {"streams": "auto"})]
         else:
             variants.append((name, {}))
+    training = training_overrides(args)
     out = {}
     for name, options in variants:
-        runs = [RunSpec(args.scenario, name, args.system, args.rounds, seed, options, evaluate_every=args.eval_every)
+        runs = [RunSpec(args.scenario, name, args.system, args.rounds, seed, options, evaluate_every=args.eval_every,
+                        training=training)
                 for seed in range(args.seeds)]
         out[runs[0].label] = runs
     return out

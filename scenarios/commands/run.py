@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.commands.common import add_data_dir, add_json, bits, parse_option, parse_streams, table
+from scenarios.commands.common import add_data_dir, add_json, add_training, bits, parse_option, parse_streams, table, training_overrides
 from scenarios.errors import UsageError
 from scenarios.registry import DEFAULT_SCENARIO, get_algorithm, get_scenario
 from scenarios.runner import RunSpec, run_experiment, stderr_progress
@@ -43,6 +43,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--out", default="results", help="output folder (default ./results)")
     parser.add_argument("--force", action="store_true", help="run again even when an identical finished run exists")
     parser.add_argument("--no-figure", action="store_true", help="do not write the accuracy-vs-time figure")
+    add_training(parser)
     add_data_dir(parser)
     add_json(parser)
 
@@ -64,6 +65,7 @@ def run_specs(args) -> list[RunSpec]:
         runs = list(DEFAULT_RUNS)
     streams_given = args.streams is not None
     options_for = applicable_options([name for name, _ in runs], options)
+    training = training_overrides(args)
     specs = []
     for name, defaults in runs:
         run_options = {**defaults, **options_for[name]}
@@ -73,7 +75,8 @@ def run_specs(args) -> list[RunSpec]:
             run_options.pop("lam", None)
         specs.append(RunSpec(
             scenario=args.scenario, algorithm=name, system=args.system, rounds=args.rounds, seed=args.seed,
-            options=run_options, mode=args.mode, deadline=args.deadline, evaluate_every=args.eval_every, radio=radio,
+            options=run_options, mode=args.mode, deadline=args.deadline, evaluate_every=args.eval_every,
+            training=training, radio=radio,
         ))
     return specs
 

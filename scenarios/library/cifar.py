@@ -1,5 +1,10 @@
 """The journal's concept-shift scenario (V-A): CIFAR-10 over 20 devices in 4 groups, each group
-relabelling the classes by its own random permutation; CIFAR-100 registered the same way."""
+relabelling the classes by its own random permutation; CIFAR-100 registered the same way.
+
+As the authors' reference code (the paper is silent): the 50,000 training images split into 20
+disjoint shares of 2,500 with no label skew, all of a share used for training, and every
+device validating on the same first 1,000 test images, relabelled by its group's permutation.
+"""
 
 from __future__ import annotations
 
@@ -8,38 +13,45 @@ from functools import partial
 import numpy as np
 
 from learning.data import FederatedData
-from scenarios.library.journal import JOURNAL_TRAINING, ROUNDS, VALIDATION_FRACTION
-from scenarios.library.sources import NUM_CLASSES, image_arrays, image_devices
+import torch
+
+from learning.data import DeviceData
+from scenarios.library.journal import JOURNAL_TRAINING, ROUNDS
+from scenarios.library.sources import NUM_CLASSES, image_arrays, unit_float
 from scenarios.partitions import equal_groups, group_label_permutations, iid_split
 from scenarios.scenario import Scenario
 
 NUM_DEVICES = 20
 NUM_GROUPS = 4
+SHARED_VALIDATION = 1_000  # the first test images, every device's validation set
 
 
 def build_concept_shift(rng: np.random.Generator, data_dir=None, *, dataset: str, num_devices: int, num_groups: int) -> FederatedData:
     """All training images split uniformly at random into equal shares (as the authors' code);
-    group g's labels are mapped through its permutation (group 0 keeps the original labels)."""
+    group g's labels are mapped through its permutation (group 0 keeps the original labels),
+    on its training share and on the shared validation images."""
     images, labels = image_arrays(dataset, data_dir, "train")
+    test_images, test_labels = image_arrays(dataset, data_dir, "test")
+    x_val = torch.from_numpy(unit_float(test_images[:SHARED_VALIDATION]))
     groups = equal_groups(num_devices, num_groups)
     permutations = group_label_permutations(num_groups, NUM_CLASSES[dataset], rng)
     parts = iid_split(labels.size, num_devices, rng)
-
-    def relabel(device, xs, ys):
-        return xs, permutations[groups[device]][ys]
-
-    devices = image_devices(images, labels, parts, VALIDATION_FRACTION, rng, relabel)
+    devices = tuple(
+        DeviceData(torch.from_numpy(unit_float(images[part])), torch.from_numpy(permutations[groups[d]][labels[part]]),
+                   x_val, torch.from_numpy(permutations[groups[d]][test_labels[:SHARED_VALIDATION]]))
+        for d, part in enumerate(parts)
+    )
     return FederatedData(devices, num_classes=NUM_CLASSES[dataset], groups=groups, info={"dataset": dataset, "label_permutations": permutations})
 
 
 def _concept_shift(name: str, dataset: str) -> Scenario:
     return Scenario(
         name=name,
-        version=1,
+        version=2,
         description=(
             f"journal V-A concept shift on {dataset}: its 50,000 training images split equally over {NUM_DEVICES} devices "
-            f"in {NUM_GROUPS} groups, a random label permutation per group, {VALIDATION_FRACTION:.0%} validation "
-            "per device, LeNet-5 (3x32x32)"
+            f"in {NUM_GROUPS} groups, a random label permutation per group; every device validates on the first "
+            f"{SHARED_VALIDATION:,} test images relabelled by its group (as the authors' code); LeNet-5 (3x32x32)"
         ),
         build=partial(build_concept_shift, dataset=dataset, num_devices=NUM_DEVICES, num_groups=NUM_GROUPS),
         model_name="lenet5",

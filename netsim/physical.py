@@ -9,6 +9,7 @@ network draws one ``RoundChannel``: every device's downlink and uplink SNR for t
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -20,6 +21,7 @@ from netsim.distributions import ShiftedExponential
 from netsim.system import TIMING_MODES
 
 FADING_MODELS = ("rayleigh", "none")
+PLANNING_DRAWS = 1000
 UPLINK_ACCESS = ("tdma", "fdma")
 
 
@@ -100,12 +102,17 @@ class PhysicalSystem:
         """The random part of the compute time (drawn like the normalized model's, in seconds)."""
         return ShiftedExponential(0.0, self.compute_extra_s)
 
-    def bind(self, layout: CellLayout, samples_per_update: Sequence[float]) -> "PhysicalNetwork":
-        """The network of one run: this system with its devices placed and their data sizes."""
+    def bind(self, layout: CellLayout, samples_per_update: Sequence[float],
+             planning_rng: np.random.Generator | None = None) -> "PhysicalNetwork":
+        """The network of one run: this system with its devices placed and their data sizes;
+        ``planning_rng`` draws the fading samples of ``multicast_airtime_s_per_bit``."""
         samples = np.asarray(samples_per_update, dtype=float)
         if samples.shape != (layout.num_devices,):
             raise ValueError(f"{samples.size} sample counts for {layout.num_devices} devices")
-        return PhysicalNetwork(self, layout, samples)
+        fades = None
+        if planning_rng is not None and self.fading == "rayleigh":
+            fades = planning_rng.exponential(1.0, size=(PLANNING_DRAWS, layout.num_devices))
+        return PhysicalNetwork(self, layout, samples, fades)
 
     def mean_snr_db(self, layout: CellLayout) -> tuple[np.ndarray, np.ndarray]:
         """Per device, the downlink and uplink SNR without small-scale fading (its mean under
@@ -132,6 +139,7 @@ class PhysicalNetwork:
     system: PhysicalSystem
     layout: CellLayout
     samples_per_update: np.ndarray
+    planning_fades: np.ndarray | None = None  # draws x devices, |h|^2 samples for airtime estimates
 
     @property
     def mode(self) -> str:
@@ -144,6 +152,28 @@ class PhysicalNetwork:
     @property
     def compute(self) -> ShiftedExponential:
         return self.system.compute
+
+    @functools.cached_property
+    def _mean_downlink_snr_db(self) -> np.ndarray:
+        return self.system.mean_snr_db(self.layout)[0]
+
+    def multicast_airtime_s_per_bit(self, devices: Sequence[int]) -> float:
+        """The base station's estimate of a multicast's downlink seconds per bit for a group,
+        from the devices' mean SNRs (long-term channel reports): the mean, over its own fading
+        samples, of ``1 / rate of the weakest member not in outage`` (samples where every member
+        is in outage send nothing and are left out). Without fading: ``1 / rate(min SNR)``."""
+        mean_dl = self._mean_downlink_snr_db
+        members = list(devices)
+        if self.planning_fades is None:
+            snr_db = mean_dl[members][None, :]
+        else:
+            snr_db = mean_dl[members][None, :] + radio.linear_to_db(self.planning_fades[:, members])
+        rates = self.system.rate_bps(self.system.downlink.bandwidth_hz, snr_db)
+        rates = np.where(self.system.in_outage(snr_db), np.inf, rates).min(axis=1)
+        sent = np.isfinite(rates)
+        if not sent.any():
+            return float("inf")
+        return float(np.mean(1.0 / rates[sent]))
 
     def draw_round(self, rng: np.random.Generator) -> "RoundChannel":
         """One round's block fading: ``|h|^2 ~ Exp(1)`` per device and direction (downlink first)."""
@@ -216,10 +246,10 @@ class RoundChannel:
         return float(radio.shannon_rate_bps(width, snr, self.system.snr_gap_db, self.system.max_bps_per_hz))
 
 
-def channel_seeds(network_seq: np.random.SeedSequence) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
-    """(layout, fading) seeds: children of the network seed's own channel child, so the compute
-    draws (the network seed's generator) are the same whether the physical layer is on or off,
-    and a run's layout does not depend on how many rounds it runs."""
+def channel_seeds(network_seq: np.random.SeedSequence) -> tuple[np.random.SeedSequence, ...]:
+    """(layout, fading, planning) seeds: children of the network seed's own channel child, so
+    the compute draws (the network seed's generator) are the same whether the physical layer is
+    on or off, and a run's layout does not depend on how many rounds it runs. Planning draws
+    are the base station's own fading samples for estimating airtimes (never the round's)."""
     channel = np.random.SeedSequence(network_seq.entropy, spawn_key=tuple(network_seq.spawn_key) + (0,))
-    layout, fading = channel.spawn(2)
-    return layout, fading
+    return tuple(channel.spawn(3))

@@ -89,8 +89,9 @@ def resolved_training(spec: RunSpec, scenario: Scenario) -> LocalTraining:
         raise UsageError(f"training: {error}") from None
 
 
-def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
-    """The algorithm's learner with the scenario's defaults overridden by the run's options."""
+def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario, multicast_airtime=None):
+    """The algorithm's learner with the scenario's defaults overridden by the run's options (on
+    a physical cell it can estimate a multicast's airtime, as a base station from channel reports)."""
     algorithm = get_algorithm(spec.algorithm)
     options = {**scenario.algorithm_options.get(spec.algorithm, {}), **spec.options}
     _, learner_seq, _ = seed_streams(spec.seed)
@@ -102,6 +103,7 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
         seed_sequence=learner_seq,
         participation=scenario.participation,
         options=options,
+        multicast_airtime=multicast_airtime,
     )
     try:
         return algorithm(setup)
@@ -109,7 +111,7 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
         raise UsageError(f"{spec.algorithm}: {error}") from None
 
 
-def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: int) -> dict:
+def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: int, samples: np.ndarray) -> dict:
     return {
         "format_version": FORMAT_VERSION,
         "label": spec.label,
@@ -124,7 +126,7 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
         "seed": spec.seed,
         "evaluate_every": spec.evaluate_every,
         "num_devices": learner.num_devices,
-        "device_samples_per_update": samples_per_update(learner).tolist(),
+        "device_samples_per_update": samples.tolist(),
     }
 
 
@@ -136,10 +138,10 @@ def system_config(name: str, system) -> dict:
     return {"name": name, **asdict(system)}
 
 
-def samples_per_update(learner) -> np.ndarray:
+def samples_per_update(training: LocalTraining, data: FederatedData) -> np.ndarray:
     """Training samples a device processes in one standard local update (E epochs of its data):
     the unit a physical network counts CPU cycles in."""
-    return learner.setup.training.epochs * np.asarray(learner.train_sizes, dtype=float)
+    return training.epochs * np.asarray(data.train_sizes, dtype=float)
 
 
 def bind_network(system, network_seq: np.random.SeedSequence, samples: np.ndarray):
@@ -147,12 +149,12 @@ def bind_network(system, network_seq: np.random.SeedSequence, samples: np.ndarra
     fading from the channel child of the network seed; a normalized one is its own network."""
     if not isinstance(system, PhysicalSystem):
         return system, None
-    layout_seq, fading_seq = channel_seeds(network_seq)
+    layout_seq, fading_seq, planning_seq = channel_seeds(network_seq)
     try:
         layout = system.cell.place(samples.size, np.random.default_rng(layout_seq))
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return system.bind(layout, samples), np.random.default_rng(fading_seq)
+    return system.bind(layout, samples, np.random.default_rng(planning_seq)), np.random.default_rng(fading_seq)
 
 
 def run_experiment(
@@ -177,10 +179,12 @@ def run_experiment(
     get_algorithm(spec.algorithm)
     out_root = ensure_writable_dir(out_root)
     data = build_data(spec.scenario, spec.seed, data_dir)
-    learner = build_learner(spec, data, scenario)
-    config = resolved_config(spec, scenario, system, learner, rounds)
+    samples = samples_per_update(resolved_training(spec, scenario), data)
     _, _, network_seq = seed_streams(spec.seed)
-    network, channel_rng = bind_network(system, network_seq, samples_per_update(learner))
+    network, channel_rng = bind_network(system, network_seq, samples)
+    airtime = network.multicast_airtime_s_per_bit if channel_rng is not None else None
+    learner = build_learner(spec, data, scenario, airtime)
+    config = resolved_config(spec, scenario, system, learner, rounds, samples)
     final = out_root / spec.run_name
     if reuse and (final / "summary.json").exists() and _read_json(final / "config.json") == _jsonable(config):
         return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": True}

@@ -36,6 +36,9 @@ class LearnerSetup:
     seed_sequence: np.random.SeedSequence
     participation: float = 1.0  # fraction of devices sampled per round
     options: dict = field(default_factory=dict)
+    # on a physical cell, the base station's estimate of a multicast's downlink seconds per bit
+    # for a group of devices (from channel reports); None on a normalized system
+    multicast_airtime: Callable[[Sequence[int]], float] | None = None
 
 
 def known_options(cls: type) -> dict:

@@ -97,6 +97,15 @@ class PhysicalSystem:
         if self.deadline is not None and not self.deadline > 0:
             raise ValueError(f"deadline must be > 0, got {self.deadline}")
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "PhysicalSystem":
+        """From ``dataclasses.asdict`` form (as recorded in a result folder's config)."""
+        fields = {f: data[f] for f in cls.__dataclass_fields__ if f not in ("cell", "downlink", "uplink")}
+        cell = dict(data["cell"])
+        if cell.get("distances_m") is not None:
+            cell["distances_m"] = tuple(cell["distances_m"])
+        return cls(cell=Cell(**cell), downlink=LinkBudget(**data["downlink"]), uplink=LinkBudget(**data["uplink"]), **fields)
+
     @property
     def compute(self) -> ShiftedExponential:
         """The random part of the compute time (drawn like the normalized model's, in seconds)."""

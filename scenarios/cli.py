@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from scenarios.commands import cell, compare, datasets, listing, plot, round_time, run, scenario, streams
+from scenarios.commands import cell, compare, datasets, listing, penalty, plot, round_time, run, scenario, streams
 from scenarios.errors import UsageError
 
 COMMANDS = {
@@ -19,6 +19,7 @@ COMMANDS = {
     "datasets": datasets,
     "scenario": scenario,
     "cell": cell,
+    "penalty": penalty,
 }
 
 

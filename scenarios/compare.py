@@ -18,12 +18,13 @@ class Row:
     label: str
     mean_accuracy: tuple[float, float]  # mean, std over seeds
     worst_accuracy: tuple[float, float]
-    time_to_target: float | None  # mean over seeds that reached it, T_dl units
+    time_to_target: float | None  # mean over seeds that reached it, in time_unit
     bits_to_target: float | None  # downlink + uplink
     reached: int
     seeds: int
     streams: int
     total_bits: float
+    time_unit: str = "T_dl"  # seconds ("s") on a physical cell
 
 
 def first_reach(curve, target: float) -> tuple[float, float] | None:
@@ -85,6 +86,7 @@ def compare(
             seeds=len(cs),
             streams=int(cs[0].summary["streams"]),
             total_bits=float(np.mean([c.summary["downlink_bits"] + c.summary["uplink_bits"] for c in cs])),
+            time_unit=cs[0].time_unit,
         ))
     return rows, target
 
@@ -94,10 +96,11 @@ def _pct(pair: tuple[float, float]) -> str:
 
 
 def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
-    header = ["algorithm", "streams", "mean acc % (Table I)", "worst acc % (Table II)", "time to target / T_dl",
-              "bits to target", "reached", "total bits"]
+    seconds = bool(rows) and rows[0].time_unit == "s"
+    header = ["algorithm", "streams", "mean acc % (Table I)", "worst acc % (Table II)",
+              "time to target (s)" if seconds else "time to target / T_dl", "bits to target", "reached", "total bits"]
     body = [[r.label, str(r.streams), _pct(r.mean_accuracy), _pct(r.worst_accuracy),
-             "-" if r.time_to_target is None else f"{r.time_to_target:.1f}",
+             "-" if r.time_to_target is None else (f"{r.time_to_target:.3f}" if seconds else f"{r.time_to_target:.1f}"),
              "-" if r.bits_to_target is None else f"{r.bits_to_target:.4g}", f"{r.reached}/{r.seeds}", f"{r.total_bits:.4g}"]
             for r in rows]
     return header, body

@@ -56,7 +56,11 @@ class RunSpec:
         if not self.algorithm.endswith("user-centric"):
             return self.algorithm
         streams = self.options.get("streams")
-        return f"{self.algorithm} k={'m' if streams is None else streams}"
+        label = f"{self.algorithm} k={'m' if streams is None else streams}"
+        if self.options.get("formation") == "channel":
+            loss = self.options.get("silhouette_loss")
+            label += " channel" + ("" if loss is None else f" loss={loss}")
+        return label
 
     @property
     def run_name(self) -> str:

@@ -83,3 +83,20 @@ def test_retiming_on_the_cell_it_ran_on_reproduces_its_times(capsys, tmp_path):
     figure = tmp_path / "cells.png"
     assert main(["plot", folder, "--systems", "wireless-slow-ul", "umi-3.5ghz", "--out", str(figure)]) == 0
     assert figure.read_bytes().startswith(b"\x89PNG")
+
+
+def test_penalty_report(capsys, tmp_path):
+    data = run_json(capsys, "--system", "umi-3.5ghz", "--algorithm", "fedavg", "--rounds", "2", "--out", str(tmp_path))
+    folder = data["runs"][0]["result_dir"]
+    assert main(["penalty", folder, "--json"]) == 0
+    report = json.loads(capsys.readouterr()[0])["runs"][0]
+    assert report["models_per_round"] == 1.0 and report["streams"] == 1
+    # one broadcast to 20 devices runs at the weakest of 20 fades: slower than a typical unicast
+    assert report["penalty"] > 1.0
+    assert report["normalized_downlink_s_per_round"] == pytest.approx(report["t_dl_s"])
+    trace = [e for e in read_csv(f"{folder}/trace.csv") if e["kind"] == "downlink" and e["round"] != "0"]
+    assert report["downlink_s_per_round"] == pytest.approx(sum(float(e["end"]) - float(e["start"]) for e in trace) / 2)
+    normalized = run_json(capsys, "--algorithm", "fedavg", "--rounds", "1", "--out", str(tmp_path / "n"))["runs"][0]
+    assert main(["penalty", normalized["result_dir"]]) == 2
+    _, err = capsys.readouterr()
+    assert "did not run on a physical cell" in err and len(err.strip().splitlines()) == 1

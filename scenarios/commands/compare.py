@@ -19,7 +19,7 @@ def add_parser(subparsers) -> None:
         help="compare algorithms over seeds: accuracy tables, time and bits to a target",
         description="Run (or reuse finished runs of) each algorithm over N seeds; print and write "
         "(CSV and Markdown) the average per-device accuracy (Table I) and worst-device accuracy "
-        "(Table II), mean and std over seeds, and the simulated time (T_dl) and bits to reach a "
+        "(Table II), mean and std over seeds, and the simulated time (T_dl; seconds on a cell) and bits to reach a "
         "target mean accuracy.",
     )
     parser.add_argument("--scenario", default=DEFAULT_SCENARIO, help=f"scenario (default {DEFAULT_SCENARIO})")
@@ -28,6 +28,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--seeds", type=int, default=3, help="number of seeds, 0..N-1 (default 3)")
     parser.add_argument("--rounds", type=int, help="training rounds (default: the scenario's)")
     parser.add_argument("--system", default=DEFAULT_SYSTEM, help=f"network system (default {DEFAULT_SYSTEM})")
+    parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a physical cell preset's parameter, repeatable (see 'fl-cosim cell')")
     parser.add_argument("--target", type=float, help="target mean accuracy (default: 90%% of the best final mean accuracy)")
     parser.add_argument("--eval-every", type=int, default=1, help="evaluate every N rounds (default 1)")
     parser.add_argument("--out", default="results", help="output folder (default ./results)")
@@ -46,6 +48,10 @@ def specs(args) -> dict[str, list[RunSpec]]:
         raise UsageError(f"--seeds must be >= 1, got {args.seeds}")
     if args.target is not None and not 0 < args.target <= 1:
         raise UsageError(f"--target must be in (0, 1], got {args.target}")
+    radio = dict(parse_option(text) for text in args.radio)
+    from scenarios.systems import get_system
+
+    get_system(args.system, radio=radio)  # refuse a bad system before anything runs
     names = args.algorithm or list(ALGORITHMS)
     variants = []
     for name in names:

@@ -22,7 +22,7 @@ def execute(args):
     from scenarios.penalty import downlink_penalty
 
     rows = [downlink_penalty(folder) for folder in args.result_dirs]
-    body = [[r["label"] + (f" ({r['formation']})" if r["formation"] else ""), r["streams"], f"{r['models_per_round']:.2f}",
+    body = [[r["label"], r["streams"], f"{r['models_per_round']:.2f}",
              f"{r['downlink_s_per_round'] * 1e3:.2f}", f"{r['normalized_downlink_s_per_round'] * 1e3:.2f}",
              f"{r['penalty']:.2f}" if r["penalty"] is not None else "-", f"{r['simulated_time_s']:.2f}",
              f"{r['final_mean_accuracy']:.3f}", f"{r['energy_j']:.3g}"] for r in rows]

@@ -24,6 +24,12 @@ from scenarios.scenario import Scenario
 NUM_DEVICES = 20
 NUM_GROUPS = 4
 SHARED_VALIDATION = 1_000  # the first test images, every device's validation set
+# The eq. 10 mini-batch, chosen by measurement (benchmarks/eq10_batch.py, seed 0, Keras init):
+# the share of each row of W on the device's own group is 0.57 at the paper's N/3, 0.90 at
+# 0.6 N and 0.996 at 0.75 N (where k-means stops finding the groups: ARI 0.32); the reference
+# code's saved W matrices for this scenario put 0.83-0.975 there. 0.6 N is the setting that
+# matches them with the groups found exactly (ARI 1.0).
+EQ10 = {"variance_batch_fraction": 0.6}
 
 
 def build_concept_shift(rng: np.random.Generator, data_dir=None, *, dataset: str, num_devices: int, num_groups: int) -> FederatedData:
@@ -58,7 +64,7 @@ def _concept_shift(name: str, dataset: str) -> Scenario:
         model_kwargs={"in_channels": 3, "image_size": 32, "num_classes": NUM_CLASSES[dataset]},
         training=JOURNAL_TRAINING,
         rounds=ROUNDS,
-        # user-centric's eq. 10 batch is N/3 here (V-F): its default, a third of each local set
+        algorithm_options={name: EQ10 for name in ("user-centric", "parallel-user-centric")},
         datasets=(dataset,),
     )
 

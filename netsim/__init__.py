@@ -4,17 +4,24 @@ It owns the one round loop (``cosimulation_process``) and drives any learner tha
 satisfies ``Learner``. It never imports torch.
 """
 
+from netsim.cell import Cell, CellLayout
 from netsim.distributions import Deterministic, ShiftedExponential
 from netsim.engine import RoundRecord, retime_plans, run_cosimulation, simulate_rounds
+from netsim.physical import LinkBudget, PhysicalNetwork, PhysicalSystem
 from netsim.plan import Learner, RoundOutcome, RoundPlan, Stream
 from netsim.round_time import expected_round_time_barrier, harmonic_number
 from netsim.system import TIMING_MODES, NetworkSystem
 from netsim.trace import TraceEvent
 
 __all__ = [
+    "Cell",
+    "CellLayout",
     "Deterministic",
     "Learner",
+    "LinkBudget",
     "NetworkSystem",
+    "PhysicalNetwork",
+    "PhysicalSystem",
     "RoundOutcome",
     "RoundPlan",
     "RoundRecord",

@@ -137,7 +137,8 @@ class _Deadline:
 
 
 def round_process(env, plan: RoundPlan, system, model_bits: float, rng: np.random.Generator, trace, server_round, channel_rng=None):
-    """One round; returns its ``RoundOutcome`` (who received, computed, arrived, was dropped).
+    """One round; returns its ``RoundOutcome`` (who received, computed, arrived, was dropped)
+    and, on a physical network, each participant's energy in the round (else None).
 
     Compute times are drawn up front in participant order, so barrier and pipelined runs of
     the same seed see the same draws (common random numbers); a physical network then draws

@@ -93,6 +93,8 @@ def cell_parameters(name: str, overrides: dict | None = None) -> dict:
     unknown = sorted(set(overrides) - set(PARAMETERS))
     if unknown:
         raise UsageError(f"unknown radio parameter {', '.join(unknown)}; known: {', '.join(sorted(PARAMETERS))}")
+    if "fading" in overrides and overrides["fading"] is None:
+        overrides["fading"] = "none"  # the text "none" reads as None on the command line
     if isinstance(overrides.get("distances_m"), (str, int, float)):
         overrides["distances_m"] = _distances(overrides["distances_m"])
     return {**CELLS[name].parameters, **overrides}

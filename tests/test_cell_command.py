@@ -53,11 +53,15 @@ def test_cell_layout_is_the_runs_layout():
 
 def test_radio_overrides_apply(capsys, tmp_path):
     code, out, _ = run_cli(capsys, "cell", "umi-3.5ghz", "--devices", "3", "--rounds", "10", "--radio", "distances_m=20,60,90",
-                           "--radio", "los=los", "--radio", "shadowing=false", "--out", str(tmp_path / "c.png"), "--json")
+                           "--radio", "los=los", "--radio", "shadowing=false", "--radio", "fading=none",
+                           "--radio", "outage_snr_db=none", "--out", str(tmp_path / "c.png"), "--json")
     data = json.loads(out)
     assert code == 0
     assert [round(r["distance_m"], 6) for r in data["device_table"]] == [20.0, 60.0, 90.0]
     assert all(r["los"] and r["shadowing_db"] == 0.0 for r in data["device_table"])
+    assert data["parameters"]["fading"] == "none" and data["summary"]["downlink_outage_probability"] == 0.0
+    # no fading: every round's broadcast runs at the farthest device's rate
+    assert data["summary"]["broadcast_over_unicast_airtime"] > 1.0
 
 
 @pytest.mark.parametrize("argv,needle", [

@@ -1,5 +1,6 @@
 """An FDMA uplink in SimPy: the band split equally among the devices transmitting at each
-moment, each at its own rate on its share (``rate_bps(device, sharing)``).
+moment, each at its own rate on its share (``rates_bps(devices, sharing)``, vectorized over
+the devices).
 
 Whenever a device starts or finishes, the shares change and every remaining transmission
 continues at its new rate (a processor-sharing queue with per-device rates).
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
 import simpy
 
 RELATIVE_TOLERANCE = 1e-9  # bits left below this fraction of the payload count as sent (rounding)
@@ -17,9 +19,9 @@ RELATIVE_TOLERANCE = 1e-9  # bits left below this fraction of the payload count 
 class FdmaUplink:
     """``transmit(device, bits)`` gives an event that fires when the last bit is through."""
 
-    def __init__(self, env: simpy.Environment, rate_bps: Callable[[int, int], float]):
+    def __init__(self, env: simpy.Environment, rates_bps: Callable[[np.ndarray, int], np.ndarray]):
         self.env = env
-        self.rate_bps = rate_bps
+        self.rates_bps = rates_bps
         self.remaining: dict[int, float] = {}
         self.payload: dict[int, float] = {}
         self.done: dict[int, simpy.Event] = {}
@@ -44,8 +46,9 @@ class FdmaUplink:
         return sent
 
     def _rates(self) -> dict[int, float]:
-        sharing = len(self.remaining)
-        return {device: self.rate_bps(device, sharing) for device in self.remaining}
+        devices = list(self.remaining)
+        rates = self.rates_bps(np.array(devices), len(devices))
+        return dict(zip(devices, rates.tolist()))
 
     def _advance(self) -> None:
         elapsed = self.env.now - self.updated_at

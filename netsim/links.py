@@ -87,9 +87,9 @@ class PhysicalLinks:
         """TDMA: alone on the whole band at the device's own rate."""
         return bits / float(self._ul_bps[device]) if bits > 0 else 0.0
 
-    def uplink_share_bps(self, device: int, sharing: int) -> float:
-        """FDMA: the device's rate on ``1/sharing`` of the band."""
-        return self.channel.uplink_share_bps(device, sharing)
+    def uplink_share_bps(self, devices: np.ndarray, sharing: int) -> np.ndarray:
+        """FDMA: the devices' rates on ``1/sharing`` of the band each."""
+        return self.channel.uplink_share_bps(devices, sharing)
 
     def compute_j(self, device: int, scale: float) -> float:
         return self.network.compute_j(device, scale)

@@ -218,20 +218,20 @@ class RoundChannel:
     def system(self) -> PhysicalSystem:
         return self.network.system
 
-    @property
+    @functools.cached_property
     def downlink_bps(self) -> np.ndarray:
         return self.system.rate_bps(self.system.downlink.bandwidth_hz, self.downlink_snr_db)
 
-    @property
+    @functools.cached_property
     def uplink_bps(self) -> np.ndarray:
         """Each device's rate alone on the whole uplink band (TDMA)."""
         return self.system.rate_bps(self.system.uplink.bandwidth_hz, self.uplink_snr_db)
 
-    @property
+    @functools.cached_property
     def downlink_outage(self) -> np.ndarray:
         return self.system.in_outage(self.downlink_snr_db)
 
-    @property
+    @functools.cached_property
     def uplink_outage(self) -> np.ndarray:
         return self.system.in_outage(self.uplink_snr_db)
 
@@ -247,12 +247,12 @@ class RoundChannel:
         rate = self.stream_rate_bps(devices)
         return bits / rate if rate > 0 else 0.0
 
-    def uplink_share_bps(self, device: int, sharing: int) -> float:
-        """FDMA: the device's rate on ``1/sharing`` of the band with its whole power in it, so
-        its SNR there is ``sharing`` times its full-band SNR."""
-        snr = radio.db_to_linear(self.uplink_snr_db[device]) * sharing
+    def uplink_share_bps(self, devices, sharing: int):
+        """FDMA: the devices' rates on ``1/sharing`` of the band each, with their whole power in
+        it, so their SNR there is ``sharing`` times the full-band SNR (a device or an array)."""
+        snr = radio.db_to_linear(self.uplink_snr_db[devices]) * sharing
         width = self.system.uplink.bandwidth_hz / sharing
-        return float(radio.shannon_rate_bps(width, snr, self.system.snr_gap_db, self.system.max_bps_per_hz))
+        return radio.shannon_rate_bps(width, snr, self.system.snr_gap_db, self.system.max_bps_per_hz)
 
 
 def channel_seeds(network_seq: np.random.SeedSequence) -> tuple[np.random.SeedSequence, ...]:

@@ -96,7 +96,8 @@ def _record(server_round, start, end, plan, arrived, evaluation=None) -> RoundRe
     )
 
 
-def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int, rng, trace, on_round, evaluate_round, round_process=round_process):
+def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int, rng, trace, on_round, evaluate_round,
+                         round_process=round_process):
     """The one round loop. Round 0 is the set-up phase (or, without one, the initial model)."""
     for server_round in range(rounds + 1):
         plan = learner.plan_round(server_round)
@@ -176,7 +177,8 @@ def simulate_rounds(
     return records, trace if keep_trace else []
 
 
-def retime_plans(plans: Sequence[RoundPlan | None], system: TimedSystem, model_bits: float, rng, simulator: str = "timeline") -> list[float]:
+def retime_plans(plans: Sequence[RoundPlan | None], system: TimedSystem, model_bits: float, rng,
+                 simulator: str = "timeline") -> list[float]:
     """Cumulative end time of each recorded round on another network, without retraining.
 
     Valid when the learning does not depend on the network: full participation, no deadline.

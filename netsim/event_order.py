@@ -58,7 +58,10 @@ def _column(values, count: int) -> np.ndarray:
     return np.asarray(values, dtype=np.int64)
 
 
-def processing_ranks(graph: EventGraph, resolve: Callable[[np.ndarray, np.ndarray, np.ndarray], None] | None = None) -> np.ndarray:
+Resolver = Callable[[np.ndarray, np.ndarray, np.ndarray], None]
+
+
+def processing_ranks(graph: EventGraph, resolve: Resolver | None = None) -> np.ndarray:
     """Position of every event in SimPy's processing order (0 first).
 
     ``resolve(rank, parent, seq)`` may rewrite ``parent`` and ``seq`` in place from the current

@@ -35,7 +35,6 @@ from netsim.system import TIMING_MODES
 from netsim.trace import TraceEvent
 
 ARRIVED, DROPPED_COMPUTING, DROPPED_UPLINK = 0, 1, 2
-STATUS_NAMES = ("arrived", "dropped while computing", "dropped at the uplink")
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,11 +43,12 @@ class Timeline:
     ``plan.participants``.
 
     ``received``: compute start (model arrived; barrier: downlink done). ``compute_end``: when
-    the compute would end; ``computed``: when it ended, or the deadline that cut it. ``ready``: when it queued for the uplink (barrier: when
-    every participant had computed). ``uplink_start``/``uplink_end``: its turn on the uplink
-    (equal when it sent nothing). ``done``: when its part of the round ended. ``queue``:
-    participant indices in uplink order. ``status``: ``ARRIVED``, ``DROPPED_COMPUTING`` or
-    ``DROPPED_UPLINK``.
+    the compute would end; ``computed``: when it ended, or the deadline that cut it. ``ready``:
+    when it queued for the uplink (barrier: when every participant had computed).
+    ``uplink_start``/``uplink_end``: its turn on the uplink (equal when it sent nothing).
+    ``done``: when its part of the round ended. ``queue``: participant indices in uplink order;
+    ``sent``: per queue position, whether the upload went through. ``status``: ``ARRIVED``,
+    ``DROPPED_COMPUTING`` or ``DROPPED_UPLINK``.
     """
 
     start: float
@@ -66,7 +66,7 @@ class Timeline:
     done: np.ndarray
     status: np.ndarray
     queue: np.ndarray
-    sent: np.ndarray  # per queue position: the upload went through
+    sent: np.ndarray
     listening: "Listening"
 
     @property
@@ -92,8 +92,10 @@ class Timeline:
         kinds = chain(repeat("downlink", k), repeat("compute", devices.size), repeat("dropped", cut.size + late.size),
                       repeat("uplink", up.size))
         entities = chain(range(k), devices.tolist(), devices[cut].tolist(), devices[late].tolist(), devices[up].tolist())
-        starts = np.concatenate((self.stream_start, self.received, self.computed[cut], self.uplink_start[late], self.uplink_start[up]))
-        ends = np.concatenate((self.stream_end, self.computed, self.computed[cut], self.uplink_start[late], self.uplink_end[up]))
+        starts = np.concatenate((self.stream_start, self.received, self.computed[cut], self.uplink_start[late],
+                                 self.uplink_start[up]))
+        ends = np.concatenate((self.stream_end, self.computed, self.computed[cut], self.uplink_start[late],
+                               self.uplink_end[up]))
         uplink_bits = plan.uplink_bits
         bits = chain((s.bits for s in plan.streams), repeat(0.0, devices.size + cut.size + late.size),
                      map(uplink_bits.get, devices[up].tolist(), repeat(0.0)))

@@ -4,15 +4,19 @@ plus hand-computed traces where SimPy's tie order decides, and the exact FIFO qu
 
 from dataclasses import dataclass
 
+import json
+
 import numpy as np
 import pytest
 import simpy
 
-from netsim import NetworkSystem, RoundPlan, Stream, simulate_rounds
+from netsim import NetworkSystem, RoundPlan, Stream, run_cosimulation, simulate_rounds
 from netsim.durations import RoundDurations
 from netsim.engine import hold_until
 from netsim.fifo import fifo_with_deadline, lindley
 from netsim.timeline import ARRIVED, DROPPED_COMPUTING, DROPPED_UPLINK, round_timeline
+from scenarios.cli import main
+from tests.tiny_learners import build, scalar_data
 
 MODEL = 4.0
 
@@ -54,7 +58,8 @@ def test_equal_compute_ends_queue_in_stream_order_pipelined_and_participant_orde
     plan = RoundPlan((Stream((0, 1, 2), MODEL),), {d: MODEL for d in range(3)}, (2, 0, 1))
     fast, reference = both([plan], NetworkSystem(rho=1, t_min=1, inv_mu=0, mode=mode))
     assert [e.entity for e in fast[1] if e.kind == "compute"] == expected
-    assert [(e.entity, e.start, e.end) for e in fast[1] if e.kind == "uplink"] == [(expected[0], 2, 3), (expected[1], 3, 4), (expected[2], 4, 5)]
+    uploads = [(e.entity, e.start, e.end) for e in fast[1] if e.kind == "uplink"]
+    assert uploads == [(expected[0], 2, 3), (expected[1], 3, 4), (expected[2], 4, 5)]
     assert_same(fast, reference)
 
 
@@ -169,6 +174,21 @@ def test_a_system_can_supply_its_own_durations():
         assert_same(fast, reference)
 
 
+@pytest.mark.parametrize("name", ["fedavg", "user-centric"])
+def test_cosimulation_is_the_same_on_both_simulators(name):
+    """The round loop with a learner: same records (times, arrivals, so the same learning) and
+    trace; the deadline drops some devices in some rounds."""
+    data = scalar_data([[1.0, 2.0], [3.0], [5.0, 6.0, 7.0], [0.0], [4.0, 4.0]])
+    system = NetworkSystem(rho=2, t_min=0.5, inv_mu=1, deadline=9.0)
+    runs = [run_cosimulation(build(name, data), system, 4, np.random.default_rng(11), simulator=simulator)
+            for simulator in ("timeline", "processes")]
+    (records, trace), (reference_records, reference_trace) = runs
+    assert [(r.start, r.end, r.arrived) for r in records] == [(r.start, r.end, r.arrived) for r in reference_records]
+    assert any(0 < len(r.arrived) < 5 for r in records[1:])
+    assert [r.evaluation.loss.tolist() for r in records] == [r.evaluation.loss.tolist() for r in reference_records]
+    assert trace == reference_trace
+
+
 # ---------------------------------------------------------------- the FIFO queue, exactly
 
 def sequential_queue(ready, airtime, deadline_at=None):
@@ -265,3 +285,11 @@ def test_rounds_without_trace_keep_the_same_times():
     with_trace, trace = simulate_rounds([plan] * 3, system, 1.0, np.random.default_rng(3))
     without, none = simulate_rounds([plan] * 3, system, 1.0, np.random.default_rng(3), keep_trace=False)
     assert [r.end for r in with_trace] == [r.end for r in without] and len(trace) == 3 * 101 and none == []
+
+
+def test_round_time_command_takes_ten_thousand_devices(capsys):
+    # reliable devices, barrier: every round lasts exactly M + rho N + T_min = 10 + 40000 + 1
+    code = main(["round-time", "--devices", "10000", "--streams", "10", "--rho", "4", "--t-min", "1", "--inv-mu", "0",
+                 "--rounds", "3", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["simulated_mean"] == data["closed_form"] == 40011.0 and data["simulated_std"] == 0.0

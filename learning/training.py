@@ -196,16 +196,18 @@ class Trainer:
         models = torch.stack(list(models)) if not isinstance(models, torch.Tensor) else models
         return EVALUATORS.get(self.config.backend, EVALUATORS["loop"])(self, models, datas)
 
-    def mean_gradients(self, params: torch.Tensor | Sequence[torch.Tensor], xs: Sequence[torch.Tensor],
-                       ys: Sequence[torch.Tensor]) -> torch.Tensor:
-        """Row k: ``mean_gradient(params[k], xs[k], ys[k])``, by the backend's gradients (the
-        loop's if it has none)."""
+    def mean_gradients(self, params: torch.Tensor | Sequence[torch.Tensor], datas: Sequence[DeviceData],
+                       batches: Sequence | None = None) -> torch.Tensor:
+        """Row k: ``mean_gradient`` at ``params[k]`` over the training points ``batches[k]`` (an
+        index array; None, or no ``batches``: all) of ``datas[k]``, by the backend's gradients
+        (the loop's if it has none)."""
         from learning.engine import GRADIENTS
 
-        if len(xs) == 0:
+        if len(datas) == 0:
             return torch.empty(0, self.num_parameters)
         params = torch.stack(list(params)) if not isinstance(params, torch.Tensor) else params
-        return GRADIENTS.get(self.config.backend, GRADIENTS["loop"])(self, params, xs, ys)
+        batches = [None] * len(datas) if batches is None else batches
+        return GRADIENTS.get(self.config.backend, GRADIENTS["loop"])(self, params, datas, batches)
 
     @property
     def num_parameters(self) -> int:

@@ -157,10 +157,13 @@ def test_evaluation_and_gradients_as_the_loop(model):
     np.testing.assert_array_equal(got_accuracy, accuracy)
     batched.eval_batch = 3  # several evaluation chunks per device
     np.testing.assert_allclose(batched.evaluate_many(models, pairs)[1], loss, rtol=RTOL, atol=ATOL)
-    xs = [d.x_train for d in datas[:-1]] + [datas[4].x_train[:5]]
-    ys = [d.y_train for d in datas[:-1]] + [datas[4].y_train[:5]]
-    expected = gradients_in_a_loop(loop, models[: len(xs)], xs, ys)
-    torch.testing.assert_close(batched.mean_gradients(models[: len(xs)], xs, ys), expected, rtol=RTOL, atol=ATOL)
+    grads_of = datas[:-1] + [datas[4], datas[2]]
+    batches = [None] * (len(datas) - 1) + [torch.tensor([3, 0, 3, 39]), torch.arange(20)]  # repeats allowed
+    expected = gradients_in_a_loop(loop, models[: len(grads_of)], grads_of, batches)
+    got = batched.mean_gradients(models[: len(grads_of)], grads_of, batches)
+    torch.testing.assert_close(got, expected, rtol=RTOL, atol=ATOL)
+    batched.eval_batch = 7  # several chunks of samples: the chunk sums add up to the mean's gradient
+    torch.testing.assert_close(batched.mean_gradients(models[: len(grads_of)], grads_of, batches), expected, rtol=RTOL, atol=ATOL)
 
 
 def test_regression_and_adam_state_by_hand_through_the_engine():

@@ -1,8 +1,9 @@
 """The batched engine against the reference loop, algorithm by algorithm: a few rounds with
 backend ``batched`` give the same state (models, control variates, gradients, weights, Adam
 moments) and the same evaluation as backend ``loop``, on unequal local sets (partial last
-mini-batches) with partial participation, for SGD with momentum and for Adam. The batched run
-never calls the loop's per-device methods, so the engine is what is compared."""
+mini-batches) with partial participation, for SGD with momentum and for Adam (pFedMe and
+Per-FedAvg run their own inner loops on the engine's gradients: no optimizer to vary).
+The batched run never calls the loop's per-device methods, so the engine is what is compared."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ CASES = {
     "fedfomo": ("fedfomo", {"M": 2}),
     "self-fl": ("self-fl", {"max_local_steps": 5}),
     "parallel-user-centric": ("parallel-user-centric", {"streams": 2, "variance_batch_size": 4}),
+    "pfedme": ("pfedme", {"R": 3, "K": 2, "batch_size": 6}),  # their own inner loops over batched gradients
+    "per-fedavg": ("per-fedavg", {"adaptation_steps": 2}),
 }
 
 
@@ -101,8 +104,11 @@ def assert_same(reference: dict, batched: dict) -> None:
             np.testing.assert_allclose(batched[name], value, rtol=RTOL, atol=ATOL, err_msg=name)
 
 
-@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
-@pytest.mark.parametrize("case", sorted(CASES))
+OWN_LOOPS = {"pfedme", "per-fedavg"}  # no local optimizer: SGD only
+
+
+@pytest.mark.parametrize("case, optimizer", [(case, optimizer) for case in sorted(CASES) for optimizer in ("sgd", "adam")
+                                             if optimizer == "sgd" or case not in OWN_LOOPS])
 def test_batched_engine_gives_the_loops_state(case, optimizer, monkeypatch):
     algorithm, options = CASES[case]
     participation = 1.0 if case in FULL else 0.5
@@ -130,3 +136,14 @@ def test_batched_engine_on_a_convolutional_model(case, monkeypatch):
         refuse_the_loop(patch)
         run_rounds(batched, 2)
     assert_same(state(reference), state(batched))
+
+
+def test_fedproto_trains_on_the_loop_and_evaluates_through_the_engine():
+    """FedProto's own loss stays on the loop; its evaluation through the engine is the loop's."""
+    runs = []
+    for backend in ("loop", "batched"):
+        fedproto = learner("fedproto", {}, backend, "sgd")
+        runs.append((run_rounds(fedproto, 2), state(fedproto)))
+    assert_same(runs[0][1], runs[1][1])
+    for a, b in zip(runs[0][0], runs[1][0]):
+        np.testing.assert_allclose(b.loss, a.loss, rtol=RTOL, atol=ATOL)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+import torch
 
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
 from learning.weights import choose_stream_count, gradient_variance, kmeans_rows, silhouette_curve, user_centric_weights
@@ -96,14 +97,13 @@ class UserCentric(MixingLearner):
     def gradient_statistics(self, devices: Sequence[int]) -> list[tuple[np.ndarray, float]]:
         """Each device's full local gradient at ``theta^0`` and eq. 10 over its
         ``variance_batches`` mini-batches (all gradients of all devices in one call)."""
-        xs, ys, spans = [], [], []
+        datas, batches, spans = [], [], []
         for device in devices:
-            data = self.data.devices[device]
-            batches = self.variance_mini_batches(device)
-            spans.append((len(xs), len(batches)))
-            xs += [data.x_train] + [data.x_train[b] for b in batches]
-            ys += [data.y_train] + [data.y_train[b] for b in batches]
-        gradients = self.trainer.mean_gradients(self.theta0.expand(len(xs), -1), xs, ys).numpy()
+            mini_batches = self.variance_mini_batches(device)
+            spans.append((len(datas), len(mini_batches)))
+            datas += [self.data.devices[device]] * (1 + len(mini_batches))
+            batches += [None] + [torch.from_numpy(np.asarray(b, dtype=np.int64)) for b in mini_batches]
+        gradients = self.trainer.mean_gradients(self.theta0.expand(len(datas), -1), datas, batches).numpy()
         return [(gradients[first], gradient_variance(gradients[first + 1 : first + 1 + count], gradients[first]))
                 for first, count in spans]
 

@@ -7,8 +7,8 @@ float rounding. ``loop`` is that reference, one job after another; ``batched``
 
 A backend may also evaluate and take gradients its own way: ``EVALUATORS`` (``(trainer,
 models, datas) -> (accuracy, loss)`` arrays, ``Trainer.evaluate`` of each pair) and
-``GRADIENTS`` (``(trainer, params, xs, ys) -> Tensor``, ``Trainer.mean_gradient`` of each
-row); a backend without them uses the loop's.
+``GRADIENTS`` (``(trainer, params, datas, batches) -> Tensor``, ``Trainer.mean_gradient`` of
+each row on a batch of its device's training points); a backend without them uses the loop's.
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ def evaluate_in_a_loop(trainer, models: torch.Tensor, datas: Sequence) -> tuple[
     return np.array([a for a, _ in pairs], dtype=np.float64), np.array([l for _, l in pairs], dtype=np.float64)
 
 
-def gradients_in_a_loop(trainer, params: torch.Tensor, xs: Sequence, ys: Sequence) -> torch.Tensor:
-    """``Trainer.mean_gradient`` of each row, one after another."""
-    return torch.stack([trainer.mean_gradient(p, x, y) for p, x, y in zip(params, xs, ys)])
+def gradients_in_a_loop(trainer, params: torch.Tensor, datas: Sequence, batches: Sequence) -> torch.Tensor:
+    """``Trainer.mean_gradient`` of each row on its batch of training points (None: all), one after another."""
+    return torch.stack([trainer.mean_gradient(p, d.x_train, d.y_train) if b is None else
+                        trainer.mean_gradient(p, d.x_train[b], d.y_train[b]) for p, d, b in zip(params, datas, batches)])
 
 
 BACKENDS: dict[str, Callable] = {"loop": train_in_a_loop, "batched": train_batched}

@@ -44,7 +44,7 @@ from learning.training import ADAM_BETAS, ADAM_EPS, AdamState, LocalJob
 
 CPU_MEMORY_BYTES = 1 << 30  # working memory of one chunk on the CPU
 GPU_MEMORY_FRACTION = 0.5  # of the free GPU memory when the engine starts
-CPU_MAX_JOBS = 16  # jobs per chunk on the CPU (benchmarks/batched_chunks: larger chunks are no faster there)
+CPU_MAX_JOBS = 64  # jobs per chunk on the CPU (benchmarks/batched_chunks.py: small models gain up to 64, LeNet-5 is flat)
 
 
 # --- schedules: the loop's mini-batch orders, drawn up front ----------------------------------
@@ -107,7 +107,7 @@ class _Pool:
 class BatchedEngine:
     """The batched training, evaluation and gradients of one ``Trainer``.
 
-    ``max_jobs``: most jobs per chunk (default 16 on the CPU, unbounded on a GPU); chunks are
+    ``max_jobs``: most jobs per chunk (default 64 on the CPU, unbounded on a GPU); chunks are
     also bounded by ``memory_bytes`` (default 1 GiB on the CPU, half the free GPU memory),
     from the model's parameter count and its activations per sample.
     """
@@ -115,7 +115,10 @@ class BatchedEngine:
     def __init__(self, trainer, max_jobs: int | None = None, memory_bytes: int | None = None):
         self.trainer = trainer
         self.device = torch.device(trainer.config.device)
-        self.model = copy.deepcopy(trainer.model).to(self.device)
+        self.model = copy.deepcopy(trainer.model, memo={id(trainer): trainer}).to(self.device)  # the trainer itself not copied
+        for module in self.model.modules():  # a trainer's hooks (FedProto's embedding) stay on its own model
+            module._forward_hooks.clear()
+            module._forward_pre_hooks.clear()
         named = list(self.model.named_parameters())
         self.names = [name for name, _ in named]
         self.shapes = [tuple(p.shape) for _, p in named]
@@ -328,34 +331,47 @@ class BatchedEngine:
                 correct += ((outputs.argmax(dim=-1) == y) & valid).sum(dim=1)
         return total_loss.cpu().numpy(), correct.cpu().numpy()
 
-    def mean_gradients(self, params: torch.Tensor, xs: Sequence[torch.Tensor], ys: Sequence[torch.Tensor]) -> torch.Tensor:
-        """Row k: the gradient of the mean loss over ``(xs[k], ys[k])`` at ``params[k]``, as
-        ``Trainer.mean_gradient`` (in chunks of ``eval_batch`` samples)."""
-        count = len(xs)
-        sizes = [int(y.shape[0]) for y in ys]
-        reach = int(max(1, min(self.trainer.eval_batch, max(sizes))))
-        size = self._chunk_jobs(reach, xs[0], 4)
+    def mean_gradients(self, params: torch.Tensor, datas: Sequence[DeviceData],
+                       batches: Sequence[torch.Tensor | None]) -> torch.Tensor:
+        """Row k: the gradient at ``params[k]`` of the mean loss over the training points
+        ``batches[k]`` of ``datas[k]`` (None: all of them), as ``Trainer.mean_gradient`` (in
+        chunks of ``eval_batch`` samples)."""
+        count = len(datas)
+        indices = [torch.arange(d.num_train) if b is None else torch.as_tensor(b, dtype=torch.long).reshape(-1)
+                   for d, b in zip(datas, batches)]
+        longest = max(int(i.shape[0]) for i in indices)
+        reach = max(1, min(self.trainer.eval_batch, longest))
+        pools: dict[tuple, _Pool] = {}
+        pool, positions = self._pool(datas, "train", pools)
+        size = self._chunk_jobs(reach, pool.x, 4)
         out = torch.zeros(count, self.num_parameters, dtype=params.dtype)
         for begin in range(0, count, size):
             chunk = list(range(begin, min(begin + size, count)))
-            out[chunk] = self._gradient_chunk(params[chunk], [xs[k] for k in chunk], [ys[k] for k in chunk], reach).cpu()
+            out[chunk] = self._gradient_chunk(params[chunk], pool, [positions[k] for k in chunk], [indices[k] for k in chunk], reach).cpu()
+        self._keep_pools("train", pools)
         return out
 
-    def _gradient_chunk(self, params, xs, ys, reach: int) -> torch.Tensor:
+    def _gradient_chunk(self, params, pool: _Pool, rows: list[int], indices: list[torch.Tensor], reach: int) -> torch.Tensor:
         device = self.device
-        sizes = torch.tensor([int(y.shape[0]) for y in ys], device=device)
-        offsets = torch.cumsum(sizes, 0) - sizes
-        x_all = torch.cat(list(xs)).to(device)
-        y_all = torch.cat(list(ys)).to(device)
+        longest = max(int(i.shape[0]) for i in indices)
+        padded = torch.full((len(rows), max(longest, 1)), -1, dtype=torch.long)
+        for j, index in enumerate(indices):
+            padded[j, : index.shape[0]] = index
+        padded = padded.to(device)
+        offsets = pool.offsets[torch.tensor(rows, device=device)][:, None]
+        sizes = torch.tensor([max(1, int(i.shape[0])) for i in indices], device=device)
         w = params.to(device)
         total = torch.zeros_like(w)
-        for begin in range(0, int(sizes.max()), reach):
-            index = begin + torch.arange(reach, device=device)[None, :]
-            valid = index < sizes[:, None]
-            flat = (torch.where(valid, index, 0) + offsets[:, None]).reshape(-1)
-            x = x_all[flat].view(len(xs), reach, *x_all.shape[1:])
-            y = y_all[flat].view(len(xs), reach, *y_all.shape[1:])
-            total += self._flatten(self._batched_grad(self._unflatten(w), x, y, valid, sizes.clamp(min=1).to(w.dtype)))
+        for begin in range(0, longest, reach):
+            index = padded[:, begin : begin + reach]
+            valid = index >= 0
+            if index.shape[1] < reach:  # the last chunk: pad to the chunk width
+                valid = torch.nn.functional.pad(valid, (0, reach - index.shape[1]))
+                index = torch.nn.functional.pad(index, (0, reach - index.shape[1]), value=-1)
+            flat = (torch.where(valid, index, 0) + offsets).reshape(-1)
+            x = pool.x[flat].view(len(rows), reach, *pool.x.shape[1:])
+            y = pool.y[flat].view(len(rows), reach, *pool.y.shape[1:])
+            total += self._flatten(self._batched_grad(self._unflatten(w), x, y, valid, sizes.to(w.dtype)))
         return total
 
 
@@ -438,5 +454,5 @@ def evaluate_batched(trainer, models: torch.Tensor, datas: Sequence[DeviceData])
     return engine_of(trainer).evaluate(models, datas)
 
 
-def gradients_batched(trainer, params: torch.Tensor, xs: Sequence[torch.Tensor], ys: Sequence[torch.Tensor]) -> torch.Tensor:
-    return engine_of(trainer).mean_gradients(params, xs, ys)
+def gradients_batched(trainer, params: torch.Tensor, datas: Sequence[DeviceData], batches: Sequence) -> torch.Tensor:
+    return engine_of(trainer).mean_gradients(params, datas, batches)

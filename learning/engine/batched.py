@@ -340,11 +340,13 @@ class BatchedEngine:
         indices = [torch.arange(d.num_train) if b is None else torch.as_tensor(b, dtype=torch.long).reshape(-1)
                    for d, b in zip(datas, batches)]
         longest = max(int(i.shape[0]) for i in indices)
-        reach = max(1, min(self.trainer.eval_batch, longest))
+        out = torch.zeros(count, self.num_parameters, dtype=params.dtype)
+        if longest == 0:
+            return out  # no points: zero gradients, as the loop's
+        reach = min(self.trainer.eval_batch, longest)
         pools: dict[tuple, _Pool] = {}
         pool, positions = self._pool(datas, "train", pools)
         size = self._chunk_jobs(reach, pool.x, 4)
-        out = torch.zeros(count, self.num_parameters, dtype=params.dtype)
         for begin in range(0, count, size):
             chunk = list(range(begin, min(begin + size, count)))
             out[chunk] = self._gradient_chunk(params[chunk], pool, [positions[k] for k in chunk], [indices[k] for k in chunk], reach).cpu()
@@ -368,7 +370,7 @@ class BatchedEngine:
             if index.shape[1] < reach:  # the last chunk: pad to the chunk width
                 valid = torch.nn.functional.pad(valid, (0, reach - index.shape[1]))
                 index = torch.nn.functional.pad(index, (0, reach - index.shape[1]), value=-1)
-            flat = (torch.where(valid, index, 0) + offsets).reshape(-1)
+            flat = (torch.where(valid, index, 0) + offsets).reshape(-1).clamp(max=pool.x.shape[0] - 1)  # padding: any real row
             x = pool.x[flat].view(len(rows), reach, *pool.x.shape[1:])
             y = pool.y[flat].view(len(rows), reach, *pool.y.shape[1:])
             total += self._flatten(self._batched_grad(self._unflatten(w), x, y, valid, sizes.to(w.dtype)))

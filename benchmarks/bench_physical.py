@@ -31,7 +31,7 @@ def seconds_per_round(system, devices: int, rounds: int, unicast: bool) -> float
         system = system.bind(system.cell.place(devices, np.random.default_rng(layout_seq)), np.full(devices, 100.0))
         channel = np.random.default_rng(fading_seq)
     start = time.perf_counter()
-    simulate_rounds(plans, system, MODEL_BITS, np.random.default_rng(0), channel)
+    simulate_rounds(plans, system, MODEL_BITS, np.random.default_rng(0), channel_rng=channel, keep_trace=False)
     return (time.perf_counter() - start) / rounds
 
 

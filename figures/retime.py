@@ -43,7 +43,7 @@ def retimed_curve(folder: str | Path, system, rng: np.random.Generator,
     system = dataclasses.replace(system, outage_snr_db=None)
     layout_seq, fading_seq, _ = channel_seeds(network_seq if network_seq is not None else np.random.SeedSequence(0))
     network = system.bind(system.cell.place(len(samples), np.random.default_rng(layout_seq)), samples)
-    records, _ = simulate_rounds(plans, network, model_bits, rng, np.random.default_rng(fading_seq))
+    records, _ = simulate_rounds(plans, network, model_bits, rng, channel_rng=np.random.default_rng(fading_seq))
     spent = np.cumsum([sum((r.energy_j or {}).values()) for r in records])
     return dataclasses.replace(curve, time=[records[r].end for r in curve.rounds], time_unit="s",
                                energy_j=[float(spent[r]) for r in curve.rounds])

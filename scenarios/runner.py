@@ -206,7 +206,7 @@ def run_experiment(
 
     try:
         records, trace = run_cosimulation(
-            learner, network, rounds, np.random.default_rng(network_seq), report, spec.evaluate_every, channel_rng
+            learner, network, rounds, np.random.default_rng(network_seq), report, spec.evaluate_every, channel_rng=channel_rng
         )
     except ValueError as error:
         raise UsageError(f"{spec.label}: {error}") from None

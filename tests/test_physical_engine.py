@@ -31,7 +31,7 @@ def network(snr_db, samples=None, ul_noise_figure_db=0.0, **system):
 
 
 def run(plans, net):
-    return simulate_rounds(plans, net, MBIT, np.random.default_rng(0), np.random.default_rng(1))
+    return simulate_rounds(plans, net, MBIT, np.random.default_rng(0), channel_rng=np.random.default_rng(1))
 
 
 def events(trace, kind):
@@ -161,7 +161,7 @@ def test_reduction_to_the_normalized_closed_form():
     net = system.bind(layout, np.full(devices, t_min_s * 2e9 / 1e4))
     groups = [tuple(range(s, devices, streams)) for s in range(streams)]
     plan = RoundPlan(tuple(Stream(g, model_bits) for g in groups), {d: model_bits for d in range(devices)}, tuple(range(devices)))
-    records, _ = simulate_rounds([plan] * 5000, net, model_bits, np.random.default_rng(3), np.random.default_rng(4))
+    records, _ = simulate_rounds([plan] * 5000, net, model_bits, np.random.default_rng(3), channel_rng=np.random.default_rng(4))
     t_dl = model_bits / r_dl
     closed = expected_round_time_barrier(streams, devices, rho, t_min_s, inv_mu_s, t_dl=t_dl)
     simulated = np.mean([r.duration for r in records])
@@ -177,7 +177,7 @@ def test_channel_draws_leave_the_compute_draws_unchanged():
     plan = RoundPlan((), {}, (0, 1, 2))
     off, trace_off = simulate_rounds([plan] * 3, NetworkSystem(rho=1, t_min=0, inv_mu=0.7), MBIT, np.random.default_rng(9))
     faded = network([5.0] * 3, fading="rayleigh", compute_extra_s=0.7)
-    _, trace_on = simulate_rounds([plan] * 3, faded, MBIT, np.random.default_rng(9), np.random.default_rng(123))
+    _, trace_on = simulate_rounds([plan] * 3, faded, MBIT, np.random.default_rng(9), channel_rng=np.random.default_rng(123))
     durations = lambda trace: [e.end - e.start for e in trace if e.kind == "compute"]
     np.testing.assert_allclose(durations(trace_on), durations(trace_off), rtol=1e-12)
 
@@ -185,3 +185,23 @@ def test_channel_draws_leave_the_compute_draws_unchanged():
 def test_physical_network_needs_its_channel_generator():
     with pytest.raises(ValueError, match="channel generator"):
         simulate_rounds([uploads([MBIT])], network([0.0]), MBIT, np.random.default_rng(0))
+
+
+def test_normalized_outcomes_agree_on_both_simulators_and_name_the_deadline():
+    """Who received, computed, arrived and why the others were dropped: the timeline and the
+    per-device processes agree (a device cut while computing did not compute)."""
+    plan = RoundPlan((Stream((0, 1, 2), MBIT),), {0: MBIT, 1: MBIT, 2: MBIT}, (0, 1, 2), {2: 10.0})
+    system = NetworkSystem(rho=2, t_min=1, inv_mu=0, deadline=5.5)
+    outcomes = [simulate_rounds([plan], system, MBIT, np.random.default_rng(0), simulator=s)[0][0].outcome
+                for s in ("timeline", "processes")]
+    # stream ends at 1, compute at 2 (device 2: at 11, cut at 5.5); uploads 2-4, then 4-6 > 5.5: dropped
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0].received == (0, 1, 2) and outcomes[0].computed == (0, 1) and outcomes[0].arrived == (0,)
+    assert outcomes[0].dropped == {1: "deadline", 2: "deadline"}
+
+
+def test_a_physical_round_runs_the_same_whichever_simulator_is_named():
+    net = network([0.0] * 3, uplink_access="fdma")
+    runs = [simulate_rounds([uploads([MBIT, 2 * MBIT, 3 * MBIT])], net, MBIT, np.random.default_rng(0),
+                            simulator=s, channel_rng=np.random.default_rng(1)) for s in ("timeline", "processes")]
+    assert runs[0][1] == runs[1][1] and runs[0][0][0].end == runs[1][0][0].end

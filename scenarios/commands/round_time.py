@@ -48,7 +48,8 @@ def execute(args):
     except ValueError as error:
         raise UsageError(str(error)) from None
     rng = np.random.default_rng(np.random.SeedSequence(args.seed))
-    records, _ = simulate_rounds([round_plan(args.devices, args.streams)] * args.rounds, system, MODEL_BITS, rng)
+    records, _ = simulate_rounds([round_plan(args.devices, args.streams)] * args.rounds, system, MODEL_BITS, rng,
+                                 keep_trace=False)
     durations = np.array([r.duration for r in records])
     closed = expected_round_time_barrier(args.streams, args.devices, args.rho, args.t_min, args.inv_mu)
     data = {

@@ -1,7 +1,7 @@
 """Cost of a simulated round on a physical cell against the normalized system, side by side
 (wall-clock; not a test): one broadcast or N unicasts down, N uploads (TDMA or FDMA).
 
-    python3 benchmarks/bench_physical.py
+    python3 -m benchmarks.bench_physical
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def seconds_per_round(system, devices: int, rounds: int, unicast: bool) -> float
         system = system.bind(system.cell.place(devices, np.random.default_rng(layout_seq)), np.full(devices, 100.0))
         channel = np.random.default_rng(fading_seq)
     start = time.perf_counter()
-    simulate_rounds(plans, system, MODEL_BITS, np.random.default_rng(0), channel_rng=channel, keep_trace=False)
+    simulate_rounds(plans, system, MODEL_BITS, np.random.default_rng(0), keep_trace=False, channel_rng=channel)
     return (time.perf_counter() - start) / rounds
 
 

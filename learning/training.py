@@ -36,7 +36,9 @@ class LocalTraining:
     or ``adam`` (the authors' reference code: lr as given, betas 0.9/0.999, eps 1e-7, each
     device's moments and step count kept across rounds). ``init``: ``keras`` or ``torch``
     (``learning.models.init_parameters``). ``backend``: which engine runs ``train_many``
-    (``learning.engine.BACKENDS``); ``device``: where training runs (``cpu``, ``cuda``).
+    (``learning.engine.BACKENDS``): ``processes`` (the default: the reference loop in one
+    worker process per core, the same numbers bit for bit) or ``loop`` (the reference, in this
+    process); ``device``: where training runs (``cpu``, ``cuda``).
     """
 
     lr: float = 0.01
@@ -45,7 +47,7 @@ class LocalTraining:
     epochs: int = 1
     optimizer: str = "sgd"
     init: str = "keras"
-    backend: str = "loop"
+    backend: str = "processes"
     device: str = "cpu"
 
     def __post_init__(self) -> None:
@@ -125,6 +127,7 @@ class Trainer:
         self.eval_batch = eval_batch
         self.noise_variance = noise_variance
         self.optimizer_states: dict[Hashable, AdamState] = {}  # Adam only: per state key, across rounds
+        self.resident_data: Sequence[DeviceData] = ()  # the learner's data: worker backends hold it, jobs name it
 
     def loss(self, outputs: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
         if self.task == "regression":
@@ -252,6 +255,16 @@ class Trainer:
                     probs = torch.softmax(self.model(x_chunk), dim=-1)
                 total += torch.einsum("bc,bcp->p", probs, scores.square())
         return total / x.shape[0]
+
+    def evaluate_many(self, params: torch.Tensor, data: Sequence[DeviceData]) -> list[tuple[float, float]]:
+        """``evaluate`` of ``params[i]`` on ``data[i]``'s validation split, for every i, by the
+        configured backend's evaluator where it has one (the same numbers), else one by one."""
+        from learning.engine import EVALUATORS
+
+        evaluator = EVALUATORS.get(self.config.backend)
+        if evaluator is not None:
+            return evaluator(self, params, data)
+        return [self.evaluate(p, d.x_val, d.y_val) for p, d in zip(params, data)]
 
     @torch.no_grad()
     def evaluate(self, params: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:

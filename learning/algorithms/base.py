@@ -85,6 +85,7 @@ class FederatedLearner:
         init_seq, device_seq, server_seq = setup.seed_sequence.spawn(3)
         model = build_model(setup.model_name, torch_generator(init_seq), setup.training.init, **setup.model_kwargs)
         self.trainer = Trainer(model, setup.training, setup.data.task, noise_variance=setup.data.noise_variance)
+        self.trainer.resident_data = setup.data.devices
         self.model_bits = model_bits(model)
         self.theta0 = get_flat(model)
         self.theta = self.theta0.repeat(self.num_devices, 1)
@@ -150,10 +151,8 @@ class FederatedLearner:
         return extras
 
     def evaluate(self, server_round: int) -> Evaluation:
-        accuracy = np.empty(self.num_devices)
-        loss = np.empty(self.num_devices)
-        for device, data in enumerate(self.data.devices):
-            accuracy[device], loss[device] = self.trainer.evaluate(self.personal_model(device), data.x_val, data.y_val)
+        models = torch.stack([self.personal_model(device) for device in range(self.num_devices)])
+        accuracy, loss = (np.array(column, dtype=np.float64) for column in zip(*self.trainer.evaluate_many(models, self.data.devices)))
         return Evaluation(accuracy, loss, self.evaluation_extras())
 
 

@@ -1,6 +1,7 @@
 """Training speed, side by side in one run (wall-clock; not a test).
 
 Usage: FL_COSIM_DATA=/work/shared/datasets python3 benchmarks/training_speed.py [--rounds R] [--repeats K]
+       [--run-repeats K] [--parts 123]
 
 On ``mnist-rotation`` (100 devices, about 480 training images each, LeNet-5 28x28, SGD lr 0.01
 momentum 0.9, batch 64, E = 1), prints:
@@ -10,7 +11,7 @@ momentum 0.9, batch 64, E = 1), prints:
    2 torch threads); (b) the project's engine: ``loop`` at 1 and 2 torch threads,
    ``processes`` with one worker per core; (c) ``batched`` on the CPU and on a GPU, where that
    backend and a GPU exist (else a note). Each is timed ``repeats`` times, interleaved, and the
-   fastest repeat counts (the machine is shared: the fastest is the least disturbed).
+   fastest repeat counts (on a shared machine the fastest is the least disturbed).
 2. a whole ``fl-cosim run --scenario mnist-rotation --algorithm fedavg --optimizer sgd --rounds R``
    (a subprocess with the command's defaults: start-up, data loading, evaluation every round
    and the result files included) against the plain 2-thread loop doing the same training
@@ -88,13 +89,16 @@ def engine_round(learner) -> None:
     learner.trainer.train_many([learner.job(d, learner.theta[d]) for d in devices])
 
 
-def learning_alone(learner, rounds: int) -> None:
-    """The run's learning without the network, evaluation, start-up or files: plan, local updates, aggregation."""
+def learning_alone(learner, rounds: int, evaluate: bool) -> None:
+    """The run's learning without the network, start-up or files: plan, local updates,
+    aggregation, and (``evaluate``) the run's evaluation after every round."""
     for server_round in range(rounds + 1):
         plan = learner.plan_round(server_round)
         if plan is not None:
             learner.local_update(server_round, plan.participants)
             learner.aggregate(server_round, plan.participants)
+        if evaluate:
+            learner.evaluate(server_round)
 
 
 def timed(action) -> float:
@@ -113,7 +117,7 @@ def fastest(candidates: dict, repeats: int) -> dict[str, float]:
     return best
 
 
-def threads(count: int, workers_count: int = 1):
+def threads(count: int, workers_count: int | None = 1):
     def setup():
         torch.set_num_threads(count)
         workers.set_workers(workers_count)
@@ -123,7 +127,7 @@ def threads(count: int, workers_count: int = 1):
 def full_run(rounds: int, out: Path) -> tuple[float, dict]:
     """Wall-clock of a whole ``fl-cosim run`` in a subprocess, and its JSON."""
     command = [sys.executable, "-m", "scenarios.cli", "run", "--scenario", SCENARIO, "--algorithm", "fedavg",
-               "--optimizer", "sgd", "--rounds", str(rounds), "--out", str(out), "--force", "--no-figure", "--json"]
+               "--optimizer", "sgd", "--rounds", str(rounds), "--out", str(out), "--force", "--json"]
     start = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     elapsed = time.perf_counter() - start
@@ -144,7 +148,9 @@ def network_per_round_s(devices: int, rounds: int = 3) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30, help="rounds of the whole run (default 30)")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats per measurement (default 3)")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats of part 1 (default 3)")
+    parser.add_argument("--run-repeats", type=int, default=1, help="interleaved repeats of part 2 (default 1)")
+    parser.add_argument("--parts", default="123", help="which parts to run (default 123)")
     parser.add_argument("--data-dir", default=os.environ.get("FL_COSIM_DATA"))
     args = parser.parse_args()
     if not args.data_dir:
@@ -157,7 +163,20 @@ def main() -> None:
     samples = sum(d.num_train for d in data.devices)
     default_backend = get_scenario(SCENARIO).training.backend
 
-    # 1. one round of every device's local update
+    if "1" in args.parts:
+        round_speeds(data, samples, cores, args.repeats)
+    if "2" in args.parts:
+        whole_run(data, args.rounds, args.run_repeats, default_backend)
+    if "3" in args.parts:
+        print("\n3. network engine per round (SimPy, pipelined, 10 streams)\n")
+        print("| devices | s per round |\n|---|---|")
+        for devices in (1_000, 10_000):
+            print(f"| {devices:,} | {network_per_round_s(devices):.3f} |")
+    print(f"\nload average at end {os.getloadavg()[0]:.2f}")
+
+
+def round_speeds(data, samples: int, cores: int, repeats: int) -> None:
+    """Part 1: one round of every device's local update, each path timed side by side."""
     plain = PlainLoop(engine_learner(data, "loop"))
     loop, processes = engine_learner(data, "loop"), engine_learner(data, "processes")
     candidates = {
@@ -171,8 +190,6 @@ def main() -> None:
         batched_cpu = engine_learner(data, "batched")
         candidates["engine batched, cpu, 2 threads"] = (threads(2), lambda: engine_round(batched_cpu))
         if torch.cuda.is_available():
-            from dataclasses import replace
-
             gpu = build_learner(RunSpec(SCENARIO, "fedavg", training={**SGD, "backend": "batched", "device": "cuda"}),
                                 data, get_scenario(SCENARIO))
             candidates["engine batched, gpu"] = (threads(2), lambda: (engine_round(gpu), torch.cuda.synchronize()))
@@ -181,46 +198,50 @@ def main() -> None:
     else:
         notes.append("engine batched: skipped (no 'batched' backend in this checkout)")
     engine_round(processes)  # fork the workers before timing
-    best = fastest(candidates, args.repeats)
+    best = fastest(candidates, repeats)
     release()
     reference = best["plain PyTorch loop, 2 threads (PFLlib/FL-bench)"]
     print(f"\n1. one round of local updates: {len(data.devices)} devices, {samples} samples "
-          f"(fastest of {args.repeats} interleaved repeats)\n")
+          f"(fastest of {repeats} interleaved repeats)\n")
     print("| path | samples/s | vs plain loop |\n|---|---|---|")
     for name, seconds in best.items():
         print(f"| {name} | {samples / seconds:,.0f} | {reference / seconds:.2f}x |")
     for note in notes:
         print(f"| {note} | - | - |")
 
-    # 2. a whole run against the plain loop and against its own training
-    rounds = args.rounds
-    with tempfile.TemporaryDirectory() as out:
-        runs, plains, alones = [], [], []
-        for _ in range(max(1, args.repeats - 1)):
-            runs.append(full_run(rounds, Path(out))[0])
-            torch.set_num_threads(2)
-            plains.append(timed(lambda: [plain.round() for _ in range(rounds)]))
-            torch.set_num_threads(1)
-            workers.set_workers(None)
-            alone = engine_learner(data, default_backend)
-            alones.append(timed(lambda: learning_alone(alone, rounds)))
+
+def whole_run(data, rounds: int, repeats: int, default_backend: str) -> None:
+    """Part 2: a whole ``fl-cosim run`` against the plain loop and against its own learning."""
+    plain = PlainLoop(engine_learner(data, "loop"))
+
+    def alone(evaluate: bool):
+        def action():
+            learner = engine_learner(data, default_backend)
+            learning_alone(learner, rounds, evaluate)
             release()
-    run_s, plain_s, alone_s = min(runs), min(plains), min(alones)
+        return threads(1, None), action
+
+    times: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as out:
+        candidates = {
+            "run": (threads(1, None), lambda: full_run(rounds, Path(out))),
+            "plain": (threads(2), lambda: [plain.round() for _ in range(rounds)]),
+            "train": alone(False),
+            "learn": alone(True),
+        }
+        times = fastest(candidates, repeats)
+    run_s, plain_s = times["run"], times["plain"]
     print(f"\n2. whole run: fl-cosim run --scenario {SCENARIO} --algorithm fedavg --optimizer sgd --rounds {rounds} "
-          f"(defaults: backend {default_backend}, {workers.worker_count()} workers; fastest of {len(runs)})\n")
+          f"(its defaults: backend {default_backend}, {workers.usable_cores()} workers, evaluation every round, "
+          f"figure; fastest of {repeats})\n")
     print("| what | wall-clock s | ratio |\n|---|---|---|")
-    print(f"| plain PyTorch loop, 2 threads, same training (no start-up) | {plain_s:.1f} | 1.00 |")
-    print(f"| whole fl-cosim run (start-up, evaluation every round, files) | {run_s:.1f} | {plain_s / run_s:.2f}x faster |")
-    print(f"| the run's training alone (local updates + aggregation, {default_backend}) | {alone_s:.1f} | "
-          f"overhead {run_s / alone_s:.3f} |")
-
-    # 3. the network engine alone
-    print("\n3. network engine per round (SimPy, pipelined, 10 streams)\n")
-    print("| devices | s per round |\n|---|---|")
-    for devices in (1_000, 10_000):
-        print(f"| {devices:,} | {network_per_round_s(devices):.3f} |")
-    print(f"\nload average at end {os.getloadavg()[0]:.2f}")
-
+    print(f"| plain PyTorch loop, 2 threads, the same training (in-process, no start-up) | {plain_s:.1f} | 1.00 |")
+    print(f"| whole fl-cosim run (subprocess: start-up, data, evaluation, files, figure) | {run_s:.1f} | "
+          f"{plain_s / run_s:.2f}x faster |")
+    print(f"| its learning alone: local updates, aggregation, evaluation ({default_backend}) | {times['learn']:.1f} | "
+          f"run / this = {run_s / times['learn']:.3f} (co-simulation overhead) |")
+    print(f"| its training alone: local updates, aggregation ({default_backend}) | {times['train']:.1f} | "
+          f"run / this = {run_s / times['train']:.3f} |")
 
 if __name__ == "__main__":
     main()

@@ -6,6 +6,7 @@ bit, whatever the split of the jobs over the workers.
 """
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -167,6 +168,28 @@ def test_release_stops_and_reaps_the_workers():
     finally:
         release()
         workers.set_workers(1)
+
+
+def test_a_round_whose_worker_was_killed_is_trained_again_by_a_fresh_pool():
+    everyone = range(len(SIZES))
+    reference = learner("fedavg", "loop", "adam")
+    for server_round in (1, 2):
+        reference.local_update(server_round, everyone)
+        reference.aggregate(server_round, everyone)
+    subject = learner("fedavg", "processes", "adam")
+    workers.set_workers(2)
+    try:
+        for server_round in (1, 2):
+            subject.local_update(server_round, everyone)
+            subject.aggregate(server_round, everyone)
+            if server_round == 1:  # round 2 meets a dead worker; nothing of its first try is written back
+                first = workers._pools[subject.trainer].pids
+                os.kill(first[1], signal.SIGKILL)
+        assert not set(workers._pools[subject.trainer].pids) & set(first)
+    finally:
+        release()
+        workers.set_workers(1)
+    assert_same(state(reference), state(subject))
 
 
 ORPHAN_SCRIPT = textwrap.dedent("""

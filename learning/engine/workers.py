@@ -77,6 +77,14 @@ def train_in_processes(trainer, jobs: Sequence) -> torch.Tensor:
         from learning.engine import train_in_a_loop
 
         return train_in_a_loop(trainer, jobs)
+    try:
+        return _pool(trainer, count).train(trainer, jobs)
+    except WorkerDied:  # nothing was written back: a fresh pool can train the round again, once
+        return _pool(trainer, count).train(trainer, jobs)
+
+
+def _pool(trainer, count: int) -> "WorkerPool":
+    """The trainer's live pool of ``count`` workers, forked now if it has none."""
     pool = _pools.get(trainer)
     if pool is None or pool.closed or pool.size != count:
         if pool is not None:
@@ -84,18 +92,18 @@ def train_in_processes(trainer, jobs: Sequence) -> torch.Tensor:
         pool = WorkerPool(trainer, count)
         _pools[trainer] = pool
         weakref.finalize(trainer, pool.close)
-    return pool.train(trainer, jobs)
+    return pool
 
 
 def evaluate_in_processes(trainer, params: torch.Tensor, data: Sequence[DeviceData]) -> list[tuple[float, float]]:
     """``Trainer.evaluate`` of ``params[i]`` on ``data[i]``'s validation split, by the trainer's
     worker pool (the learner's data only; anything else is evaluated here)."""
-    count = worker_count()
-    pool = _pools.get(trainer)
-    if count == 1 or not SUPPORTED or pool is None or pool.closed or pool.size != count or trainer.config.device != "cpu":
-        # no pool yet (nothing trained): not worth forking for one evaluation
+    if worker_count() == 1 or not SUPPORTED or trainer.config.device != "cpu":
         return [trainer.evaluate(p, d.x_val, d.y_val) for p, d in zip(params, data)]
-    return pool.evaluate(trainer, params, data)
+    try:
+        return _pool(trainer, worker_count()).evaluate(trainer, params, data)
+    except WorkerDied:
+        return [trainer.evaluate(p, d.x_val, d.y_val) for p, d in zip(params, data)]
 
 
 def release(trainer=None) -> None:
@@ -150,6 +158,10 @@ def balance(groups: list[list[int]], work: Sequence[int], bins: int) -> list[lis
         loads[target] += sum(work[i] for i in chain)
         assigned[target].extend(chain)
     return [sorted(indices) for indices in assigned]
+
+
+class WorkerDied(RuntimeError):
+    """A worker's pipe closed under it (killed, or its forking thread ended: PR_SET_PDEATHSIG)."""
 
 
 class _Arena:
@@ -215,6 +227,8 @@ class WorkerPool:
                 parent_end.close()
                 for conn in list(_parent_ends):
                     conn.close()
+                for pool in [*_pools.values(), self]:  # the parent's pools are not this worker's to stop
+                    pool.closed = True
                 _die_with(parent_pid)
                 arena.close_fd()
                 _serve(child_end, trainer, resident, arena, self.dtype)
@@ -245,7 +259,10 @@ class WorkerPool:
             replies = [(worker, indices, layout, self._receive(worker)) for worker, indices, layout in layouts]
         except (EOFError, OSError) as error:
             self.close()
-            raise RuntimeError(f"a training worker died ({error.__class__.__name__})") from None
+            raise WorkerDied(f"a training worker died ({error.__class__.__name__})") from None
+        except BaseException:  # a failed job, or an interrupt: replies may still be on their way
+            self.close()
+            raise
         trained = torch.empty(len(jobs), size, dtype=self.dtype)
         updates: list[tuple[int, bytes, tuple | None]] = []
         for worker, indices, outputs, reply in replies:
@@ -328,7 +345,10 @@ class WorkerPool:
                     results[i] = result
         except (EOFError, OSError) as error:
             self.close()
-            raise RuntimeError(f"a training worker died ({error.__class__.__name__})") from None
+            raise WorkerDied(f"a training worker died ({error.__class__.__name__})") from None
+        except BaseException:
+            self.close()
+            raise
         return results
 
     def _fit(self, worker: _Worker, nbytes: int) -> None:

@@ -37,17 +37,24 @@ def build_parser() -> argparse.ArgumentParser:
         "a SimPy clock drives PyTorch training, so accuracy is measured against simulated time and bits.",
     )
     parser.add_argument("--threads", type=int, default=1,
-                        help="torch threads for training (default 1: fastest for many small local updates here)")
+                        help="torch threads of this process (default 1: fastest for many small local updates here)")
+    parser.add_argument("--workers", type=int,
+                        help="worker processes of the 'processes' training backend, one torch thread each "
+                        "(default: the machine's cores; 1 trains in this process)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for module in COMMANDS.values():
         module.add_parser(subparsers)
     return parser
 
 
-def set_threads(count: int) -> None:
+def set_threads(count: int, workers: int | None = None) -> None:
     import torch
 
+    from learning.engine.workers import set_workers
+
     torch.set_num_threads(count)
+    if workers is not None:
+        set_workers(workers)
 
 
 def main(argv=None) -> int:
@@ -59,7 +66,9 @@ def main(argv=None) -> int:
             return 2
         if args.threads < 1:
             raise UsageError(f"--threads must be >= 1, got {args.threads}")
-        set_threads(args.threads)
+        if args.workers is not None and args.workers < 1:
+            raise UsageError(f"--workers must be >= 1, got {args.workers}")
+        set_threads(args.threads, args.workers)
         data, text = COMMANDS[args.command].execute(args)
     except UsageError as error:
         print(f"fl-cosim: error: {error}", file=sys.stderr)

@@ -38,7 +38,8 @@ def first_reach(curve, target: float) -> tuple[float, float] | None:
 def run_all(specs: list[RunSpec], out_root: Path, data_dir: str | None, jobs: int,
             progress: Callable[[str], None] | None) -> list[str]:
     """Result folders of ``specs``, in order; with ``jobs`` > 1, runs go to that many worker
-    processes (one torch thread each). Runs are independent, so the numbers do not change."""
+    processes (one torch thread each, training in that process: no nested training workers).
+    Runs are independent, so the numbers do not change."""
     if jobs <= 1 or len(specs) <= 1:
         return [run_experiment(s, out_root, data_dir, progress)["result_dir"] for s in specs]
     import multiprocessing
@@ -53,7 +54,10 @@ def run_all(specs: list[RunSpec], out_root: Path, data_dir: str | None, jobs: in
 def _one_thread() -> None:
     import torch
 
+    from learning.engine.workers import set_workers
+
     torch.set_num_threads(1)
+    set_workers(1)
 
 
 def compare(

@@ -21,6 +21,7 @@ import numpy as np
 
 from learning.algorithms import LearnerSetup
 from learning.data import FederatedData
+from learning.engine import release
 from learning.training import LocalTraining
 from netsim import RoundRecord, TraceEvent, run_cosimulation
 from netsim.physical import PhysicalSystem, channel_seeds
@@ -210,6 +211,8 @@ def run_experiment(
         )
     except ValueError as error:
         raise UsageError(f"{spec.label}: {error}") from None
+    finally:
+        release(learner.trainer)  # training worker processes, if the backend started any
     summary = summarize(spec, records, learner, trace if physical else None)
     with staged_folder(final) as folder:
         (folder / "config.json").write_text(json_text(config))

@@ -88,6 +88,7 @@ class FederatedLearner:
         init_seq, device_seq, server_seq = setup.seed_sequence.spawn(3)
         model = build_model(setup.model_name, torch_generator(init_seq), setup.training.init, **setup.model_kwargs)
         self.trainer = Trainer(model, setup.training, setup.data.task, noise_variance=setup.data.noise_variance)
+        self.trainer.resident_data = setup.data.devices
         self.model_bits = model_bits(model)
         self.theta0 = get_flat(model)
         self.theta = self.theta0.repeat(self.num_devices, 1)

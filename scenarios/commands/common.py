@@ -78,7 +78,8 @@ def add_training(parser) -> None:
     group.add_argument("--momentum", type=float, help="SGD momentum (0 <= m < 1)")
     group.add_argument("--batch-size", type=int, help="local mini-batch size")
     group.add_argument("--epochs", type=int, help="local epochs per round (E)")
-    group.add_argument("--backend", choices=tuple(BACKENDS), help="training engine (default: the scenario's, loop)")
+    group.add_argument("--backend", choices=tuple(BACKENDS), help="training engine: processes (the reference loop in "
+                       "one worker process per core, the same numbers) or loop (in this process); default: the scenario's, processes")
     group.add_argument("--device", help="where training runs: auto (CUDA when present), cpu, cuda[:N] (default cpu)")
 
 

@@ -9,6 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from figures.results import read_run
+from figures.style import algorithm_style
 
 
 def plot_accuracy_vs_time(
@@ -39,7 +40,8 @@ def plot_accuracy_vs_time(
     for ax, (name, runs) in zip(axes[0], panels.items()):
         for run in runs:
             label = run.label if name else f"{run.label} ({run.summary.get('system', '')})"
-            ax.plot(run.time, run.mean_accuracy, label=label, linewidth=1.6)
+            ax.plot(run.time, run.mean_accuracy, label=label, linewidth=1.6, markevery=max(1, len(run.time) // 8),
+                    **algorithm_style(run.label))
         ax.set_xlabel("simulated time / $T_{dl}$")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)

@@ -47,6 +47,7 @@ class RunSpec:
     deadline: float | None = None
     evaluate_every: int = 1
     training: dict = field(default_factory=dict)  # overrides of the scenario's LocalTraining fields
+    participation: float | None = None  # fraction of devices that train per round; None: the scenario's
 
     @property
     def label(self) -> str:
@@ -59,6 +60,7 @@ class RunSpec:
     def run_name(self) -> str:
         extra = "".join(f"_{k}-{v}" for k, v in sorted(self.options.items()) if k != "streams")
         extra += "".join(f"_{k}-{v}" for k, v in sorted(self.training.items()))
+        extra += "" if self.participation is None else f"_participation-{self.participation}"
         raw = f"{self.scenario}_{self.label}{extra}_{self.system}_{self.mode}_s{self.seed}"
         return re.sub(r"[^A-Za-z0-9._-]+", "-", raw.replace(" k=", "_k"))
 
@@ -102,7 +104,7 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
         model_kwargs=scenario.model_kwargs,
         training=resolved_training(spec, scenario),
         seed_sequence=learner_seq,
-        participation=scenario.participation,
+        participation=scenario.participation if spec.participation is None else spec.participation,
         options=options,
     )
     try:
@@ -120,7 +122,7 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
         "algorithm_options": learner.options,  # every option, defaults resolved
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
         "training": asdict(learner.setup.training),
-        "participation": scenario.participation,
+        "participation": learner.setup.participation,
         "system": {"name": spec.system, **asdict(system)},
         "rounds": rounds,
         "seed": spec.seed,

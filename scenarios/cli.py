@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from scenarios.commands import cell, compare, datasets, listing, penalty, plot, round_time, run, scenario, streams
+from scenarios.commands import cell, compare, datasets, listing, penalty, plot, reproduce, round_time, run, scenario, streams
 from scenarios.errors import UsageError
 
 COMMANDS = {
@@ -15,6 +15,7 @@ COMMANDS = {
     "streams": streams,
     "round-time": round_time,
     "plot": plot,
+    "reproduce": reproduce,
     "list": listing,
     "datasets": datasets,
     "scenario": scenario,

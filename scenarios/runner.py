@@ -51,6 +51,7 @@ class RunSpec:
     evaluate_every: int = 1
     training: dict = field(default_factory=dict)  # overrides of the scenario's LocalTraining fields
     radio: dict = field(default_factory=dict)  # overrides of a physical cell preset's parameters
+    participation: float | None = None  # fraction of devices that train per round; None: the scenario's
 
     @property
     def label(self) -> str:
@@ -68,6 +69,7 @@ class RunSpec:
         extra = "".join(f"_{k}-{v}" for k, v in sorted(self.options.items()) if k != "streams")
         extra += "".join(f"_{k}-{v}" for k, v in sorted(self.training.items()))
         radio = "".join(f"_{k}-{v}" for k, v in sorted(self.radio.items()))
+        extra += "" if self.participation is None else f"_participation-{self.participation}"
         raw = f"{self.scenario}_{self.label}{extra}_{self.system}{radio}_{self.mode}_s{self.seed}"
         return re.sub(r"[^A-Za-z0-9._-]+", "-", raw.replace(" k=", "_k"))
 
@@ -106,7 +108,7 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario, multic
         model_kwargs=scenario.model_kwargs,
         training=resolved_training(spec, scenario),
         seed_sequence=learner_seq,
-        participation=scenario.participation,
+        participation=scenario.participation if spec.participation is None else spec.participation,
         options=options,
         multicast_airtime=multicast_airtime,
     )
@@ -125,7 +127,7 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
         "algorithm_options": learner.options,  # every option, defaults resolved
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
         "training": asdict(learner.setup.training),
-        "participation": scenario.participation,
+        "participation": learner.setup.participation,
         "system": system_config(spec.system, system),
         "rounds": rounds,
         "seed": spec.seed,

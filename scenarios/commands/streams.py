@@ -6,7 +6,7 @@ from __future__ import annotations
 from scenarios.commands.common import add_data_dir, add_json, add_training, parse_option, table, training_overrides
 from scenarios.errors import UsageError
 from scenarios.registry import DEFAULT_SCENARIO, get_scenario
-from scenarios.runner import RunSpec, build_data, build_learner
+from scenarios.runner import RunSpec
 
 DEFAULT_LAMBDAS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
 
@@ -36,15 +36,12 @@ def execute(args):
 
     if any(lam < 0 for lam in args.lambdas):
         raise UsageError("every --lambda must be >= 0")
-    scenario = get_scenario(args.scenario)
-    data = build_data(args.scenario, args.seed, str(resolve_data_dir(args.data_dir)))
+    from scenarios.silhouette import setup_silhouette
+
+    get_scenario(args.scenario)
     options = {**dict(parse_option(text) for text in args.option), "streams": "auto"}
     spec = RunSpec(args.scenario, "user-centric", seed=args.seed, options=options, training=training_overrides(args))
-    learner = build_learner(spec, data, scenario)
-    everyone = range(learner.num_devices)
-    learner.local_update(0, everyone)  # the set-up phase's computation; no network needed here
-    learner.aggregate(0, everyone)
-    silhouette = learner.silhouette
+    silhouette = setup_silhouette(spec, str(resolve_data_dir(args.data_dir)))
     chosen = {repr(lam): choose_stream_count(silhouette, lam) for lam in args.lambdas}
     data_out = {"silhouette": {str(k): s for k, s in silhouette.items()}, "chosen": chosen}
     curve = table(["k", "silhouette"], [[k, f"{s:+.3f}"] for k, s in silhouette.items()])

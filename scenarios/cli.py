@@ -8,6 +8,10 @@ import sys
 
 from scenarios.commands import compare, datasets, listing, plot, round_time, run, scenario, streams
 from scenarios.errors import UsageError
+from scenarios.results import finite
+from scenarios.settings import Setting
+
+THREADS = Setting(int, low=1, high=1024)
 
 COMMANDS = {
     "run": run,
@@ -55,10 +59,9 @@ def main(argv=None) -> int:
         if args.command is None:
             parser.print_help()
             return 2
-        if args.threads < 1:
-            raise UsageError(f"--threads must be >= 1, got {args.threads}")
+        THREADS.check("--threads", args.threads)
         set_threads(args.threads)
-        data, text = COMMANDS[args.command].execute(args)
+        data, text, *status = COMMANDS[args.command].execute(args)
     except UsageError as error:
         print(f"fl-cosim: error: {error}", file=sys.stderr)
         return 2
@@ -66,10 +69,10 @@ def main(argv=None) -> int:
         print("fl-cosim: interrupted", file=sys.stderr)
         return 130
     if getattr(args, "json", False):
-        print(json.dumps(data, indent=2))
+        print(json.dumps(finite(data), indent=2, allow_nan=False))
     else:
         print(text)
-    return 0
+    return status[0] if status else 0
 
 
 if __name__ == "__main__":

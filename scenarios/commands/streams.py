@@ -4,7 +4,7 @@ stream count Algorithm 2 picks for each lambda (journal IV-C, eq. 12)."""
 from __future__ import annotations
 
 from scenarios.commands.common import add_data_dir, add_json, table
-from scenarios.errors import UsageError
+from scenarios.settings import ALGORITHM_OPTIONS, RUN_SETTINGS
 from scenarios.registry import DEFAULT_SCENARIO, get_scenario
 from scenarios.runner import RunSpec, build_data, build_learner
 
@@ -31,8 +31,9 @@ def execute(args):
     from learning.weights import choose_stream_count
     from scenarios.datasets import resolve_data_dir
 
-    if any(lam < 0 for lam in args.lambdas):
-        raise UsageError("every --lambda must be >= 0")
+    for lam in args.lambdas:
+        ALGORITHM_OPTIONS["user-centric"]["lam"].check("--lambda", lam)
+    RUN_SETTINGS["seed"].check("--seed", args.seed)
     scenario = get_scenario(args.scenario)
     data = build_data(args.scenario, args.seed, str(resolve_data_dir(args.data_dir)))
     learner = build_learner(RunSpec(args.scenario, "user-centric", seed=args.seed, options={"streams": "auto"}), data, scenario)

@@ -106,26 +106,57 @@ MODELS: dict[str, Callable[..., nn.Module]] = {
 }
 
 
-def build_model(name: str, generator: torch.Generator, **kwargs) -> nn.Module:
-    """Build model ``name`` and initialize it from ``generator`` (PyTorch's default init
-    schemes, without touching the global RNG)."""
+INIT_SCHEMES = ("keras", "torch")
+
+
+def build_model(name: str, generator: torch.Generator, init: str = "keras", **kwargs) -> nn.Module:
+    """Build model ``name`` and initialize it from ``generator`` with scheme ``init`` (see
+    ``init_parameters``), without touching the global RNG."""
     if name not in MODELS:
         raise KeyError(f"unknown model {name!r}; choose from {', '.join(MODELS)}")
     model = MODELS[name](**kwargs)
-    init_parameters(model, generator)
+    init_parameters(model, generator, init)
     return model
 
 
-def init_parameters(model: nn.Module, generator: torch.Generator) -> None:
-    """PyTorch's default initialization for Linear/Conv (Kaiming-uniform, a = sqrt(5)) and
-    Embedding (standard normal), drawn from ``generator``."""
+def fans(weight: torch.Tensor) -> tuple[int, int]:
+    """(fan_in, fan_out) of a dense ``(out, in)`` or convolution ``(out, in, kh, kw)`` kernel, as
+    both Keras and PyTorch count them: the receptive field multiplies both."""
+    receptive = weight[0][0].numel() if weight.dim() > 2 else 1
+    return weight.shape[1] * receptive, weight.shape[0] * receptive
+
+
+def init_parameters(model: nn.Module, generator: torch.Generator, scheme: str = "keras") -> None:
+    """Initialize every layer by ``scheme``, drawn from ``generator``.
+
+    ``keras`` (the authors' reference code: Keras layers with ``kernel_initializer='he_uniform'``
+    on convolutions and the default ``glorot_uniform`` on dense layers): convolution kernels
+    ``U(+-sqrt(6 / fan_in))``, dense kernels ``U(+-sqrt(6 / (fan_in + fan_out)))``, biases 0,
+    embeddings He-uniform over the vocabulary (the reference's text model).
+    ``torch``: PyTorch's defaults, Kaiming-uniform with ``a = sqrt(5)`` (``U(+-1/sqrt(fan_in))``)
+    for kernels and ``U(+-1/sqrt(fan_in))`` for biases, embeddings standard normal.
+    Parameters of other modules keep their constructor's values.
+    """
+    if scheme not in INIT_SCHEMES:
+        raise ValueError(f"unknown init {scheme!r}; choose from {', '.join(INIT_SCHEMES)}")
     with torch.no_grad():
         for module in model.modules():
             if isinstance(module, (nn.Linear, nn.Conv2d)):
-                nn.init.kaiming_uniform_(module.weight, a=math.sqrt(5), generator=generator)
+                fan_in, fan_out = fans(module.weight)
+                if scheme == "torch":
+                    nn.init.kaiming_uniform_(module.weight, a=math.sqrt(5), generator=generator)
+                    if module.bias is not None:
+                        bound = 1 / math.sqrt(fan_in)
+                        nn.init.uniform_(module.bias, -bound, bound, generator=generator)
+                    continue
+                denominator = fan_in if isinstance(module, nn.Conv2d) else fan_in + fan_out
+                bound = math.sqrt(6.0 / denominator)
+                nn.init.uniform_(module.weight, -bound, bound, generator=generator)
                 if module.bias is not None:
-                    fan_in = module.weight[0].numel()
-                    bound = 1 / math.sqrt(fan_in)
-                    nn.init.uniform_(module.bias, -bound, bound, generator=generator)
+                    nn.init.zeros_(module.bias)
             elif isinstance(module, nn.Embedding):
-                nn.init.normal_(module.weight, generator=generator)
+                if scheme == "torch":
+                    nn.init.normal_(module.weight, generator=generator)
+                else:
+                    bound = math.sqrt(6.0 / module.num_embeddings)
+                    nn.init.uniform_(module.weight, -bound, bound, generator=generator)

@@ -1,9 +1,16 @@
-"""Local training and evaluation on one reusable model object (the fast way on CPU)."""
+"""Local training and evaluation on one reusable model object, and the swappable client step.
+
+``Trainer.train`` is the reference: one device, a plain PyTorch loop with ``torch.optim``.
+``Trainer.train_many`` trains the devices of a round together through the backend named by
+``LocalTraining.backend`` (``loop``: the reference, one device after another; other backends in
+``learning/engine/``); algorithms describe each device's update as a ``LocalJob`` and never see
+which backend runs it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Hashable, Sequence
 
 import numpy as np
 import torch
@@ -12,24 +19,92 @@ from torch.func import functional_call, jacrev, vmap
 from torch.nn import functional as F
 
 from learning.data import DeviceData
+from learning.models import INIT_SCHEMES
 from learning.params import flat_grad, get_flat, set_flat
+
+OPTIMIZERS = ("sgd", "adam")
+ADAM_BETAS = (0.9, 0.999)
+ADAM_EPS = 1e-7  # Keras's default, as the reference code's tf.keras.optimizers.Adam
 
 
 @dataclass(frozen=True)
 class LocalTraining:
-    """Local SGD settings; defaults are the journal paper's (V-A): lr 0.01, momentum 0.9, batch 64, E = 1."""
+    """Local training settings. Defaults are the journal paper's text (V-A): SGD, lr 0.01,
+    momentum 0.9, batch 64, E = 1, with the reference code's Keras initialization.
+
+    ``optimizer``: ``sgd`` (the paper's text; momentum state starts afresh every local update)
+    or ``adam`` (the authors' reference code: lr as given, betas 0.9/0.999, eps 1e-7, each
+    device's moments and step count kept across rounds). ``init``: ``keras`` or ``torch``
+    (``learning.models.init_parameters``). ``backend``: which engine runs ``train_many``
+    (``learning.engine.BACKENDS``); ``device``: where training runs (``cpu``, ``cuda``).
+    """
 
     lr: float = 0.01
     momentum: float = 0.9
     batch_size: int = 64
     epochs: int = 1
+    optimizer: str = "sgd"
+    init: str = "keras"
+    backend: str = "loop"
+    device: str = "cpu"
 
     def __post_init__(self) -> None:
-        if not self.lr > 0 or self.batch_size < 1 or self.epochs < 1 or not 0 <= self.momentum < 1:
-            raise ValueError(f"impossible local training settings: {self}")
+        if not (isinstance(self.lr, (int, float)) and 0 < self.lr < float("inf")):
+            raise ValueError(f"lr must be a positive finite number, got {self.lr}")
+        if not (isinstance(self.momentum, (int, float)) and 0 <= self.momentum < 1):
+            raise ValueError(f"momentum must be in [0, 1), got {self.momentum}")
+        for key in ("batch_size", "epochs"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{key} must be an integer >= 1, got {value!r}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, got {self.optimizer!r}")
+        if self.init not in INIT_SCHEMES:
+            raise ValueError(f"init must be one of {', '.join(INIT_SCHEMES)}, got {self.init!r}")
+        from learning.engine import BACKENDS
+
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if not (self.device == "cpu" or self.device.startswith("cuda")):
+            raise ValueError(f"device must be cpu or cuda[:N], got {self.device!r}")
 
 
-Regularizer = Callable[[Sequence[torch.Tensor]], torch.Tensor]
+@dataclass
+class AdamState:
+    """One device's Adam moments (flat, like the parameters) and its step count."""
+
+    exp_avg: torch.Tensor
+    exp_avg_sq: torch.Tensor
+    step: int
+
+
+@dataclass(frozen=True)
+class LocalJob:
+    """One device's local update in a round: what an algorithm asks of the training engine.
+
+    From ``start``, ``epochs`` epochs (default the settings') of mini-batches in the order
+    drawn from ``generator``, stopping after ``max_steps`` steps if given. Hooks: the proximal
+    term ``proximal/2 ||w - anchor||^2`` added to each mini-batch loss (FedProx's mu, Ditto's
+    lambda) and ``gradient_offset`` added to each gradient (SCAFFOLD's ``c - c_i``).
+    ``state_key`` names the optimizer state that persists across rounds (Adam; e.g.
+    ``("model", device)``); None starts it afresh.
+    """
+
+    start: torch.Tensor
+    data: DeviceData
+    generator: torch.Generator
+    state_key: Hashable | None = None
+    epochs: int | None = None
+    max_steps: int | None = None
+    anchor: torch.Tensor | None = None
+    proximal: float = 0.0
+    gradient_offset: torch.Tensor | None = None
+
+    def __post_init__(self) -> None:
+        if self.proximal < 0:
+            raise ValueError(f"proximal coefficient must be >= 0, got {self.proximal}")
+        if self.proximal > 0 and self.anchor is None:
+            raise ValueError("a proximal term needs an anchor")
 
 
 class Trainer:
@@ -49,6 +124,7 @@ class Trainer:
         self.task = task
         self.eval_batch = eval_batch
         self.noise_variance = noise_variance
+        self.optimizer_states: dict[Hashable, AdamState] = {}  # Adam only: per state key, across rounds
 
     def loss(self, outputs: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
         if self.task == "regression":
@@ -63,40 +139,77 @@ class Trainer:
         *,
         epochs: int | None = None,
         max_steps: int | None = None,
-        lr: float | None = None,
-        regularizer: Regularizer | None = None,
+        anchor: torch.Tensor | None = None,
+        proximal: float = 0.0,
         gradient_offset: torch.Tensor | None = None,
+        state_key: Hashable | None = None,
     ) -> torch.Tensor:
-        """Local SGD from ``start`` (Algorithm 1, ClientUpdate); returns the trained vector.
-
-        ``regularizer(params)`` is added to each mini-batch loss (FedProx, Ditto);
-        ``gradient_offset`` is added to the flat gradient (SCAFFOLD's ``c - c_i``).
-        ``max_steps`` stops early after that many mini-batch steps.
-        """
+        """The reference local update (Algorithm 1, ClientUpdate) of one device: a plain loop
+        with ``torch.optim``; returns the trained vector. Arguments as ``LocalJob``'s."""
         model, cfg = self.model, self.config
         set_flat(model, start)
         params = list(model.parameters())
-        optimizer = torch.optim.SGD(params, lr=cfg.lr if lr is None else lr, momentum=cfg.momentum)
+        optimizer = self._optimizer(params, state_key)
         offsets = _split_like(gradient_offset, params) if gradient_offset is not None else None
+        anchors = _split_like(anchor.detach(), params) if proximal > 0 else None
         n = data.num_train
-        steps = 0
+        steps, limit = 0, max_steps if max_steps is not None else float("inf")
         for _ in range(cfg.epochs if epochs is None else epochs):
-            order = torch.randperm(n, generator=generator)
+            order = torch.randperm(n, generator=generator)  # one order per epoch, drawn even if unused
             for begin in range(0, n, cfg.batch_size):
-                if max_steps is not None and steps >= max_steps:
-                    return get_flat(model)
+                if steps >= limit:
+                    break
                 index = order[begin : begin + cfg.batch_size]
                 optimizer.zero_grad(set_to_none=True)
                 loss = self.loss(model(data.x_train[index]), data.y_train[index])
-                if regularizer is not None:
-                    loss = loss + regularizer(params)
+                if anchors is not None:
+                    loss = loss + 0.5 * proximal * sum(torch.sum((p - a) ** 2) for p, a in zip(params, anchors))
                 loss.backward()
                 if offsets is not None:
                     for p, offset in zip(params, offsets):
                         p.grad.add_(offset)
                 optimizer.step()
                 steps += 1
+        self._keep_state(optimizer, params, state_key)
         return get_flat(model)
+
+    def train_job(self, job: LocalJob) -> torch.Tensor:
+        return self.train(job.start, job.data, job.generator, epochs=job.epochs, max_steps=job.max_steps,
+                          anchor=job.anchor, proximal=job.proximal, gradient_offset=job.gradient_offset,
+                          state_key=job.state_key)
+
+    def train_many(self, jobs: Sequence[LocalJob]) -> torch.Tensor:
+        """Every job's trained vector, stacked in job order, by the configured backend."""
+        from learning.engine import BACKENDS
+
+        if not jobs:
+            return torch.empty(0, self.num_parameters)
+        return BACKENDS[self.config.backend](self, jobs)
+
+    @property
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.model.parameters())
+
+    def _optimizer(self, params: list[torch.Tensor], state_key: Hashable | None) -> torch.optim.Optimizer:
+        cfg = self.config
+        if cfg.optimizer == "sgd":
+            return torch.optim.SGD(params, lr=cfg.lr, momentum=cfg.momentum)
+        optimizer = torch.optim.Adam(params, lr=cfg.lr, betas=ADAM_BETAS, eps=ADAM_EPS)
+        state = self.optimizer_states.get(state_key) if state_key is not None else None
+        if state is not None:
+            for p, m, v in zip(params, _split_like(state.exp_avg, params), _split_like(state.exp_avg_sq, params)):
+                optimizer.state[p] = {"step": torch.tensor(float(state.step)), "exp_avg": m.clone(), "exp_avg_sq": v.clone()}
+        return optimizer
+
+    def _keep_state(self, optimizer: torch.optim.Optimizer, params: list[torch.Tensor], state_key: Hashable | None) -> None:
+        if self.config.optimizer != "adam" or state_key is None or params[0] not in optimizer.state:
+            return
+        states = [optimizer.state[p] for p in params]
+        self.optimizer_states[state_key] = AdamState(
+            torch.cat([s["exp_avg"].reshape(-1) for s in states]),
+            torch.cat([s["exp_avg_sq"].reshape(-1) for s in states]),
+            int(states[0]["step"]),
+        )
 
     def steps_per_epoch(self, data: DeviceData) -> int:
         return -(-data.num_train // self.config.batch_size)

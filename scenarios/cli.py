@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from scenarios.commands import compare, datasets, listing, plot, round_time, run, scenario, streams
+from scenarios.commands import compare, datasets, listing, plot, round_time, run, scenario, streams, sweep
 from scenarios.errors import UsageError
 from scenarios.results import finite
 from scenarios.settings import Setting
@@ -16,6 +16,7 @@ THREADS = Setting(int, low=1, high=1024)
 COMMANDS = {
     "run": run,
     "compare": compare,
+    "sweep": sweep,
     "streams": streams,
     "round-time": round_time,
     "plot": plot,

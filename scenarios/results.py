@@ -21,7 +21,8 @@ from pathlib import Path
 
 from scenarios.errors import UsageError
 
-STAGING_SUFFIX = ".partial"
+STAGING_SUFFIX = ".partial"  # a result folder being written: .NAME.PID.RANDOM.partial
+TMP_SUFFIX = ".tmp"  # a file being written: .NAME.PID.RANDOM.tmp
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -31,7 +32,7 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def atomic_write_bytes(path: Path, payload: bytes) -> None:
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=TMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
@@ -137,20 +138,25 @@ def staged_folder(final: Path):
 
 
 def remove_stale_staging(folder: Path) -> list[Path]:
-    """Remove staging folders left in ``folder`` by processes that no longer run (a killed
-    run); returns what was removed."""
+    """Remove staging folders and temporary files left in ``folder`` by processes that no
+    longer run (a killed run or sweep); returns what was removed."""
     folder = Path(folder)
     removed = []
     if not folder.is_dir():
         return removed
     for entry in folder.iterdir():
-        if not (entry.name.startswith(".") and entry.name.endswith(STAGING_SUFFIX) and entry.is_dir()):
+        staging = entry.name.endswith(STAGING_SUFFIX) and entry.is_dir()
+        temporary = entry.name.endswith(TMP_SUFFIX) and entry.is_file()
+        if not entry.name.startswith(".") or not (staging or temporary):
             continue
-        parts = entry.name.split(".")  # .NAME.PID.RANDOM.partial
+        parts = entry.name.split(".")  # .NAME.PID.RANDOM.partial or .tmp
         pid = int(parts[-3]) if len(parts) >= 4 and parts[-3].isdigit() else None
         if pid is not None and _alive(pid):
             continue
-        shutil.rmtree(entry, ignore_errors=True)
+        if staging:
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
         removed.append(entry)
     return removed
 

@@ -13,12 +13,13 @@ algorithms run on the same seed see the same devices and the same initial model.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
 import re
 import sys
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Callable
 
@@ -27,6 +28,7 @@ import torch
 
 from learning.algorithms import LearnerSetup
 from learning.data import FederatedData
+from learning.training import LocalTraining
 from netsim import RoundRecord, TraceEvent, run_cosimulation, simulate_rounds
 from netsim.trace import TRACE_FIELDS
 from figures.results import RESULT_FILES, folder_problem
@@ -35,7 +37,7 @@ from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
 from scenarios.scenario import Scenario
-from scenarios.settings import NETWORK_SETTINGS, RUN_SETTINGS, check_options
+from scenarios.settings import NETWORK_SETTINGS, RUN_SETTINGS, check_options, check_training
 from scenarios.systems import get_system
 
 FORMAT_VERSION = 2  # 2: hash-named folders, checksums in summary.json, empty cells for non-finite numbers
@@ -60,6 +62,7 @@ class RunSpec:
     rho: float | None = None
     t_min: float | None = None
     inv_mu: float | None = None
+    training: dict = field(default_factory=dict)  # overrides of the scenario's LocalTraining fields
 
     @property
     def label(self) -> str:
@@ -84,7 +87,7 @@ def checked_spec(spec: RunSpec) -> RunSpec:
     if not isinstance(spec.options, dict):
         raise UsageError(f"options must be a table of key = value, got {spec.options!r}")
     options = check_options(spec.algorithm, spec.options)
-    spec = replace(spec, options=options, **values)
+    spec = replace(spec, options=options, training=check_training(spec.training), **values)
     network_system(spec)
     return spec
 
@@ -118,6 +121,17 @@ def build_data(scenario_name: str, seed: int, data_dir: str | None) -> Federated
         raise UsageError(f"scenario {scenario_name!r}: {error}") from None
 
 
+def resolved_training(spec: RunSpec, scenario: Scenario) -> LocalTraining:
+    """The scenario's training settings with the run's overrides (checked: UsageError)."""
+    unknown = sorted(set(spec.training) - {f.name for f in fields(LocalTraining)})
+    if unknown:
+        raise UsageError(f"unknown training setting {', '.join(unknown)}; settings: {', '.join(f.name for f in fields(LocalTraining))}")
+    try:
+        return dataclasses.replace(scenario.training, **spec.training)
+    except ValueError as error:
+        raise UsageError(f"training: {error}") from None
+
+
 def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
     """The algorithm's learner with the scenario's defaults overridden by the run's options."""
     algorithm = get_algorithm(spec.algorithm)
@@ -127,7 +141,7 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
         data=data,
         model_name=scenario.model_name,
         model_kwargs=scenario.model_kwargs,
-        training=scenario.training,
+        training=resolved_training(spec, scenario),
         seed_sequence=learner_seq,
         participation=scenario.participation if spec.participation is None else spec.participation,
         options=options,
@@ -146,7 +160,7 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
         "algorithm": spec.algorithm,
         "algorithm_options": learner.options,  # every option, defaults resolved
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
-        "training": asdict(scenario.training),
+        "training": asdict(learner.setup.training),
         "participation": learner.setup.participation,
         "system": {"name": spec.system, **asdict(system)},
         "rounds": rounds,

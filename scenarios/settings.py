@@ -10,6 +10,7 @@ always refused, so no NaN or infinity reaches a result file.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from scenarios.errors import UsageError
@@ -33,11 +34,15 @@ class Setting:
     high_open: bool = False
     choices: tuple = ()
     none: bool = False
+    pattern: str | None = None  # text: a regular expression it must match in full (with ``pattern_text``)
+    pattern_text: str = ""
 
     def allowed(self) -> str:
         """The allowed values, in words (for the one-line error)."""
         if self.kind is bool:
             text = "true or false"
+        elif self.kind is str and self.pattern:
+            text = self.pattern_text
         elif self.kind is str:
             text = "one of " + ", ".join(map(str, self.choices))
         else:
@@ -70,7 +75,7 @@ class Setting:
             if isinstance(value, bool):
                 return value
         elif self.kind is str:
-            if isinstance(value, str) and value in self.choices:
+            if isinstance(value, str) and (value in self.choices or (self.pattern and re.fullmatch(self.pattern, value))):
                 return value
         elif self.kind is int:
             if isinstance(value, int) and not isinstance(value, bool) and self._in_range(value):
@@ -120,12 +125,41 @@ NETWORK_SETTINGS: dict[str, Setting] = {
     "inv_mu": Setting(float, low=0, none=True),
 }
 
+
+def training_settings() -> dict[str, Setting]:
+    """The fields of ``learning.training.LocalTraining`` a run may override."""
+    from learning.engine import BACKENDS
+    from learning.models import INIT_SCHEMES
+    from learning.training import OPTIMIZERS
+
+    return {
+        "lr": positive(),
+        "momentum": Setting(float, low=0, high=1, high_open=True),
+        "batch_size": positive_int(),
+        "epochs": positive_int(),
+        "optimizer": Setting(str, choices=OPTIMIZERS),
+        "init": Setting(str, choices=INIT_SCHEMES),
+        "backend": Setting(str, choices=tuple(BACKENDS)),
+        "device": Setting(str, pattern=r"cpu|cuda(:[0-9]+)?", pattern_text="cpu, cuda or cuda:N"),
+    }
+
+
+def check_training(training: dict) -> dict:
+    """Training overrides, each typed and range-checked (unknown keys refused)."""
+    table = training_settings()
+    if not isinstance(training, dict):
+        raise UsageError(f"training must be a table of key = value, got {training!r}")
+    return {key: check_setting(table, key, value, prefix="training ") for key, value in training.items()}
+
+
 # --- each algorithm's options (the keys of its declared ``defaults``) -----------------
 _USER_CENTRIC = {
     "streams": Setting(int, low=1, choices=("auto",), none=True),  # none: k = m
     "lam": non_negative(),
+    "variance_batches": Setting(str, choices=("disjoint", "reference")),
     "variance_batch_fraction": Setting(float, low=0, high=1, low_open=True, high_open=True),
     "variance_batch_size": positive_int(none=True),
+    "variance_divisor": Setting(float, low=1),  # at most the smallest local set: checked with the data
 }
 
 ALGORITHM_OPTIONS: dict[str, dict[str, Setting]] = {
@@ -155,7 +189,7 @@ ALGORITHM_OPTIONS: dict[str, dict[str, Setting]] = {
 def check_setting(table: dict[str, Setting], key: str, value, prefix: str = ""):
     """``value`` checked against ``table[key]``; unknown keys name the known ones."""
     if key not in table:
-        raise UsageError(f"unknown setting {prefix}{key!r}; known: {', '.join(table) or 'none'}")
+        raise UsageError(f"unknown {prefix}setting {key!r}; known: {', '.join(table) or 'none'}")
     return table[key].check(prefix + key, value)
 
 

@@ -51,30 +51,17 @@ def write_tables(rows: Sequence[dict], columns: Sequence[str], stem: Path) -> li
     atomic_write_text(csv_path, text)
     written = [csv_path]
     try:
-        import pyarrow as pa
-        import pyarrow.csv as pacsv
-        import pyarrow.parquet as pq
+        import pyarrow  # noqa: F401 (pandas writes Parquet through it)
     except ImportError:
         return written
     import io
 
-    table = pacsv.read_csv(io.BytesIO(text.encode("utf-8")),
-                           convert_options=pacsv.ConvertOptions(strings_can_be_null=False, column_types=_string_types(rows, columns)))
-    buffer = pa.BufferOutputStream()
-    pq.write_table(table, buffer)
+    import pandas
+
+    frame = pandas.read_csv(io.StringIO(text))  # the Parquet file reads back as the CSV does
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
     parquet_path = stem.with_suffix(".parquet")
-    atomic_write_bytes(parquet_path, buffer.getvalue().to_pybytes())
+    atomic_write_bytes(parquet_path, buffer.getvalue())
     written.append(parquet_path)
     return written
-
-
-def _string_types(rows, columns) -> dict:
-    """Text columns stay text in Parquet (pyarrow would otherwise guess from the cells)."""
-    import pyarrow as pa
-
-    text = {}
-    for column in columns:
-        values = [row.get(column) for row in rows if row.get(column) is not None]
-        if column not in NUMBER_COLUMNS and values and all(isinstance(v, str) for v in values):
-            text[column] = pa.string()
-    return text

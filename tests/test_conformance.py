@@ -15,23 +15,23 @@ SMALL = [name for name, s in SCENARIOS.items() if s.small]
 ROUNDS = 2
 
 
-def simulate(scenario_name, algorithm, seed=0):
+def simulate(scenario_name, algorithm, seed=0, training=None):
     scenario = SCENARIOS[scenario_name]
     data = build_data(scenario_name, seed, None)
-    spec = RunSpec(scenario_name, algorithm, rounds=ROUNDS, seed=seed)
+    spec = RunSpec(scenario_name, algorithm, rounds=ROUNDS, seed=seed, training=training or {})
     learner = build_learner(spec, data, scenario)
     system = NetworkSystem(rho=2, t_min=1, inv_mu=1)
     return learner, run_cosimulation(learner, system, ROUNDS, np.random.default_rng(seed))
 
 
-@pytest.mark.parametrize("scenario_name", SMALL)
+@pytest.mark.parametrize("scenario_name, training", [(name, {}) for name in SMALL] + [("digits-rotation", {"optimizer": "adam"})])
 @pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
-def test_algorithm_conforms(scenario_name, algorithm):
+def test_algorithm_conforms(scenario_name, training, algorithm):
     if algorithm == "oracle" and build_data(scenario_name, 0, None).groups is None:
         pytest.skip("oracle needs true groups; this scenario has none")
     if algorithm == "fedproto" and build_data(scenario_name, 0, None).task != "classification":
         pytest.skip("fedproto needs classes (prototypes per class); this scenario is a regression")
-    learner, (records, trace) = simulate(scenario_name, algorithm)
+    learner, (records, trace) = simulate(scenario_name, algorithm, training=training)
     assert [r.server_round for r in records] == list(range(ROUNDS + 1))
     for record in records:
         evaluation = record.evaluation
@@ -50,7 +50,7 @@ def test_algorithm_conforms(scenario_name, algorithm):
         assert record.uplink_bits == pytest.approx(sum(plan.uplink_bits.get(d, 0.0) for d in record.arrived))
         sent = [e for e in trace if e.round == record.server_round and e.kind == "uplink"]
         assert sum(e.bits for e in sent) == pytest.approx(record.uplink_bits)
-    _, (again, _) = simulate(scenario_name, algorithm)
+    _, (again, _) = simulate(scenario_name, algorithm, training=training)
     assert [r.end for r in again] == [r.end for r in records]
     for a, b in zip(again, records):
         assert np.array_equal(a.evaluation.accuracy, b.evaluation.accuracy, equal_nan=True)

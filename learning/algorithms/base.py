@@ -18,7 +18,7 @@ from learning.data import FederatedData
 from learning.evaluation import Evaluation
 from learning.models import build_model
 from learning.params import get_flat, model_bits
-from learning.training import LocalTraining, Trainer, device_generators, torch_generator
+from learning.training import LocalJob, LocalTraining, Trainer, device_generators, torch_generator
 from learning.weights import mix
 from netsim.plan import RoundPlan, Stream
 
@@ -83,7 +83,7 @@ class FederatedLearner:
         self.data = setup.data
         self.num_devices = setup.data.num_devices
         init_seq, device_seq, server_seq = setup.seed_sequence.spawn(3)
-        model = build_model(setup.model_name, torch_generator(init_seq), **setup.model_kwargs)
+        model = build_model(setup.model_name, torch_generator(init_seq), setup.training.init, **setup.model_kwargs)
         self.trainer = Trainer(model, setup.training, setup.data.task, noise_variance=setup.data.noise_variance)
         self.model_bits = model_bits(model)
         self.theta0 = get_flat(model)
@@ -95,6 +95,11 @@ class FederatedLearner:
             raise ValueError(f"participation must be in (0, 1], got {setup.participation}")
 
     # --- shared helpers -------------------------------------------------------------
+    def job(self, device: int, start: torch.Tensor, slot: str = "model", **hooks) -> LocalJob:
+        """``device``'s local update from ``start`` on its own data and generator; ``slot`` names
+        the model it trains, so each (slot, device) keeps its own optimizer state (Adam)."""
+        return LocalJob(start, self.data.devices[device], self.generators[device], (slot, device), **hooks)
+
     def sample_participants(self) -> tuple[int, ...]:
         """All devices, or a uniform sample of ``participation * m`` of them (at least one)."""
         m = self.num_devices
@@ -191,8 +196,8 @@ class MixingLearner(FederatedLearner):
         return streams
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
-        for device in devices:
-            self.theta_half[device] = self.trainer.train(self.theta[device], self.data.devices[device], self.generators[device])
+        if devices:
+            self.theta_half[list(devices)] = self.trainer.train_many([self.job(d, self.theta[d]) for d in devices])
 
     def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
         self.apply_mixing(self.mixing_matrix(), arrived)

@@ -17,7 +17,6 @@ import torch
 
 from learning.algorithms.base import LearnerSetup
 from learning.algorithms.fedavg import FedAvg
-from learning.proximal import proximal_term
 
 
 class Ditto(FedAvg):
@@ -37,11 +36,10 @@ class Ditto(FedAvg):
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         super().local_update(server_round, devices)  # the global model's update: theta_half
-        for device in devices:
-            self.personal[device] = self.trainer.train(
-                self.personal[device], self.data.devices[device], self.generators[device],
-                epochs=self.personal_epochs, regularizer=proximal_term(self.theta[device], self.lam),
-            )
+        if devices:
+            jobs = [self.job(d, self.personal[d], "personal", epochs=self.personal_epochs, anchor=self.theta[d], proximal=self.lam)
+                    for d in devices]
+            self.personal[list(devices)] = self.trainer.train_many(jobs)
 
     def personal_model(self, device: int) -> torch.Tensor:
         return self.personal[device]

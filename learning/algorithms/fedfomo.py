@@ -91,10 +91,11 @@ class FedFomo(FederatedLearner):
         return shuffled[np.argsort(-self.affinity[device, shuffled], kind="stable")[: self.M]]
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
-        for device in devices:
-            if self.downloads(server_round):
+        if self.downloads(server_round):
+            for device in devices:
                 self.theta[device] = self.first_order_update(device)
-            self.theta[device] = self.trainer.train(self.theta[device], self.data.devices[device], self.generators[device])
+        if devices:
+            self.theta[list(devices)] = self.trainer.train_many([self.job(d, self.theta[d]) for d in devices])
 
     def first_order_update(self, device: int) -> torch.Tensor:
         """Weigh the offered models on the device's validation split and mix them in."""

@@ -111,7 +111,7 @@ class FedProto(FederatedLearner):
         try:
             for device in devices:
                 data = self.data.devices[device]
-                self.theta[device] = self.trainer.train(self.theta[device], data, self.generators[device])
+                self.theta[device] = self.trainer.train_job(self.job(device, self.theta[device]))  # its own loss: the loop
                 self.local_prototypes[device] = self.class_means(self.trainer.embed(self.theta[device], data.x_train), data.y_train)
         finally:
             self.trainer.targets = self.trainer.has_target = None

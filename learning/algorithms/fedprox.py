@@ -11,7 +11,6 @@ from typing import Sequence
 
 from learning.algorithms.base import LearnerSetup
 from learning.algorithms.fedavg import FedAvg
-from learning.proximal import proximal_term
 
 
 class FedProx(FedAvg):
@@ -25,8 +24,6 @@ class FedProx(FedAvg):
             raise ValueError(f"fedprox mu must be >= 0, got {self.mu}")
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
-        for device in devices:
-            received = self.theta[device]
-            self.theta_half[device] = self.trainer.train(
-                received, self.data.devices[device], self.generators[device], regularizer=proximal_term(received, self.mu)
-            )
+        if devices:  # the received model is both the start and the anchor
+            jobs = [self.job(d, self.theta[d], anchor=self.theta[d], proximal=self.mu) for d in devices]
+            self.theta_half[list(devices)] = self.trainer.train_many(jobs)

@@ -54,10 +54,10 @@ class ParallelUserCentric(UserCentric):
         is_arrived[list(devices)] = True
         weights = mix(self.stream_weights, is_arrived)
         self.stream_sums.zero_()
-        for device in devices:
-            for stream in np.flatnonzero(weights[:, device] > 0):
-                update = self.trainer.train(self.stream_models[stream], self.data.devices[device], self.generators[device])
-                self.stream_sums[stream] += float(weights[stream, device]) * update
+        pairs = [(d, s) for d in devices for s in np.flatnonzero(weights[:, d] > 0)]
+        jobs = [self.job(d, self.stream_models[s], f"stream {s}") for d, s in pairs]
+        for (device, stream), update in zip(pairs, self.trainer.train_many(jobs)):
+            self.stream_sums[stream] += float(weights[stream, device]) * update
 
     def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
         if server_round == 0:

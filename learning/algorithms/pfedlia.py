@@ -45,6 +45,7 @@ whose influence upload did not arrive trains alone from then on.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Sequence
 
@@ -147,8 +148,9 @@ class PFedLIA(MixingLearner):
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if server_round != self.influence_round:
             return super().local_update(server_round, devices)
-        partial = {j: self.trainer.train(self.theta[j], self.influence_batch(j), self.generators[j], epochs=self.influence_epochs)
-                   for j in devices}
+        jobs = [dataclasses.replace(self.job(j, self.theta[j], "influence"), data=self.influence_batch(j), epochs=self.influence_epochs)
+                for j in devices]
+        partial = dict(zip(devices, self.trainer.train_many(jobs))) if jobs else {}
         self.influence = np.full((self.num_devices, self.num_devices), np.nan)
         for i in devices:
             data = self.data.devices[i]

@@ -59,13 +59,11 @@ class Scaffold(ServerStepFedAvg):
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         training = self.setup.training
-        for device in devices:
+        jobs = [self.job(d, self.theta[d], epochs=self.local_epochs, gradient_offset=self.server_control - self.controls[d])
+                for d in devices]
+        for device, trained in zip(devices, self.trainer.train_many(jobs)):
             data = self.data.devices[device]
             start = self.theta[device]
-            trained = self.trainer.train(
-                start, data, self.generators[device], epochs=self.local_epochs,
-                gradient_offset=self.server_control - self.controls[device],
-            )
             steps = momentum_step_count(self.local_epochs * self.trainer.steps_per_epoch(data), training.momentum)
             control = self.controls[device] - self.server_control + (start - trained) / (steps * training.lr)
             self.control_deltas[device] = control - self.controls[device]

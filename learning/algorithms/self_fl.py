@@ -162,11 +162,13 @@ class SelfFL(FederatedLearner):
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         starts = {device: self.client_start(device) for device in devices}  # all from the round's start state
+        jobs = []
         for device in devices:
-            data = self.data.devices[device]
             start, steps = starts[device]
-            epochs = -(-steps // self.trainer.steps_per_epoch(data))
-            personal = self.trainer.train(start, data, self.generators[device], epochs=epochs, max_steps=steps)
+            epochs = -(-steps // self.trainer.steps_per_epoch(self.data.devices[device]))
+            jobs.append(self.job(device, start, epochs=epochs, max_steps=steps))
+        for device, personal in zip(devices, self.trainer.train_many(jobs)):
+            data = self.data.devices[device]
             self.theta[device] = personal
             if self.intra_source == "fisher":
                 self.counts[device] += 1

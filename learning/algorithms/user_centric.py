@@ -30,16 +30,28 @@ def variance_batch_sizes(train_sizes: np.ndarray, size: int | None, fraction: fl
     return np.clip(np.round(fraction * n).astype(int), 1, np.maximum(n - 1, 1))
 
 
+VARIANCE_BATCHES = ("disjoint", "reference")
+
+
 class UserCentric(MixingLearner):
     """Options: ``streams`` (an int k, ``"auto"`` for Algorithm 2, or None for k = m),
-    ``lam`` (lambda of eq. 12, default 0: the silhouette maximum), and the eq. 10 mini-batch
-    size ``n_k``: ``variance_batch_fraction`` of each device's local set (default 1/3, the
-    paper's ``N/3`` for covariate and concept shift, V-F) or, when given, the absolute
-    ``variance_batch_size`` (the paper's 100 for label shift). Larger ``n_k``: smaller
-    variances, sharper weights (towards Local); smaller: softer (towards FedAvg)."""
+    ``lam`` (lambda of eq. 12, default 0: the silhouette maximum), and the eq. 10 mini-batches,
+    ``variance_batches``:
+
+    - ``disjoint`` (the paper's text): the local set split at random into disjoint mini-batches
+      of ``n_k`` points, ``n_k`` = ``variance_batch_fraction`` of the local set (default 1/3, the
+      paper's ``N/3`` for covariate and concept shift, V-F) or, when given, the absolute
+      ``variance_batch_size`` (the paper's 100 for label shift);
+    - ``reference`` (the authors' code): ``floor(d)`` mini-batches of ``floor(n_i / d)`` points,
+      each drawn independently without replacement (they may overlap), ``d`` =
+      ``variance_divisor`` (the code's 2.5: two batches of 0.4 n_i).
+
+    Larger mini-batches: smaller variances, sharper weights (towards Local); smaller: softer
+    (towards FedAvg)."""
 
     name = "user-centric"
-    defaults = {"streams": None, "lam": 0.0, "variance_batch_fraction": 1 / 3, "variance_batch_size": None}
+    defaults = {"streams": None, "lam": 0.0, "variance_batches": "disjoint", "variance_batch_fraction": 1 / 3,
+                "variance_batch_size": None, "variance_divisor": 2.5}
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
@@ -48,9 +60,19 @@ class UserCentric(MixingLearner):
         self.lam = float(options["lam"])
         if isinstance(self.streams_option, int) and not 1 <= self.streams_option <= self.num_devices:
             raise ValueError(f"streams must be in 1..{self.num_devices}, got {self.streams_option}")
-        self.variance_batch_sizes = variance_batch_sizes(
-            self.train_sizes, options["variance_batch_size"], float(options["variance_batch_fraction"])
-        )
+        self.variance_batches = options["variance_batches"]
+        if self.variance_batches not in VARIANCE_BATCHES:
+            raise ValueError(f"variance_batches must be one of {', '.join(VARIANCE_BATCHES)}, got {self.variance_batches!r}")
+        self.variance_divisor = float(options["variance_divisor"])
+        if self.variance_batches == "reference":
+            if not 1 <= self.variance_divisor <= self.train_sizes.min():
+                raise ValueError(f"variance_divisor must be in 1..{int(self.train_sizes.min())} (the smallest local set), "
+                                 f"got {self.variance_divisor}")
+            self.variance_batch_sizes = np.floor(self.train_sizes / self.variance_divisor).astype(int)
+        else:
+            self.variance_batch_sizes = variance_batch_sizes(
+                self.train_sizes, options["variance_batch_size"], float(options["variance_batch_fraction"])
+            )
         self.gradients = np.zeros((self.num_devices, self.theta.shape[1]))
         self.variances = np.zeros(self.num_devices)
         self.full_weights: np.ndarray | None = None
@@ -72,14 +94,20 @@ class UserCentric(MixingLearner):
             self.gradients[device], self.variances[device] = self.gradient_statistics(device)
 
     def gradient_statistics(self, device: int) -> tuple[np.ndarray, float]:
-        """Full local gradient at ``theta^0`` and eq. 10 over K disjoint random mini-batches."""
+        """Full local gradient at ``theta^0`` and eq. 10 over the ``variance_batches`` mini-batches."""
         data = self.data.devices[device]
         full = self.trainer.mean_gradient(self.theta0, data.x_train, data.y_train).numpy()
-        size = int(self.variance_batch_sizes[device])
-        order = self.rng.permutation(data.num_train)
-        batches = [order[k : k + size] for k in range(0, data.num_train - size + 1, size)]
+        batches = self.variance_mini_batches(device)
         batch_grads = np.stack([self.trainer.mean_gradient(self.theta0, data.x_train[b], data.y_train[b]).numpy() for b in batches])
         return full, gradient_variance(batch_grads, full)
+
+    def variance_mini_batches(self, device: int) -> list[np.ndarray]:
+        """The eq. 10 mini-batches of ``device`` (indices into its training set)."""
+        n, size = self.data.devices[device].num_train, int(self.variance_batch_sizes[device])
+        if self.variance_batches == "reference":
+            return [self.rng.choice(n, size, replace=False) for _ in range(int(self.variance_divisor))]
+        order = self.rng.permutation(n)
+        return [order[k : k + size] for k in range(0, n - size + 1, size)]
 
     def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
         if server_round > 0:

@@ -93,6 +93,7 @@ def add_run_settings(parser) -> None:
     parser.add_argument("--out", default="results", help="output folder (default ./results)")
     parser.add_argument("--force", action="store_true", help="run again even when an identical finished run exists")
     add_quiet(parser)
+    add_training(parser)
     add_data_dir(parser)
     add_json(parser)
 
@@ -148,8 +149,41 @@ def spec_settings(args) -> dict:
     """The RunSpec fields the shared run settings give (checked when the spec is prepared)."""
     return {"system": args.system, "rounds": args.rounds, "mode": args.mode, "deadline": args.deadline,
             "evaluate_every": args.eval_every, "participation": args.participation, "rho": args.rho,
-            "t_min": args.t_min, "inv_mu": args.inv_mu}
+            "t_min": args.t_min, "inv_mu": args.inv_mu, "training": training_overrides(args)}
 
 
 def show_progress(args) -> bool:
     return not (getattr(args, "quiet", False) or getattr(args, "json", False))
+
+
+def add_training(parser) -> None:
+    """Training settings that override the scenario's (recorded in each run's config.json)."""
+    from learning.engine import BACKENDS
+    from learning.models import INIT_SCHEMES
+    from learning.training import OPTIMIZERS
+
+    group = parser.add_argument_group("training settings (default: the scenario's; 'fl-cosim scenario NAME' lists them)")
+    group.add_argument("--optimizer", choices=OPTIMIZERS, help="sgd (the paper's text) or adam (the authors' code: per-device state kept across rounds)")
+    group.add_argument("--init", choices=INIT_SCHEMES, help="initialization: keras (the authors' code) or torch (PyTorch's defaults)")
+    group.add_argument("--lr", type=float, help="local learning rate")
+    group.add_argument("--momentum", type=float, help="SGD momentum (0 <= m < 1)")
+    group.add_argument("--batch-size", type=int, help="local mini-batch size")
+    group.add_argument("--epochs", type=int, help="local epochs per round (E)")
+    group.add_argument("--backend", choices=tuple(BACKENDS), help="training engine (default: the scenario's, loop)")
+    group.add_argument("--device", help="where training runs: auto (CUDA when present), cpu, cuda[:N] (default cpu)")
+
+
+def training_overrides(args) -> dict:
+    """The training settings given on the command line; ``--device auto`` resolved here."""
+    keys = ("optimizer", "init", "lr", "momentum", "batch_size", "epochs", "backend", "device")
+    given = {key: getattr(args, key) for key in keys if getattr(args, key, None) is not None}
+    if given.get("device") == "auto":
+        import torch
+
+        given["device"] = "cuda" if torch.cuda.is_available() else "cpu"
+    if given.get("device", "cpu").startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError(f"--device {given['device']}: no CUDA device on this machine (use cpu or auto)")
+    return given

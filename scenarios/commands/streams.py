@@ -3,10 +3,10 @@ stream count Algorithm 2 picks for each lambda (journal IV-C, eq. 12)."""
 
 from __future__ import annotations
 
-from scenarios.commands.common import add_data_dir, add_json, table
+from scenarios.commands.common import add_data_dir, add_json, add_training, parse_option, table, training_overrides
 from scenarios.settings import ALGORITHM_OPTIONS, RUN_SETTINGS
 from scenarios.registry import DEFAULT_SCENARIO, get_scenario
-from scenarios.runner import RunSpec, build_data, build_learner
+from scenarios.runner import RunSpec, prepare
 
 DEFAULT_LAMBDAS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
 
@@ -23,6 +23,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--lambda", dest="lambdas", type=float, nargs="+", default=list(DEFAULT_LAMBDAS), metavar="L",
                         help="one or more lambdas (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="user-centric option, repeatable (e.g. variance_batches=reference)")
+    add_training(parser)
     add_data_dir(parser)
     add_json(parser)
 
@@ -34,9 +37,10 @@ def execute(args):
     for lam in args.lambdas:
         ALGORITHM_OPTIONS["user-centric"]["lam"].check("--lambda", lam)
     RUN_SETTINGS["seed"].check("--seed", args.seed)
-    scenario = get_scenario(args.scenario)
-    data = build_data(args.scenario, args.seed, str(resolve_data_dir(args.data_dir)))
-    learner = build_learner(RunSpec(args.scenario, "user-centric", seed=args.seed, options={"streams": "auto"}), data, scenario)
+    get_scenario(args.scenario)
+    options = {**dict(parse_option(text) for text in args.option), "streams": "auto"}
+    spec = RunSpec(args.scenario, "user-centric", seed=args.seed, options=options, training=training_overrides(args))
+    learner = prepare(spec, str(resolve_data_dir(args.data_dir))).learner
     everyone = range(learner.num_devices)
     learner.local_update(0, everyone)  # the set-up phase's computation; no network needed here
     learner.aggregate(0, everyone)

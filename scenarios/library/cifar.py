@@ -1,5 +1,10 @@
 """The journal's concept-shift scenario (V-A): CIFAR-10 over 20 devices in 4 groups, each group
-relabelling the classes by its own random permutation; CIFAR-100 registered the same way."""
+relabelling the classes by its own random permutation; CIFAR-100 registered the same way.
+
+As the authors' reference code (the paper is silent): the 50,000 training images split into 20
+disjoint shares of 2,500 with no label skew, all of a share used for training, and every
+device validating on the same first 1,000 test images, relabelled by its group's permutation.
+"""
 
 from __future__ import annotations
 
@@ -8,45 +13,58 @@ from functools import partial
 import numpy as np
 
 from learning.data import FederatedData
-from scenarios.library.journal import JOURNAL_TRAINING, ROUNDS, VALIDATION_FRACTION
-from scenarios.library.sources import NUM_CLASSES, image_arrays, image_devices
+import torch
+
+from learning.data import DeviceData
+from scenarios.library.journal import JOURNAL_TRAINING, ROUNDS
+from scenarios.library.sources import NUM_CLASSES, image_arrays, unit_float
 from scenarios.partitions import equal_groups, group_label_permutations, iid_split
 from scenarios.scenario import Scenario
 
 NUM_DEVICES = 20
 NUM_GROUPS = 4
+SHARED_VALIDATION = 1_000  # the first test images, every device's validation set
+# The eq. 10 mini-batch, chosen by measurement (benchmarks/eq10_batch.py, seed 0, Keras init):
+# the share of each row of W on the device's own group is 0.57 at the paper's N/3, 0.90 at
+# 0.6 N and 0.996 at 0.75 N (where k-means stops finding the groups: ARI 0.32); the reference
+# code's saved W matrices for this scenario put 0.83-0.975 there. 0.6 N is the setting that
+# matches them with the groups found exactly (ARI 1.0).
+EQ10 = {"variance_batch_fraction": 0.6}
 
 
 def build_concept_shift(rng: np.random.Generator, data_dir=None, *, dataset: str, num_devices: int, num_groups: int) -> FederatedData:
     """All training images split uniformly at random into equal shares (as the authors' code);
-    group g's labels are mapped through its permutation (group 0 keeps the original labels)."""
+    group g's labels are mapped through its permutation (group 0 keeps the original labels),
+    on its training share and on the shared validation images."""
     images, labels = image_arrays(dataset, data_dir, "train")
+    test_images, test_labels = image_arrays(dataset, data_dir, "test")
+    x_val = torch.from_numpy(unit_float(test_images[:SHARED_VALIDATION]))
     groups = equal_groups(num_devices, num_groups)
     permutations = group_label_permutations(num_groups, NUM_CLASSES[dataset], rng)
     parts = iid_split(labels.size, num_devices, rng)
-
-    def relabel(device, xs, ys):
-        return xs, permutations[groups[device]][ys]
-
-    devices = image_devices(images, labels, parts, VALIDATION_FRACTION, rng, relabel)
+    devices = tuple(
+        DeviceData(torch.from_numpy(unit_float(images[part])), torch.from_numpy(permutations[groups[d]][labels[part]]),
+                   x_val, torch.from_numpy(permutations[groups[d]][test_labels[:SHARED_VALIDATION]]))
+        for d, part in enumerate(parts)
+    )
     return FederatedData(devices, num_classes=NUM_CLASSES[dataset], groups=groups, info={"dataset": dataset, "label_permutations": permutations})
 
 
 def _concept_shift(name: str, dataset: str) -> Scenario:
     return Scenario(
         name=name,
-        version=1,
+        version=2,
         description=(
             f"journal V-A concept shift on {dataset}: its 50,000 training images split equally over {NUM_DEVICES} devices "
-            f"in {NUM_GROUPS} groups, a random label permutation per group, {VALIDATION_FRACTION:.0%} validation "
-            "per device, LeNet-5 (3x32x32)"
+            f"in {NUM_GROUPS} groups, a random label permutation per group; every device validates on the first "
+            f"{SHARED_VALIDATION:,} test images relabelled by its group (as the authors' code); LeNet-5 (3x32x32)"
         ),
         build=partial(build_concept_shift, dataset=dataset, num_devices=NUM_DEVICES, num_groups=NUM_GROUPS),
         model_name="lenet5",
         model_kwargs={"in_channels": 3, "image_size": 32, "num_classes": NUM_CLASSES[dataset]},
         training=JOURNAL_TRAINING,
         rounds=ROUNDS,
-        # user-centric's eq. 10 batch is N/3 here (V-F): its default, a third of each local set
+        algorithm_options={name: EQ10 for name in ("user-centric", "parallel-user-centric")},
         datasets=(dataset,),
     )
 

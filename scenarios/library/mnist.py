@@ -1,6 +1,8 @@
 """The journal's handwritten-character scenarios (V-A): label shift, and label plus covariate
 (rotation) shift. The paper uses EMNIST (byclass, 62 classes, as its authors' code); MNIST
-stands in where EMNIST is not available, and both are registered."""
+stands in where EMNIST is not available (10 classes; its 60,000 training images instead of the
+reference code's 125k), and both are registered. Each class is split over the devices with
+Dirichlet proportions (per class, as the reference code); 80/20 train/validation per device."""
 
 from __future__ import annotations
 
@@ -55,7 +57,7 @@ def build_rotation(
 def _label_shift(name: str, dataset: str, note: str) -> Scenario:
     return Scenario(
         name=name,
-        version=1,
+        version=2,
         description=(
             f"journal V-A label shift on {dataset}{note}: {LABEL_SHIFT['num_points']} training images over "
             f"{LABEL_SHIFT['num_devices']} devices, Dirichlet alpha={LABEL_SHIFT['alpha']}, no groups, "
@@ -74,7 +76,7 @@ def _label_shift(name: str, dataset: str, note: str) -> Scenario:
 def _rotation(name: str, dataset: str, note: str) -> Scenario:
     return Scenario(
         name=name,
-        version=1,
+        version=2,
         description=(
             f"journal V-A label and covariate shift on {dataset}{note}: {ROTATION['num_devices']} devices in "
             f"{ROTATION['num_groups']} groups rotated 0/90/180/270 degrees, Dirichlet alpha={ROTATION['alpha']}, "

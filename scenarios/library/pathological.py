@@ -4,7 +4,8 @@ probability 1/2 (noisy); 10% of the devices per round, 3:1 train/validation.
 
 Substitutions: LeNet-5 trained from scratch instead of the paper's pretrained ResNet-18;
 local training uses FL-bench's defaults (the framework the paper ran its baselines in:
-SGD lr 0.01, no momentum, batch 32, 5 local epochs), which the paper does not restate.
+SGD lr 0.01, no momentum, batch 32, 5 local epochs, PyTorch's default initialization), which
+the paper does not restate.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ NUM_DEVICES = 100
 NUM_CLUSTERS = 5
 PARTICIPATION = 0.1
 VALIDATION_FRACTION = 0.25  # 3 : 1
-FL_BENCH_TRAINING = LocalTraining(lr=0.01, momentum=0.0, batch_size=32, epochs=5)
+FL_BENCH_TRAINING = LocalTraining(lr=0.01, momentum=0.0, batch_size=32, epochs=5, init="torch")  # FL-bench is PyTorch
 # pFedLIA: FedAvg warm-up for 20 rounds, then each client trains the warm model for 20
 # epochs (the lazy influence updates, III-D), then FedAvg within each cluster
 PFEDLIA_OPTIONS = {"warmup_rounds": 20, "influence_epochs": 20}

@@ -75,7 +75,7 @@ MNIST_FEDPROX = Scenario(
     model_name="logistic",
     model_kwargs={"in_features": 28 * 28, "num_classes": 10},
     # Self-FL: "a fixed local training step of 20" for the baselines, read as FedProx's E = 20
-    training=LocalTraining(lr=0.03, momentum=0.0, batch_size=10, epochs=20),
+    training=LocalTraining(lr=0.03, momentum=0.0, batch_size=10, epochs=20, init="torch"),  # no reference code to match: PyTorch defaults, as measured so far
     rounds=200,
     participation=0.1,
     algorithm_options={"self-fl": {"max_local_steps": 40}},  # l_max (4.2)

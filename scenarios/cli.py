@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from scenarios.commands import compare, datasets, listing, plot, round_time, run, scenario, streams, sweep
+from scenarios.commands import compare, datasets, lambda_study, listing, plot, round_time, run, scenario, streams, sweep
 from scenarios.errors import UsageError
 from scenarios.results import finite
 from scenarios.settings import Setting
@@ -18,6 +18,7 @@ COMMANDS = {
     "compare": compare,
     "sweep": sweep,
     "streams": streams,
+    "lambda-study": lambda_study,
     "round-time": round_time,
     "plot": plot,
     "list": listing,

@@ -37,7 +37,7 @@ from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
 from scenarios.scenario import Scenario
-from scenarios.settings import NETWORK_SETTINGS, RUN_SETTINGS, check_options, check_training
+from scenarios.settings import ALGORITHM_OPTIONS, NETWORK_SETTINGS, RUN_SETTINGS, check_options, check_training
 from scenarios.systems import get_system
 
 FORMAT_VERSION = 2  # 2: hash-named folders, checksums in summary.json, empty cells for non-finite numbers
@@ -87,6 +87,8 @@ def checked_spec(spec: RunSpec) -> RunSpec:
     if not isinstance(spec.options, dict):
         raise UsageError(f"options must be a table of key = value, got {spec.options!r}")
     options = check_options(spec.algorithm, spec.options)
+    if "streams" in ALGORITHM_OPTIONS[spec.algorithm] and options.get("lam", 0.0) != 0.0 and options.get("streams") != "auto":
+        raise UsageError(f"{spec.algorithm}: lam (lambda) applies only with streams = 'auto' (Algorithm 2 picks k by it)")
     spec = replace(spec, options=options, training=check_training(spec.training), **values)
     network_system(spec)
     return spec

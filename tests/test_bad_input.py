@@ -85,6 +85,23 @@ CASES = [
     (["plot", "{complete}", "--seed", "-1", "--out", "f.png"], "--seed must be an integer in 0.."),
     (["plot", "{complete}", "--systems", "satellite", "--out", "f.png"], "unknown system 'satellite'"),
     (["plot", "{truncated}", "--out", "f.png"], "rounds.csv does not match its checksum"),
+    # sweep
+    (["sweep", "/nonexistent/sweep.toml"], "does not exist"),
+    (["sweep", "{not_toml}"], "not valid TOML"),
+    (["sweep", "{unknown_key}"], "unknown key 'sedes'"),
+    (["sweep", "{nan_option}"], "fedprox option mu must be a finite number >= 0, got nan"),
+    (["sweep", "{huge_rounds}"], "rounds must be an integer in 1..100000"),
+    (["sweep", "{no_runs}"], "names no run"),
+    (["sweep", "{good}", "--jobs", "0"], "--jobs must be an integer in 1..256"),
+    (["sweep", "{good}", "--out", "{a_file}"], "it is a file"),
+    # lambda-study
+    (["lambda-study", "--seed", "-1"], "seed must be an integer in 0.."),
+    (["lambda-study", "--systems", "satellite"], "unknown system 'satellite'"),
+    (["lambda-study", "--target", "2"], "--target must be a finite number in (0, 1]"),
+    (["lambda-study", "--option", "streams=3"], "lambda-study varies streams itself"),
+    (["lambda-study", "--rounds", "0"], "rounds must be an integer in 1..100000"),
+    (["lambda-study", "--jobs", "0"], "--jobs must be an integer in 1..256"),
+    (["lambda-study", "--scenario", "nope"], "unknown scenario 'nope'"),
     # scenario, datasets, top level
     (["scenario", "nope"], "unknown scenario 'nope'"),
     (["scenario", "digits-rotation", "--seed", "-1"], "--seed must be an integer in 0.."),
@@ -96,9 +113,19 @@ CASES = [
 ]
 
 
+SWEEP_FILES = {
+    "not_toml": "seeds = [0, 1\n",
+    "unknown_key": 'sedes = 3\n[[algorithm]]\nname = "fedavg"\n',
+    "nan_option": '[[algorithm]]\nname = "fedprox"\noptions = { mu = nan }\n',
+    "huge_rounds": '[settings]\nrounds = 1000000000000\n[[algorithm]]\nname = "fedavg"\n',
+    "no_runs": "seeds = 2\n",
+    "good": '[settings]\nrounds = 1\n[[algorithm]]\nname = "fedavg"\n',
+}
+
+
 @pytest.fixture(scope="module")
-def result_folders(tmp_path_factory):
-    """A complete result folder and a copy with a truncated rounds.csv."""
+def fixtures(tmp_path_factory):
+    """A complete result folder, a copy with a truncated rounds.csv, sweep files, a plain file."""
     from scenarios.runner import RunSpec, run_experiment
 
     root = tmp_path_factory.mktemp("results")
@@ -107,7 +134,12 @@ def result_folders(tmp_path_factory):
     shutil.copytree(complete, truncated)
     text = (truncated / "rounds.csv").read_text()
     (truncated / "rounds.csv").write_text(text[: len(text) // 2])
-    return {"complete": str(complete), "truncated": str(truncated)}
+    paths = {"complete": str(complete), "truncated": str(truncated), "a_file": str(root / "a_file")}
+    (root / "a_file").write_text("not a folder")
+    for name, text in SWEEP_FILES.items():
+        (root / f"{name}.toml").write_text(text)
+        paths[name] = str(root / f"{name}.toml")
+    return paths
 
 
 def test_at_least_forty_cases_over_every_subcommand():
@@ -115,13 +147,13 @@ def test_at_least_forty_cases_over_every_subcommand():
 
     assert len(CASES) >= 40
     named = {argv[0] if not argv[0].startswith("--") else argv[2] for argv, _ in CASES}
-    assert set(COMMANDS) - {"list"} <= named | {"frobnicate"}
+    assert set(COMMANDS) - {"list"} <= named
 
 
 @pytest.mark.parametrize("argv,needle", CASES, ids=[" ".join(a[:1] + a[-3:]) for a, _ in CASES])
-def test_bad_input(capsys, tmp_path, monkeypatch, result_folders, argv, needle):
+def test_bad_input(capsys, tmp_path, monkeypatch, fixtures, argv, needle):
     monkeypatch.chdir(tmp_path)
-    argv = [a.format(**result_folders) for a in argv]
+    argv = [a.format(**fixtures) for a in argv]
     code = main(argv)
     out, err = capsys.readouterr()
     assert code == 2

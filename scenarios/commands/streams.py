@@ -32,6 +32,7 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from learning.weights import choose_stream_count
+    from scenarios.lambda_study import silhouette_of
     from scenarios.datasets import resolve_data_dir
 
     for lam in args.lambdas:
@@ -41,10 +42,7 @@ def execute(args):
     options = {**dict(parse_option(text) for text in args.option), "streams": "auto"}
     spec = RunSpec(args.scenario, "user-centric", seed=args.seed, options=options, training=training_overrides(args))
     learner = prepare(spec, str(resolve_data_dir(args.data_dir))).learner
-    everyone = range(learner.num_devices)
-    learner.local_update(0, everyone)  # the set-up phase's computation; no network needed here
-    learner.aggregate(0, everyone)
-    silhouette = learner.silhouette
+    silhouette = silhouette_of(learner)  # the set-up phase's computation; no network needed here
     chosen = {repr(lam): choose_stream_count(silhouette, lam) for lam in args.lambdas}
     data_out = {"silhouette": {str(k): s for k, s in silhouette.items()}, "chosen": chosen}
     curve = table(["k", "silhouette"], [[k, f"{s:+.3f}"] for k, s in silhouette.items()])

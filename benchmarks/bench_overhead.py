@@ -2,7 +2,8 @@
 
 Usage: python3 benchmarks/bench_overhead.py [devices] [rounds]
 Times a full co-simulation of FedAvg on digits-rotation, then the same recorded plans
-through the SimPy engine alone, and the SimPy engine on a large synthetic population.
+through the round engine alone, and the round engine on a large synthetic population
+(``benchmarks/network_scale.py`` compares the timeline with the per-device processes).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def main() -> None:
           f"({100 * network_s / total_s:.2f}% of the run)")
     start = time.perf_counter()
     simulate_rounds([round_plan(devices, 10)] * 10, system, MODEL_BITS, np.random.default_rng(0))
-    print(f"SimPy engine, {devices} devices: {(time.perf_counter() - start) / 10 * 1000:.1f} ms per round")
+    print(f"round engine, {devices} devices: {(time.perf_counter() - start) / 10 * 1000:.1f} ms per round")
 
 
 if __name__ == "__main__":

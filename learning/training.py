@@ -186,6 +186,29 @@ class Trainer:
             return torch.empty(0, self.num_parameters)
         return BACKENDS[self.config.backend](self, jobs)
 
+    def evaluate_many(self, models: torch.Tensor | Sequence[torch.Tensor], datas: Sequence[DeviceData]) -> tuple[np.ndarray, np.ndarray]:
+        """(accuracy, mean loss) arrays: ``models[k]`` on ``datas[k]``'s validation split, as
+        ``evaluate`` of each pair, by the backend's evaluator (the loop's if it has none)."""
+        from learning.engine import EVALUATORS
+
+        if len(datas) == 0:
+            return np.empty(0), np.empty(0)
+        models = torch.stack(list(models)) if not isinstance(models, torch.Tensor) else models
+        return EVALUATORS.get(self.config.backend, EVALUATORS["loop"])(self, models, datas)
+
+    def mean_gradients(self, params: torch.Tensor | Sequence[torch.Tensor], datas: Sequence[DeviceData],
+                       batches: Sequence | None = None) -> torch.Tensor:
+        """Row k: ``mean_gradient`` at ``params[k]`` over the training points ``batches[k]`` (an
+        index array; None, or no ``batches``: all) of ``datas[k]``, by the backend's gradients
+        (the loop's if it has none)."""
+        from learning.engine import GRADIENTS
+
+        if len(datas) == 0:
+            return torch.empty(0, self.num_parameters)
+        params = torch.stack(list(params)) if not isinstance(params, torch.Tensor) else params
+        batches = [None] * len(datas) if batches is None else batches
+        return GRADIENTS.get(self.config.backend, GRADIENTS["loop"])(self, params, datas, batches)
+
     @property
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.model.parameters())
@@ -198,7 +221,8 @@ class Trainer:
         state = self.optimizer_states.get(state_key) if state_key is not None else None
         if state is not None:
             for p, m, v in zip(params, _split_like(state.exp_avg, params), _split_like(state.exp_avg_sq, params)):
-                optimizer.state[p] = {"step": torch.tensor(float(state.step)), "exp_avg": m.clone(), "exp_avg_sq": v.clone()}
+                optimizer.state[p] = {"step": torch.tensor(float(state.step)), "exp_avg": m.to(p.device, copy=True),
+                                      "exp_avg_sq": v.to(p.device, copy=True)}
         return optimizer
 
     def _keep_state(self, optimizer: torch.optim.Optimizer, params: list[torch.Tensor], state_key: Hashable | None) -> None:

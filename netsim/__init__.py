@@ -1,29 +1,36 @@
 """SimPy network engine: the clock of the co-simulation.
 
 It owns the one round loop (``cosimulation_process``) and drives any learner that
-satisfies ``Learner``. It never imports torch.
+satisfies ``Learner``; each round is one vectorized timeline (``netsim.timeline``), checked
+against one SimPy process per device (``netsim.reference``). It never imports torch.
 """
 
 from netsim.distributions import Deterministic, ShiftedExponential
+from netsim.durations import RoundDurations, TimedSystem
 from netsim.engine import RoundRecord, retime_plans, run_cosimulation, simulate_rounds
 from netsim.plan import Learner, RoundPlan, Stream
 from netsim.round_time import expected_round_time_barrier, harmonic_number
 from netsim.system import TIMING_MODES, NetworkSystem
+from netsim.timeline import Timeline, round_timeline
 from netsim.trace import TraceEvent
 
 __all__ = [
     "Deterministic",
     "Learner",
     "NetworkSystem",
+    "RoundDurations",
     "RoundPlan",
     "RoundRecord",
     "ShiftedExponential",
     "Stream",
     "TIMING_MODES",
+    "TimedSystem",
+    "Timeline",
     "TraceEvent",
     "expected_round_time_barrier",
     "harmonic_number",
     "retime_plans",
+    "round_timeline",
     "run_cosimulation",
     "simulate_rounds",
 ]

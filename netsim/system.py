@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import repeat
+
+import numpy as np
 
 from netsim.distributions import ShiftedExponential
+from netsim.durations import RoundDurations
+from netsim.plan import RoundPlan
 
 TIMING_MODES = ("barrier", "pipelined")
 
@@ -55,3 +60,20 @@ class NetworkSystem:
 
     def uplink_time(self, bits: float, model_bits: float) -> float:
         return self.t_ul * bits / model_bits
+
+    def round_durations(self, plan: RoundPlan, model_bits: float, rng: np.random.Generator) -> RoundDurations:
+        """Every stream's and upload's airtime and every participant's compute time.
+
+        Compute times are drawn up front in participant order, so barrier and pipelined runs of
+        the same seed see the same draws (common random numbers).
+        """
+        participants = plan.participants
+        draws = self.compute.sample(rng, len(participants))
+        scale = np.fromiter(map(plan.compute_scale.get, participants, repeat(1.0)), dtype=float, count=len(participants))
+        stream_bits = np.array([stream.bits for stream in plan.streams], dtype=float)
+        uplink_bits = np.fromiter(map(plan.uplink_bits.get, participants, repeat(0.0)), dtype=float, count=len(participants))
+        return RoundDurations(
+            stream_s=self.t_dl * stream_bits / model_bits,
+            compute_s=draws * scale,
+            uplink_s=self.t_ul * uplink_bits / model_bits,
+        )

@@ -17,8 +17,8 @@ from scenarios.errors import UsageError
 
 MAX_ROUNDS = 100_000  # every round's record and plan are kept in memory and written out
 MAX_SEED = 2**63 - 1  # numpy's SeedSequence takes any non-negative int; this keeps it a JSON/CSV int
-MAX_ROUND_TIME_DEVICES = 100_000  # round-time: one SimPy process per device per round
-MAX_ROUND_TIME_EVENTS = 5_000_000  # round-time: devices x rounds (about 1 GB of trace in memory)
+MAX_ROUND_TIME_DEVICES = 1_000_000  # round-time: per-device plan entries and timeline arrays
+MAX_ROUND_TIME_EVENTS = 100_000_000  # round-time: devices x rounds (about a minute at 5 ms per 10,000-device round)
 
 
 @dataclass(frozen=True)

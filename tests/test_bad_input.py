@@ -64,9 +64,9 @@ CASES = [
     # round-time
     (ROUND_TIME + ["--rho", "inf", "--json"], "--rho must be a finite number > 0, got inf"),
     (ROUND_TIME + ["--rho", "nan"], "--rho must be a finite number > 0, got nan"),
-    (ROUND_TIME + ["--devices", "1000000000"], "--devices must be an integer in 1..100000"),
-    (ROUND_TIME + ["--devices", "0"], "--devices must be an integer in 1..100000"),
-    (ROUND_TIME + ["--devices", "100000", "--rounds", "1000"], "--devices x --rounds must be at most 5,000,000"),
+    (ROUND_TIME + ["--devices", "1000000000"], "--devices must be an integer in 1..1000000"),
+    (ROUND_TIME + ["--devices", "0"], "--devices must be an integer in 1..1000000"),
+    (ROUND_TIME + ["--devices", "1000000", "--rounds", "1000"], "--devices x --rounds must be at most 100,000,000"),
     (ROUND_TIME + ["--streams", "9"], "--streams must be in 1..5"),
     (ROUND_TIME + ["--t-min", "-1"], "--t-min must be a finite number >= 0"),
     (ROUND_TIME + ["--inv-mu", "inf"], "--inv-mu must be a finite number >= 0, got inf"),

@@ -150,10 +150,8 @@ class FederatedLearner:
         return extras
 
     def evaluate(self, server_round: int) -> Evaluation:
-        accuracy = np.empty(self.num_devices)
-        loss = np.empty(self.num_devices)
-        for device, data in enumerate(self.data.devices):
-            accuracy[device], loss[device] = self.trainer.evaluate(self.personal_model(device), data.x_val, data.y_val)
+        models = torch.stack([self.personal_model(device) for device in range(self.num_devices)])
+        accuracy, loss = self.trainer.evaluate_many(models, self.data.devices)
         return Evaluation(accuracy, loss, self.evaluation_extras())
 
 

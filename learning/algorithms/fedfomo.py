@@ -91,27 +91,33 @@ class FedFomo(FederatedLearner):
         return shuffled[np.argsort(-self.affinity[device, shuffled], kind="stable")[: self.M]]
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
-        if self.downloads(server_round):
-            for device in devices:
-                self.theta[device] = self.first_order_update(device)
+        if self.downloads(server_round) and devices:
+            self.theta[list(devices)] = self.first_order_updates(devices)
         if devices:
             self.theta[list(devices)] = self.trainer.train_many([self.job(d, self.theta[d]) for d in devices])
 
-    def first_order_update(self, device: int) -> torch.Tensor:
-        """Weigh the offered models on the device's validation split and mix them in."""
-        data = self.data.devices[device]
-        own = self.theta[device]
-        _, own_loss = self.trainer.evaluate(own, data.x_val, data.y_val)
-        offered = self.offered[device]
-        raw = np.zeros(len(offered))
-        for k, peer in enumerate(offered):
-            distance = float(torch.linalg.vector_norm(self.uploaded[peer] - own))
-            if distance > 0:
-                _, peer_loss = self.trainer.evaluate(self.uploaded[peer], data.x_val, data.y_val)
-                raw[k] = (own_loss - peer_loss) / distance
-        self.reported[device] = raw
-        weights = torch.from_numpy(fomo_weights(raw)).to(own.dtype)
-        return own + weights @ (self.uploaded[torch.from_numpy(offered)] - own)
+    def first_order_updates(self, devices: Sequence[int]) -> torch.Tensor:
+        """Each device weighs its offered models on its validation split and mixes them in
+        (all the evaluations of all devices in one call)."""
+        models, datas = [], []
+        for device in devices:
+            models += [self.theta[device]] + [self.uploaded[peer] for peer in self.offered[device]]
+            datas += [self.data.devices[device]] * (1 + len(self.offered[device]))
+        _, losses = self.trainer.evaluate_many(torch.stack(models), datas)
+        updated, first = [], 0
+        for device in devices:
+            own, offered = self.theta[device], self.offered[device]
+            own_loss, peer_losses = losses[first], losses[first + 1 : first + 1 + len(offered)]
+            first += 1 + len(offered)
+            raw = np.zeros(len(offered))
+            for k, peer in enumerate(offered):
+                distance = float(torch.linalg.vector_norm(self.uploaded[peer] - own))
+                if distance > 0:
+                    raw[k] = (own_loss - peer_losses[k]) / distance
+            self.reported[device] = raw
+            weights = torch.from_numpy(fomo_weights(raw)).to(own.dtype)
+            updated.append(own + weights @ (self.uploaded[torch.from_numpy(offered)] - own))
+        return torch.stack(updated)
 
     def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
         for device in arrived:

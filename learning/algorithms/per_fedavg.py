@@ -44,20 +44,27 @@ class PerFedAvg(FedAvg):
         return self.scale_compute(super().plan_round(server_round), 2.0)  # two gradients per step
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
-        for device in devices:
-            self.theta_half[device] = self.meta_train(device)
+        if devices:
+            self.theta_half[list(devices)] = self.meta_train(devices)
 
-    def meta_train(self, device: int) -> torch.Tensor:
-        """FO-MAML local steps from the device's copy of the global model."""
-        data = self.data.devices[device]
-        generator = self.generators[device]
+    def meta_train(self, devices: Sequence[int]) -> torch.Tensor:
+        """FO-MAML local steps of every device from its copy of the global model, in step: each
+        step's inner (and outer) gradients for all devices still stepping come from one call."""
         size = self.setup.training.batch_size
-        w = self.theta[device].clone()
-        for _ in range(self.setup.training.epochs * self.trainer.steps_per_epoch(data)):
-            inner = torch.randperm(data.num_train, generator=generator)[:size]
-            outer = torch.randperm(data.num_train, generator=generator)[:size]
-            adapted = w - self.alpha * self.trainer.mean_gradient(w, data.x_train[inner], data.y_train[inner])
-            w = w - self.beta * self.trainer.mean_gradient(adapted, data.x_train[outer], data.y_train[outer])
+        datas = [self.data.devices[d] for d in devices]
+        draws = []
+        for device, data in zip(devices, datas):  # each device's own generator: inner, outer, inner, ...
+            steps = self.setup.training.epochs * self.trainer.steps_per_epoch(data)
+            draws.append([[torch.randperm(data.num_train, generator=self.generators[device])[:size] for _ in range(2)]
+                          for _ in range(steps)])
+        w = self.theta[list(devices)].clone()
+        for step in range(max(len(d) for d in draws)):
+            rows = [j for j, d in enumerate(draws) if step < len(d)]
+            stepping = [datas[j] for j in rows]
+            inner = self.trainer.mean_gradients(w[rows], stepping, [draws[j][step][0] for j in rows])
+            adapted = w[rows] - self.alpha * inner
+            outer = self.trainer.mean_gradients(adapted, stepping, [draws[j][step][1] for j in rows])
+            w[rows] = w[rows] - self.beta * outer
         return w
 
     def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
@@ -68,9 +75,17 @@ class PerFedAvg(FedAvg):
         """``adaptation_steps`` full-batch steps of size alpha from the device's global model (cached
         until the next aggregation)."""
         if device not in self.adapted:
-            data = self.data.devices[device]
-            w = self.theta[device]
-            for _ in range(self.adaptation_steps):
-                w = w - self.alpha * self.trainer.mean_gradient(w, data.x_train, data.y_train)
-            self.adapted[device] = w
+            self.adapt([device])
         return self.adapted[device]
+
+    def adapt(self, devices: Sequence[int]) -> None:
+        """The personal models of ``devices``, each step's full-batch gradients in one call."""
+        datas = [self.data.devices[d] for d in devices]
+        w = self.theta[list(devices)]
+        for _ in range(self.adaptation_steps):
+            w = w - self.alpha * self.trainer.mean_gradients(w, datas)
+        self.adapted.update(zip(devices, w))
+
+    def evaluate(self, server_round: int):
+        self.adapt([d for d in range(self.num_devices) if d not in self.adapted])  # all at once, then evaluated
+        return super().evaluate(server_round)

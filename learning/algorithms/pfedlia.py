@@ -152,13 +152,14 @@ class PFedLIA(MixingLearner):
                 for j in devices]
         partial = dict(zip(devices, self.trainer.train_many(jobs))) if jobs else {}
         self.influence = np.full((self.num_devices, self.num_devices), np.nan)
+        if not devices:
+            return
+        partials = torch.stack([partial[j] for j in devices])
         for i in devices:
             data = self.data.devices[i]
-            size = data.y_val.shape[0]
-            _, base = self.trainer.evaluate(self.theta[i], data.x_val, data.y_val)
-            for j in devices:
-                _, loss = self.trainer.evaluate(partial[j], data.x_val, data.y_val)
-                self.influence[i, j] = size * (base - loss)  # eq. 1: a sum over Z_i^val
+            models = torch.cat([self.theta[i][None, :], partials])
+            _, losses = self.trainer.evaluate_many(models, [data] * len(models))  # theta_0, then each theta_j, on Z_i^val
+            self.influence[i, list(devices)] = data.y_val.shape[0] * (losses[0] - losses[1:])  # eq. 1: a sum over Z_i^val
 
     def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
         if server_round != self.influence_round:

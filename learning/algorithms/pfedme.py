@@ -49,19 +49,21 @@ class PFedMe(ServerStepFedAvg):
         return self.scale_compute(super().plan_round(server_round), lambda d: self.R * self.K / self.standard_steps(d))
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
-        for device in devices:
-            self.theta_half[device], self.personal[device] = self.client_update(device)
+        if devices:
+            index = list(devices)
+            self.theta_half[index], self.personal[index] = self.client_updates(devices)
 
-    def client_update(self, device: int) -> tuple[torch.Tensor, torch.Tensor]:
-        """R local rounds from the received global model; returns (local w, personal theta)."""
-        data = self.data.devices[device]
-        local = self.theta[device].clone()
+    def client_updates(self, devices: Sequence[int]) -> tuple[torch.Tensor, torch.Tensor]:
+        """R local rounds of every device from its received global model, in step: each inner
+        step's gradients for all devices come from one call. Returns (local w, personal theta)."""
+        datas = [self.data.devices[d] for d in devices]
+        batches = [[torch.randperm(data.num_train, generator=self.generators[d])[: self.batch_size] for _ in range(self.R)]
+                   for d, data in zip(devices, datas)]  # each device's own generator: R draws
+        local = self.theta[list(devices)].clone()
         personal = local.clone()
-        for _ in range(self.R):
-            batch = torch.randperm(data.num_train, generator=self.generators[device])[: self.batch_size]
-            x, y = data.x_train[batch], data.y_train[batch]
+        for r in range(self.R):
             for _ in range(self.K):
-                gradient = self.trainer.mean_gradient(personal, x, y) + self.lam * (personal - local)
+                gradient = self.trainer.mean_gradients(personal, datas, [b[r] for b in batches]) + self.lam * (personal - local)
                 personal = personal - self.personal_lr * gradient
             local = local - self.lr * self.lam * (local - personal)
         return local, personal

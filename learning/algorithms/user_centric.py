@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+import torch
 
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
 from learning.weights import choose_stream_count, gradient_variance, kmeans_rows, silhouette_curve, user_centric_weights
@@ -90,16 +91,21 @@ class UserCentric(MixingLearner):
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if server_round > 0:
             return super().local_update(server_round, devices)
-        for device in devices:
-            self.gradients[device], self.variances[device] = self.gradient_statistics(device)
+        for device, (full, variance) in zip(devices, self.gradient_statistics(devices)):
+            self.gradients[device], self.variances[device] = full, variance
 
-    def gradient_statistics(self, device: int) -> tuple[np.ndarray, float]:
-        """Full local gradient at ``theta^0`` and eq. 10 over the ``variance_batches`` mini-batches."""
-        data = self.data.devices[device]
-        full = self.trainer.mean_gradient(self.theta0, data.x_train, data.y_train).numpy()
-        batches = self.variance_mini_batches(device)
-        batch_grads = np.stack([self.trainer.mean_gradient(self.theta0, data.x_train[b], data.y_train[b]).numpy() for b in batches])
-        return full, gradient_variance(batch_grads, full)
+    def gradient_statistics(self, devices: Sequence[int]) -> list[tuple[np.ndarray, float]]:
+        """Each device's full local gradient at ``theta^0`` and eq. 10 over its
+        ``variance_batches`` mini-batches (all gradients of all devices in one call)."""
+        datas, batches, spans = [], [], []
+        for device in devices:
+            mini_batches = self.variance_mini_batches(device)
+            spans.append((len(datas), len(mini_batches)))
+            datas += [self.data.devices[device]] * (1 + len(mini_batches))
+            batches += [None] + [torch.from_numpy(np.asarray(b, dtype=np.int64)) for b in mini_batches]
+        gradients = self.trainer.mean_gradients(self.theta0.expand(len(datas), -1), datas, batches).numpy()
+        return [(gradients[first], gradient_variance(gradients[first + 1 : first + 1 + count], gradients[first]))
+                for first, count in spans]
 
     def variance_mini_batches(self, device: int) -> list[np.ndarray]:
         """The eq. 10 mini-batches of ``device`` (indices into its training set)."""

@@ -43,7 +43,7 @@ def execute(args):
         raise UsageError(f"--streams must be in 1..{args.devices} (the devices), got {args.streams}")
     RUN_SETTINGS["rounds"].check("--rounds", args.rounds)
     if args.devices * args.rounds > MAX_ROUND_TIME_EVENTS:
-        raise UsageError(f"--devices x --rounds must be at most {MAX_ROUND_TIME_EVENTS:,} (the trace is kept in memory), "
+        raise UsageError(f"--devices x --rounds must be at most {MAX_ROUND_TIME_EVENTS:,} (about a minute of simulation), "
                          f"got {args.devices * args.rounds:,}")
     RUN_SETTINGS["seed"].check("--seed", args.seed)
     for key in ("rho", "t_min", "inv_mu"):
@@ -53,7 +53,8 @@ def execute(args):
     except ValueError as error:
         raise UsageError(str(error)) from None
     rng = np.random.default_rng(np.random.SeedSequence(args.seed))
-    records, _ = simulate_rounds([round_plan(args.devices, args.streams)] * args.rounds, system, MODEL_BITS, rng)
+    records, _ = simulate_rounds([round_plan(args.devices, args.streams)] * args.rounds, system, MODEL_BITS, rng,
+                                 keep_trace=False)
     durations = np.array([r.duration for r in records])
     closed = expected_round_time_barrier(args.streams, args.devices, args.rho, args.t_min, args.inv_mu)
     data = {

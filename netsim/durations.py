@@ -1,0 +1,56 @@
+"""What a network system says one round's parts take: the one place durations come from.
+
+The round engine (fast timeline and reference processes alike) asks the system for a
+``RoundDurations`` and never computes an airtime or a compute time itself, so a system with
+another physics (per-stream rates, per-device uplinks) only has to fill these arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from netsim.plan import RoundPlan
+
+
+@dataclass(frozen=True, eq=False)
+class RoundDurations:
+    """Durations of one round in the system's time unit.
+
+    ``stream_s[k]``: airtime of ``plan.streams[k]`` on the shared downlink.
+    ``compute_s[i]``: compute time of ``plan.participants[i]``, compute scale applied.
+    ``uplink_s[i]``: airtime of its upload on the shared uplink; 0 means it sends nothing.
+    """
+
+    stream_s: np.ndarray
+    compute_s: np.ndarray
+    uplink_s: np.ndarray
+
+    def __post_init__(self) -> None:
+        for name in ("stream_s", "compute_s", "uplink_s"):
+            values = np.asarray(getattr(self, name), dtype=float)
+            if values.ndim != 1:
+                raise ValueError(f"{name} must be one-dimensional, got shape {values.shape}")
+            if values.size and not (np.all(np.isfinite(values)) and values.min() >= 0):
+                raise ValueError(f"{name} must be finite and >= 0")
+            object.__setattr__(self, name, values)
+        if self.compute_s.shape != self.uplink_s.shape:
+            raise ValueError(f"{self.compute_s.size} compute times for {self.uplink_s.size} uplink airtimes")
+
+    def check(self, plan: RoundPlan) -> None:
+        """ValueError unless the arrays match the plan's streams and participants."""
+        if self.stream_s.size != len(plan.streams):
+            raise ValueError(f"{self.stream_s.size} stream airtimes for {len(plan.streams)} streams")
+        if self.compute_s.size != len(plan.participants):
+            raise ValueError(f"{self.compute_s.size} compute times for {len(plan.participants)} participants")
+
+
+class TimedSystem(Protocol):
+    """What the round engine asks of a network system."""
+
+    mode: str  # "barrier" or "pipelined"
+    deadline: float | None  # from the round start, in the system's time unit
+
+    def round_durations(self, plan: RoundPlan, model_bits: float, rng: np.random.Generator) -> RoundDurations: ...

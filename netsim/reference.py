@@ -1,0 +1,109 @@
+"""The reference round: one SimPy process per participant.
+
+The downlink sends the streams one after another; each device waits for its model, computes,
+(barrier mode: waits for everyone) and queues for the shared uplink (FIFO). The fast engine
+(``netsim.timeline``) is tested against these processes on the same durations: same arrivals,
+same round end, same trace in the same order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import simpy
+
+from netsim.durations import RoundDurations, TimedSystem
+from netsim.plan import RoundPlan
+from netsim.trace import TraceEvent
+
+
+def downlink_process(env, plan: RoundPlan, stream_s, received, trace, server_round):
+    """Send the streams one after another; a device has its model when its last stream ends."""
+    last_stream = {device: index for index, stream in enumerate(plan.streams) for device in stream.devices}
+    for index, stream in enumerate(plan.streams):
+        start = env.now
+        yield env.timeout(stream_s[index])
+        trace.append(TraceEvent(server_round, "downlink", index, start, env.now, stream.bits))
+        for device in stream.devices:
+            if last_stream[device] == index and device in received:
+                received[device].succeed()
+
+
+def device_process(env, device, received, compute_s, computed, barrier, uplink, uplink_s, uplink_bits, deadline, trace, server_round):
+    """Wait for the model, compute, (barrier mode: wait for everyone), upload.
+
+    Returns True when the update arrived; a device still computing at the deadline, or whose
+    upload would end after it, is dropped and sends nothing.
+    """
+    yield received
+    start = env.now
+    computing = env.timeout(compute_s)
+    if deadline:
+        yield computing | deadline.event
+    else:
+        yield computing
+    trace.append(TraceEvent(server_round, "compute", device, start, env.now, 0.0))
+    computed.succeed()
+    if env.now < start + compute_s:  # the deadline came first
+        trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0))
+        return False
+    if barrier is not None:
+        yield barrier
+    if uplink_s == 0:
+        return True
+    with uplink.request() as slot:
+        yield slot
+        if deadline and env.now + uplink_s > deadline.at:
+            trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0))
+            return False
+        start = env.now
+        yield env.timeout(uplink_s)
+        trace.append(TraceEvent(server_round, "uplink", device, start, env.now, uplink_bits))
+    return True
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    at: float
+    event: simpy.Event
+
+
+def round_process_reference(env, plan: RoundPlan, system: TimedSystem, model_bits: float, rng: np.random.Generator, trace, server_round):
+    """One round, one process per participant; returns the devices whose update arrived, in
+    device order."""
+    durations = system.round_durations(plan, model_bits, rng)
+    durations.check(plan)
+    return (yield from _processes(env, plan, durations, system.mode, system.deadline, trace, server_round))
+
+
+def _processes(env, plan: RoundPlan, durations: RoundDurations, mode: str, deadline_s, trace, server_round):
+    participants = plan.participants
+    stream_s = durations.stream_s.tolist()
+    compute_s = durations.compute_s.tolist()
+    uplink_s = durations.uplink_s.tolist()
+    deadline = None
+    if deadline_s is not None:
+        deadline = _Deadline(env.now + deadline_s, env.timeout(deadline_s))
+    listening = {device for stream in plan.streams for device in stream.devices}
+    received = {device: env.event() for device in participants if device in listening}
+    downlink = env.process(downlink_process(env, plan, stream_s, received, trace, server_round))
+    computed = {device: env.event() for device in participants}
+    barrier = env.all_of(list(computed.values())) if mode == "barrier" else None
+    uplink = simpy.Resource(env, capacity=1)
+    processes = []
+    for index, device in enumerate(participants):
+        if barrier is not None:
+            start_signal = downlink
+        else:  # a device that receives nothing this round starts at once
+            start_signal = received[device] if device in received else env.timeout(0)
+        processes.append(env.process(device_process(
+            env, device, start_signal, compute_s[index], computed[device], barrier,
+            uplink, uplink_s[index], plan.uplink_bits.get(device, 0.0), deadline, trace, server_round,
+        )))
+    yield downlink
+    yield env.all_of(processes)
+    arrived = tuple(sorted(d for d, process in zip(participants, processes) if process.value))
+    if deadline and len(arrived) < len(participants) and env.now < deadline.at:
+        yield deadline.event
+    return arrived

@@ -37,7 +37,7 @@ from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
 from scenarios.scenario import Scenario
-from scenarios.settings import ALGORITHM_OPTIONS, NETWORK_SETTINGS, RUN_SETTINGS, check_options, check_training
+from scenarios.settings import ALGORITHM_OPTIONS, NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_options, check_training
 from scenarios.systems import get_system
 
 FORMAT_VERSION = 2  # 2: hash-named folders, checksums in summary.json, empty cells for non-finite numbers
@@ -63,6 +63,8 @@ class RunSpec:
     t_min: float | None = None
     inv_mu: float | None = None
     training: dict = field(default_factory=dict)  # overrides of the scenario's LocalTraining fields
+    devices: int | None = None  # scenario knobs (None: the scenario's), where the scenario has them
+    alpha: float | None = None
 
     @property
     def label(self) -> str:
@@ -84,6 +86,12 @@ def checked_spec(spec: RunSpec) -> RunSpec:
     get_algorithm(spec.algorithm)
     values = {key: RUN_SETTINGS[key].check(key.replace("_", "-"), getattr(spec, key)) for key in RUN_SETTINGS}
     values.update({key: NETWORK_SETTINGS[key].check(key.replace("_", "-"), getattr(spec, key)) for key in NETWORK_SETTINGS})
+    scenario = get_scenario(spec.scenario)
+    for key, setting in SCENARIO_KNOBS.items():
+        values[key] = setting.check(key, getattr(spec, key))
+        if values[key] is not None and key not in scenario.knobs:
+            takes = ", ".join(scenario.knobs) or "none"
+            raise UsageError(f"scenario {spec.scenario!r} has no {key} setting (its settings: {takes})")
     if not isinstance(spec.options, dict):
         raise UsageError(f"options must be a table of key = value, got {spec.options!r}")
     options = check_options(spec.algorithm, spec.options)
@@ -112,13 +120,21 @@ def seed_streams(seed: int) -> tuple[np.random.SeedSequence, np.random.SeedSeque
     return data_seq, learner_seq, network_seq
 
 
+def scenario_knobs(spec: RunSpec) -> dict:
+    """The scenario's knobs for this run: its defaults with the run's values where given."""
+    scenario = get_scenario(spec.scenario)
+    return {key: (default if getattr(spec, key) is None else getattr(spec, key)) for key, (_, default) in scenario.knobs.items()}
+
+
 @functools.lru_cache(maxsize=4)
-def build_data(scenario_name: str, seed: int, data_dir: str | None) -> FederatedData:
-    """The scenario's federated data for a seed (cached: several runs of a command share it)."""
+def build_data(scenario_name: str, seed: int, data_dir: str | None, knobs: tuple = ()) -> FederatedData:
+    """The scenario's federated data for a seed (cached: several runs of a command share it);
+    ``knobs``: (name, value) pairs of the scenario's knobs."""
     scenario = get_scenario(scenario_name)
     data_seq, _, _ = seed_streams(seed)
+    keywords = {scenario.knobs[name][0]: value for name, value in knobs}
     try:
-        return scenario.build(np.random.default_rng(data_seq), Path(data_dir) if data_dir else None)
+        return scenario.build(np.random.default_rng(data_seq), Path(data_dir) if data_dir else None, **keywords)
     except ValueError as error:
         raise UsageError(f"scenario {scenario_name!r}: {error}") from None
 
@@ -158,7 +174,8 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
     return {
         "format_version": FORMAT_VERSION,
         "label": spec.label,
-        "scenario": {"name": scenario.name, "version": scenario.version, "description": scenario.description},
+        "scenario": {"name": scenario.name, "version": scenario.version, "description": scenario.description,
+                     "settings": scenario_knobs(spec)},
         "algorithm": spec.algorithm,
         "algorithm_options": learner.options,  # every option, defaults resolved
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
@@ -199,7 +216,7 @@ def prepare(spec: RunSpec, data_dir: str | None = None) -> PreparedRun:
     scenario = get_scenario(spec.scenario)
     rounds = scenario.rounds if spec.rounds is None else spec.rounds
     system = network_system(spec)
-    data = build_data(spec.scenario, spec.seed, data_dir)
+    data = build_data(spec.scenario, spec.seed, data_dir, tuple(sorted(scenario_knobs(spec).items())))
     learner = build_learner(spec, data, scenario)
     return PreparedRun(spec, learner, system, rounds, _jsonable(resolved_config(spec, scenario, system, learner, rounds)))
 

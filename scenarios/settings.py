@@ -117,6 +117,11 @@ RUN_SETTINGS: dict[str, Setting] = {
     "participation": Setting(float, low=0, high=1, low_open=True, none=True),
 }
 
+SCENARIO_KNOBS: dict[str, Setting] = {  # what a scenario may let a run change (Scenario.knobs)
+    "devices": Setting(int, low=1, high=100_000, none=True),
+    "alpha": Setting(float, low=0, low_open=True, none=True),  # Dirichlet label-shift concentration
+}
+
 NETWORK_SETTINGS: dict[str, Setting] = {
     "mode": Setting(str, choices=("pipelined", "barrier")),
     "deadline": Setting(float, low=0, low_open=True, none=True),

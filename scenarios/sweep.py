@@ -39,7 +39,7 @@ from scenarios.runner import RunSpec
 from scenarios.settings import RUN_SETTINGS, Setting
 
 SETTING_KEYS = ("scenario", "system", "rounds", "mode", "deadline", "evaluate_every", "participation", "rho", "t_min",
-                "inv_mu", "training")
+                "inv_mu", "devices", "alpha", "training")
 TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run")
 ALGORITHM_KEYS = ("name", "options", "grid")
 RUN_KEYS = SETTING_KEYS + ("algorithm", "options")
@@ -240,11 +240,10 @@ def check_ray() -> None:
         raise UsageError("--ray needs Ray: pip install 'fl-cosim[ray]'") from None
 
 
-def run_on_ray(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, address: str | None, jobs: int,
-               done: Callable[[int], None]) -> list[dict]:
-    """Each run as a Ray task (one CPU each) on the cluster at ``address`` (``local``: a Ray
-    instance started here with ``jobs`` CPUs); the result folders must be on a file system the
-    cluster's nodes share. Summaries in order."""
+def start_ray(address: str | None, jobs: int) -> None:
+    """Connect to the Ray cluster at ``address`` or, for ``local`` (or None), start a local
+    instance with ``jobs`` CPUs; its workers import this checkout (PYTHONPATH). UsageError if
+    Ray cannot start or the cluster cannot be reached."""
     import ray
 
     root = str(Path(__file__).resolve().parents[1])
@@ -258,6 +257,14 @@ def run_on_ray(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, addr
             ray.init(address=address, **kwargs)
     except Exception as error:  # Ray raises many types for an unreachable or broken cluster
         raise UsageError(f"cannot start or reach Ray at {address or 'local'}: {str(error).splitlines()[0]}") from None
+
+
+def run_on_ray(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, done: Callable[[int], None]) -> list[dict]:
+    """Each run as a Ray task (one CPU each) on the cluster ``start_ray`` joined; the result
+    folders must be on a file system the cluster's nodes share. Summaries in order; Ray is
+    shut down at the end."""
+    import ray
+
     try:
         task = ray.remote(num_cpus=1, max_retries=0)(_run_on_ray)
         pending = {task.remote(run.spec, str(out), data_dir): index for index, run in enumerate(runs)}
@@ -278,13 +285,14 @@ def setting_columns(configs: Sequence[dict]) -> list[str]:
     training field and every algorithm option any run has (``option_KEY``, ``training_KEY``)."""
     options = sorted({k for c in configs for k in c["algorithm_options"]})
     training = sorted({k for c in configs for k in c["training"]})
-    return (["mode", "deadline", "rho", "t_min", "inv_mu", "participation", "evaluate_every"]
+    return (["devices", "alpha", "mode", "deadline", "rho", "t_min", "inv_mu", "participation", "evaluate_every"]
             + [f"training_{k}" for k in training] + [f"option_{k}" for k in options])
 
 
 def setting_values(config: dict) -> dict:
     system = config["system"]
-    values = {k: system.get(k) for k in ("mode", "deadline", "rho", "t_min", "inv_mu")}
+    values = {"devices": config["num_devices"], "alpha": config["scenario"]["settings"].get("alpha")}
+    values.update({k: system.get(k) for k in ("mode", "deadline", "rho", "t_min", "inv_mu")})
     values.update({"participation": config["participation"], "evaluate_every": config["evaluate_every"]})
     values.update({f"training_{k}": v for k, v in config["training"].items()})
     values.update({f"option_{k}": v for k, v in config["algorithm_options"].items()})

@@ -51,6 +51,11 @@ CASES = [
     (RUN + ["--t-min", "-1"], "t-min must be a finite number >= 0"),
     (RUN + ["--inv-mu", "nan"], "inv-mu must be a finite number >= 0, got nan"),
     (RUN + ["--scenario", "mnist-rotation", "--data-dir", "/nonexistent/data"], "mnist"),
+    (RUN + ["--devices", "3"], "cannot split 3 devices into 4 groups"),
+    (RUN + ["--devices", "200"], "1797 points cannot give 200 devices 20 each"),
+    (RUN + ["--scenario", "synthetic-gaussian", "--algorithm", "fedavg", "--devices", "5"], "has no devices setting"),
+    (RUN + ["--alpha", "0"], "alpha must be a finite number > 0"),
+    (RUN + ["--alpha", "nan"], "alpha must be a finite number > 0, got nan"),
     # compare
     (COMPARE + ["--seeds", "0"], "--seeds must be an integer in 1..10000"),
     (COMPARE + ["--target", "1.5"], "--target must be a finite number in (0, 1]"),

@@ -163,6 +163,6 @@ def test_sweep_on_a_local_ray_instance_gives_the_same_table(reference, tmp_path)
     pytest.importorskip("ray", reason="Ray is not installed (pip install 'fl-cosim[ray]')")
     config, reference_out, _ = reference
     out = tmp_path / "ray"
-    subprocess.run(sweep_command(config, out, "--ray"), cwd=ROOT, env={**environment(), "RAY_ENABLE_UV_RUN_RUNTIME_ENV": "0"},
+    subprocess.run(sweep_command(config, out, "--ray"), cwd=ROOT, env=environment(),
                    check=True, timeout=600, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert tables(out) == tables(reference_out)

@@ -39,6 +39,8 @@ def folders(path: Path) -> list[str]:
     (["--rounds", "2"], ["--rounds", "2", "--eval-every", "2"]),
     (["--rounds", "2"], ["--rounds", "2", "--participation", "0.5"]),
     (["--rounds", "2"], ["--rounds", "2", "--rho", "2.5"]),
+    (["--rounds", "2"], ["--rounds", "2", "--lr", "0.02"]),
+    (["--rounds", "2"], ["--rounds", "2", "--devices", "8", "--alpha", "0.5"]),
     (["--rounds", "2", "--algorithm", "fedprox"], ["--rounds", "2", "--algorithm", "fedprox", "--option", "mu=0.2"]),
 ])
 def test_every_setting_gets_its_own_folder(capsys, tmp_path, first, second):
@@ -49,6 +51,16 @@ def test_every_setting_gets_its_own_folder(capsys, tmp_path, first, second):
     assert len(folders(tmp_path)) == 2  # the first run is still there, untouched
     again = run_json(capsys, tmp_path, *argv, *first)[0]
     assert again["result_dir"] == a["result_dir"] and again["final_mean_accuracy"] == a["final_mean_accuracy"]
+
+
+def test_devices_and_alpha_can_be_set_for_a_training_run(capsys, tmp_path):
+    run = run_json(capsys, tmp_path, "--algorithm", "fedavg", "--rounds", "1", "--devices", "8", "--alpha", "0.5",
+                   "--participation", "0.5", "--t-min", "2", "--inv-mu", "0.5")[0]
+    config = json.loads((Path(run["result_dir"]) / "config.json").read_text())
+    assert config["num_devices"] == 8 and config["scenario"]["settings"] == {"devices": 8, "alpha": 0.5}
+    assert config["participation"] == 0.5 and (config["system"]["t_min"], config["system"]["inv_mu"]) == (2.0, 0.5)
+    rounds = (Path(run["result_dir"]) / "rounds.csv").read_text().splitlines()
+    assert rounds[-1].split(",")[6] == "4"  # participants: half of the 8 devices
 
 
 def test_figures_of_other_runs_do_not_replace_each_other(capsys, tmp_path):

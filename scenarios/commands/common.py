@@ -88,6 +88,8 @@ def add_run_settings(parser) -> None:
     parser.add_argument("--t-min", type=float, help="minimum compute time in T_dl, in place of the system's")
     parser.add_argument("--inv-mu", type=float, help="mean extra compute delay 1/mu in T_dl, in place of the system's")
     parser.add_argument("--participation", type=float, help="fraction of devices sampled per round (default: the scenario's)")
+    parser.add_argument("--devices", type=int, help="number of devices, where the scenario allows it (default: the scenario's)")
+    parser.add_argument("--alpha", type=float, help="Dirichlet label-shift alpha, where the scenario allows it (default: the scenario's)")
     parser.add_argument("--rounds", type=int, help="training rounds after the set-up round (default: the scenario's)")
     parser.add_argument("--eval-every", type=int, default=1, help="evaluate every N rounds (default 1)")
     parser.add_argument("--out", default="results", help="output folder (default ./results)")
@@ -149,7 +151,8 @@ def spec_settings(args) -> dict:
     """The RunSpec fields the shared run settings give (checked when the spec is prepared)."""
     return {"system": args.system, "rounds": args.rounds, "mode": args.mode, "deadline": args.deadline,
             "evaluate_every": args.eval_every, "participation": args.participation, "rho": args.rho,
-            "t_min": args.t_min, "inv_mu": args.inv_mu, "training": training_overrides(args)}
+            "t_min": args.t_min, "inv_mu": args.inv_mu, "training": training_overrides(args), "devices": args.devices,
+            "alpha": args.alpha}
 
 
 def show_progress(args) -> bool:

@@ -16,12 +16,17 @@ def execute(args):
     from scenarios.registry import SCENARIOS
     from scenarios.systems import SYSTEMS
 
+    from scenarios.settings import ALGORITHM_OPTIONS
+
     options = {name: known_options(cls) for name, cls in ALGORITHMS.items()}
-    data = {"scenarios": list(SCENARIOS), "algorithms": list(ALGORITHMS), "systems": list(SYSTEMS), "algorithm_options": options}
+    allowed = {name: {key: ALGORITHM_OPTIONS[name][key].allowed() + (", or none" if ALGORITHM_OPTIONS[name][key].none else "")
+                      for key in options[name]} for name in ALGORITHMS}
+    data = {"scenarios": list(SCENARIOS), "algorithms": list(ALGORITHMS), "systems": list(SYSTEMS), "algorithm_options": options,
+            "algorithm_option_ranges": allowed}
     lines = ["scenarios:"] + [f"  {s.name} (v{s.version}): {s.description}" for s in SCENARIOS.values()]
     lines += ["algorithms (options with defaults; set with --option KEY=VALUE):"]
     for name, cls in ALGORITHMS.items():
-        settings = ", ".join(f"{k}={v!r}" for k, v in options[name].items())
+        settings = "\n      ".join(f"{k}={v!r}: {allowed[name][k]}" for k, v in options[name].items())
         lines.append(f"  {name}: {summary(cls)}" + (f"\n      {settings}" if settings else ""))
     lines += ["systems:"] + [f"  {p.name}: {p.description}" for p in SYSTEMS.values()]
     return data, "\n".join(lines)

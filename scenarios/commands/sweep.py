@@ -39,7 +39,7 @@ def execute(args):
     from scenarios.progress import Progress
     from scenarios.results import check_output_dir, make_output_dir, remove_stale_staging, sha256_text
     from scenarios.runner import reusable
-    from scenarios.sweep import check_ray, expand, plan, read_sweep_file, run_locally, run_on_ray, setting_columns, setting_values
+    from scenarios.sweep import check_ray, expand, plan, read_sweep_file, run_locally, run_on_ray, setting_columns, setting_values, start_ray
     from scenarios.tables import RUN_COLUMNS, run_row, write_tables
 
     path = Path(args.config)
@@ -54,6 +54,8 @@ def execute(args):
     runs = plan(specs, data_dir, checking.update if checking else None)
     if checking:
         checking.close()
+    if args.ray is not None:
+        start_ray(args.ray, args.jobs)  # before anything is written: an unreachable cluster is one line
     make_output_dir(out)
     remove_stale_staging(out)
     pending = [run for run in runs if reusable(out / run.name, run.config) is not None]
@@ -67,7 +69,7 @@ def execute(args):
 
     done(0)
     if args.ray is not None:
-        run_on_ray(pending, out, data_dir, args.ray, args.jobs, done)
+        run_on_ray(pending, out, data_dir, done)
     else:
         run_locally(pending, out, data_dir, args.jobs, done)
     if bar:

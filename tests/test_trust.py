@@ -149,6 +149,12 @@ def test_compare_takes_run_settings(capsys, tmp_path):
     config = json.loads(next(p for p in tmp_path.iterdir() if p.is_dir()).joinpath("config.json").read_text())
     assert config["algorithm_options"]["lam"] == 0.05 and config["system"]["mode"] == "barrier"
     assert config["system"]["deadline"] == 500
+    folder = next(p for p in tmp_path.iterdir() if p.is_dir())
+    before = (folder / "summary.json").stat().st_ino
+    code, _, _ = cli(capsys, "compare", "--algorithm", "user-centric", "--streams", "auto", "--lambda", "0.05",
+                     "--mode", "barrier", "--deadline", "500", "--seeds", "1", "--rounds", "1", "--out", tmp_path,
+                     "--json", "--jobs", "1", "--force")
+    assert code == 0 and (folder / "summary.json").stat().st_ino != before  # run again, not reused
 
 
 def test_json_never_holds_nan(capsys, tmp_path):

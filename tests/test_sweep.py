@@ -9,11 +9,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from figures.results import folder_problem
 from scenarios.cli import main
 from scenarios.errors import UsageError
 from scenarios.sweep import expand
@@ -88,8 +90,9 @@ def test_sweep_table_has_a_row_per_run_and_seed_with_plain_numbers(capsys, tmp_p
     assert again["ran"] == 0 and Path(again["tables"][0]).read_bytes() == Path(data["tables"][0]).read_bytes()
 
 
-def sweep_command(config: Path, out: Path, *extra) -> list[str]:
-    return [sys.executable, "-m", "scenarios.cli", "sweep", str(config), "--out", str(out), "--quiet", "--jobs", "2", *extra]
+def sweep_command(config: Path, out: Path, *extra, quiet: bool = True) -> list[str]:
+    return [sys.executable, "-m", "scenarios.cli", "sweep", str(config), "--out", str(out), "--jobs", "2", *extra] + (
+        ["--quiet"] if quiet else [])
 
 
 def environment() -> dict:
@@ -125,12 +128,13 @@ def tables(out: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    """The twelve-run sweep, uninterrupted: its tables and how long it took (to place the kills)."""
+    """The twelve-run sweep, uninterrupted (in this process): its folder, and how long its runs
+    took (to spread the kills over a sweep's life, start-up included)."""
     root = tmp_path_factory.mktemp("sweep")
     config = root / "twelve.toml"
     config.write_text(TWELVE_RUNS)
     start = time.monotonic()
-    subprocess.run(sweep_command(config, root / "reference"), cwd=ROOT, env=environment(), check=True, timeout=600)
+    assert main(["sweep", str(config), "--out", str(root / "reference"), "--quiet", "--jobs", "2"]) == 0
     return config, root / "reference", time.monotonic() - start
 
 
@@ -140,23 +144,37 @@ def test_sigkilled_sweep_resumes_to_identical_tables_without_orphans(reference, 
     assert len(expected) >= 1 and len([p for p in reference_out.iterdir() if p.is_dir()]) == 12
     work = tmp_path / "work"
     moments = random.Random(2024)
+    interrupted = 0
     for kill in range(5):
-        sweep = subprocess.Popen(sweep_command(config, work), cwd=ROOT, env=environment(),
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(moments.uniform(0.5, max(1.0, duration_s)))
+        # kill at a random moment of the run phase (after the checks: the sweep's first progress line)
+        sweep = subprocess.Popen(sweep_command(config, work, quiet=False), cwd=ROOT, env=environment(),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        running = threading.Event()
+
+        def watch(stream=sweep.stderr, running=running):
+            for line in stream:
+                if line.startswith("[sweep]"):
+                    running.set()
+
+        threading.Thread(target=watch, daemon=True).start()
+        assert running.wait(timeout=300), "the sweep never started its runs"
+        time.sleep(moments.uniform(0.0, 1.5))
         os.kill(sweep.pid, signal.SIGKILL)
         sweep.wait(timeout=30)
         left = wait_gone(str(work), timeout_s=20)
         for pid in left:  # clean up before failing: these are this test's processes
             os.kill(pid, signal.SIGKILL)
         assert left == [], f"orphans after kill {kill}"
+        complete = [p for p in work.iterdir() if p.is_dir() and not p.name.startswith(".") and folder_problem(p) is None]
+        interrupted += len(complete) < 12
         copy = tmp_path / f"resumed-{kill}"
         if work.exists():
             shutil.copytree(work, copy)
-        subprocess.run(sweep_command(config, copy), cwd=ROOT, env=environment(), check=True, timeout=600)
+        assert main(["sweep", str(config), "--out", str(copy), "--quiet", "--jobs", "2"]) == 0
         assert tables(copy) == expected, f"resume after kill {kill}"
         assert sorted(p.name for p in copy.iterdir()) == sorted(p.name for p in reference_out.iterdir())
         shutil.rmtree(copy)
+    assert interrupted >= 1  # at least one kill stopped the sweep in the middle of its runs
 
 
 def test_sweep_on_a_local_ray_instance_gives_the_same_table(reference, tmp_path):

@@ -1,4 +1,5 @@
-"""Average validation accuracy against simulated time normalized by ``T_dl`` (journal Fig. 6)."""
+"""Average validation accuracy against simulated time (normalized by ``T_dl``, journal Fig. 6,
+or in seconds on a physical cell) and, on a physical cell, against the devices' energy."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import Sequence
 import numpy as np
 
 from figures.results import read_run
+
+TIME_LABELS = {"T_dl": "simulated time / $T_{dl}$", "s": "simulated time (s)"}
 
 
 def figure_name(stem: str, result_dirs: Sequence[str | Path], suffix: str = ".png") -> str:
@@ -28,8 +31,9 @@ def plot_accuracy_vs_time(
 ) -> Path:
     """One labelled line per run; PNG, or PDF when ``out_file`` ends in .pdf. Written atomically.
 
-    With ``systems`` (name -> NetworkSystem), one panel per system, every run re-timed on it
-    from its recorded plans (journal Fig. 6 without retraining).
+    With ``systems`` (name -> NetworkSystem or PhysicalSystem), one panel per system, every run
+    re-timed on it from its recorded plans (journal Fig. 6 without retraining). Runs on a
+    physical cell get a second panel: accuracy against the energy of all devices (J).
     """
     import matplotlib
 
@@ -39,20 +43,30 @@ def plot_accuracy_vs_time(
     if systems:
         from figures.retime import retimed_curve
 
-        panels = {name: [retimed_curve(d, system, np.random.default_rng(seed)) for d in result_dirs]
+        panels = {name: [retimed_curve(d, system, np.random.default_rng(seed), np.random.SeedSequence(seed)) for d in result_dirs]
                   for name, system in systems.items()}
     else:
         panels = {None: [read_run(d) for d in result_dirs]}
-    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False, sharey=True)
-    for ax, (name, runs) in zip(axes[0], panels.items()):
+    columns = []
+    for name, runs in panels.items():
+        columns.append((name, runs, "time"))
+        if any(run.energy_j is not None for run in runs):
+            columns.append((name, [run for run in runs if run.energy_j is not None], "energy"))
+    fig, axes = plt.subplots(1, len(columns), figsize=(7 * len(columns), 4.5), squeeze=False, sharey=True)
+    for ax, (name, runs, axis) in zip(axes[0], columns):
+        units = sorted({run.time_unit for run in runs})
         for run in runs:
             label = run.label if name else f"{run.label} ({run.summary.get('system', '')})"
-            ax.plot(run.time, run.mean_accuracy, label=label, linewidth=1.6)
-        ax.set_xlabel("simulated time / $T_{dl}$")
+            x = run.time if axis == "time" else run.energy_j
+            ax.plot(x, run.mean_accuracy, label=label, linewidth=1.6)
+        if axis == "energy":
+            ax.set_xlabel("energy of all devices (J)")
+        else:
+            ax.set_xlabel(" / ".join(TIME_LABELS[u] for u in units))
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         if name:
-            ax.set_title(name)
+            ax.set_title(name + (" (no outages)" if units == ["s"] else ""))
     axes[0][0].set_ylabel("average validation accuracy")
     if title:
         fig.suptitle(title)

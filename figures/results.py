@@ -24,7 +24,7 @@ class ResultError(ValueError):
 class RunCurve:
     label: str
     rounds: list[int]
-    time: list[float]  # in units of T_dl
+    time: list[float]  # in units of T_dl (normalized systems) or seconds (physical cells): ``time_unit``
     mean_accuracy: list[float]
     worst_accuracy: list[float]
     downlink_bits: list[float]
@@ -32,6 +32,8 @@ class RunCurve:
     summary: dict
     config: dict
     folder: str = ""
+    time_unit: str = "T_dl"
+    energy_j: list[float] | None = None  # cumulative energy of all devices (physical cells)
 
 
 def file_sha256(path: Path) -> str:
@@ -71,7 +73,7 @@ def _number(text: str) -> float:
 
 
 def read_run(folder: str | Path) -> RunCurve:
-    """The evaluated rounds of one run (time normalized by ``T_dl``); ResultError if the folder
+    """The evaluated rounds of one run (time normalized by ``T_dl``, or in seconds on a physical cell); ResultError if the folder
     is not complete."""
     folder = Path(folder)
     problem = folder_problem(folder)
@@ -82,7 +84,8 @@ def read_run(folder: str | Path) -> RunCurve:
         config = json.loads((folder / "config.json").read_text())
         with open(folder / "rounds.csv", newline="") as handle:
             rows = [row for row in csv.DictReader(handle) if row["mean_loss"] != ""]
-        t_dl = float(config["system"]["t_dl"])
+        physical = config["system"].get("kind") == "physical"
+        t_dl = 1.0 if physical else float(config["system"]["t_dl"])
         return RunCurve(
             label=summary["label"],
             rounds=[int(r["round"]) for r in rows],
@@ -94,6 +97,8 @@ def read_run(folder: str | Path) -> RunCurve:
             summary=summary,
             config=config,
             folder=str(folder),
+            time_unit="s" if physical else "T_dl",
+            energy_j=[float(r["energy_j"]) for r in rows] if physical else None,
         )
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ResultError(f"{folder} is not a result folder ({error.__class__.__name__}: {error})") from None

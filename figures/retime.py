@@ -1,7 +1,9 @@
 """Re-time a finished run on another network without retraining (journal Fig. 6 from one run).
 
-The learning does not depend on the network when every device arrives (no deadline), so the
-recorded plans, simulated again on another system, give the run's curve on that system.
+The learning does not depend on the network when every device arrives (no deadline, no
+outage), so the recorded plans, simulated again on another system, give the run's curve on
+that system. On a physical cell the re-timing turns the outage threshold off (every listener
+is served, however slow: outages would have changed the learning) and gives energy too.
 """
 
 from __future__ import annotations
@@ -13,18 +15,35 @@ from pathlib import Path
 import numpy as np
 
 from figures.results import ResultError, RunCurve, read_run
-from netsim import NetworkSystem, RoundPlan, retime_plans
+from netsim import RoundPlan, retime_plans, simulate_rounds
+from netsim.physical import PhysicalSystem, channel_seeds
 
 
-def retimed_curve(folder: str | Path, system: NetworkSystem, rng: np.random.Generator) -> RunCurve:
-    """The run's curve with times from ``system`` (time in units of its ``T_dl``)."""
+def retimed_curve(folder: str | Path, system, rng: np.random.Generator,
+                  network_seq: np.random.SeedSequence | None = None) -> RunCurve:
+    """The run's curve with times from ``system`` (in units of its ``T_dl``, or seconds on a
+    physical cell, whose layout and fading come from ``network_seq``'s channel child)."""
     curve = read_run(folder)
     if curve.config["system"].get("deadline") is not None:
         raise ResultError(f"{folder} ran with a deadline: its learning depends on the network, re-run it instead")
+    if curve.summary.get("dropped"):
+        raise ResultError(f"{folder} had dropped devices ({curve.summary['dropped']}): its learning depends on the network, re-run it instead")
     try:
         lines = (Path(folder) / "plans.jsonl").read_text().splitlines()
         plans = [RoundPlan.from_dict(p) if p else None for p in (json.loads(line)["plan"] for line in lines)]
     except (OSError, ValueError, KeyError) as error:
         raise ResultError(f"{folder} has no readable plans.jsonl ({error})") from None
-    ends = retime_plans(plans, system, float(curve.config["model"]["bits"]), rng)
-    return dataclasses.replace(curve, time=[ends[r] / system.t_dl for r in curve.rounds])
+    model_bits = float(curve.config["model"]["bits"])
+    if not isinstance(system, PhysicalSystem):
+        ends = retime_plans(plans, system, model_bits, rng)
+        return dataclasses.replace(curve, time=[ends[r] / system.t_dl for r in curve.rounds], time_unit="T_dl", energy_j=None)
+    samples = curve.config.get("device_samples_per_update")
+    if samples is None:
+        raise ResultError(f"{folder} does not record its devices' samples per update (an older run): re-run it to re-time it on a cell")
+    system = dataclasses.replace(system, outage_snr_db=None)
+    layout_seq, fading_seq, _ = channel_seeds(network_seq if network_seq is not None else np.random.SeedSequence(0))
+    network = system.bind(system.cell.place(len(samples), np.random.default_rng(layout_seq)), samples)
+    records, _ = simulate_rounds(plans, network, model_bits, rng, channel_rng=np.random.default_rng(fading_seq))
+    spent = np.cumsum([sum((r.energy_j or {}).values()) for r in records])
+    return dataclasses.replace(curve, time=[records[r].end for r in curve.rounds], time_unit="s",
+                               energy_j=[float(spent[r]) for r in curve.rounds])

@@ -36,7 +36,9 @@ class LocalTraining:
     or ``adam`` (the authors' reference code: lr as given, betas 0.9/0.999, eps 1e-7, each
     device's moments and step count kept across rounds). ``init``: ``keras`` or ``torch``
     (``learning.models.init_parameters``). ``backend``: which engine runs ``train_many``
-    (``learning.engine.BACKENDS``); ``device``: where training runs (``cpu``, ``cuda``).
+    (``learning.engine.BACKENDS``): ``processes`` (the default: the reference loop in one
+    worker process per core, the same numbers bit for bit) or ``loop`` (the reference, in this
+    process); ``device``: where training runs (``cpu``, ``cuda``).
     """
 
     lr: float = 0.01
@@ -45,7 +47,7 @@ class LocalTraining:
     epochs: int = 1
     optimizer: str = "sgd"
     init: str = "keras"
-    backend: str = "loop"
+    backend: str = "processes"
     device: str = "cpu"
 
     def __post_init__(self) -> None:
@@ -125,6 +127,7 @@ class Trainer:
         self.eval_batch = eval_batch
         self.noise_variance = noise_variance
         self.optimizer_states: dict[Hashable, AdamState] = {}  # Adam only: per state key, across rounds
+        self.resident_data: Sequence[DeviceData] = ()  # the learner's data: worker backends hold it, jobs name it
 
     def loss(self, outputs: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
         if self.task == "regression":

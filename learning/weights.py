@@ -78,13 +78,20 @@ def kmeans_rows(weights: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # fewer distinct points than k: scikit-learn warns, we accept
         labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(w)
-    labels = _relabel_in_order(labels)
+    labels = relabel_in_order(labels)
+    return labels, centroid_rows(w, labels)
+
+
+def centroid_rows(weights: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Every device's row replaced by its cluster's centroid, renormalized (row-stochastic)."""
+    w = np.asarray(weights, dtype=np.float64)
+    labels = relabel_in_order(np.asarray(labels))
     centroids = np.stack([w[labels == c].mean(axis=0) for c in range(labels.max() + 1)])
     centroids /= centroids.sum(axis=1, keepdims=True)
-    return labels, centroids[labels]
+    return centroids[labels]
 
 
-def _relabel_in_order(labels: np.ndarray) -> np.ndarray:
+def relabel_in_order(labels: np.ndarray) -> np.ndarray:
     """Cluster ids by first appearance, so results do not depend on k-means' label numbering."""
     _, first = np.unique(labels, return_index=True)
     order = labels[np.sort(first)]

@@ -5,20 +5,28 @@ satisfies ``Learner``; each round is one vectorized timeline (``netsim.timeline`
 against one SimPy process per device (``netsim.reference``). It never imports torch.
 """
 
+from netsim.cell import Cell, CellLayout
 from netsim.distributions import Deterministic, ShiftedExponential
 from netsim.durations import RoundDurations, TimedSystem
 from netsim.engine import RoundRecord, retime_plans, run_cosimulation, simulate_rounds
-from netsim.plan import Learner, RoundPlan, Stream
+from netsim.physical import LinkBudget, PhysicalNetwork, PhysicalSystem
+from netsim.plan import Learner, RoundOutcome, RoundPlan, Stream
 from netsim.round_time import expected_round_time_barrier, harmonic_number
 from netsim.system import TIMING_MODES, NetworkSystem
 from netsim.timeline import Timeline, round_timeline
 from netsim.trace import TraceEvent
 
 __all__ = [
+    "Cell",
+    "CellLayout",
     "Deterministic",
     "Learner",
+    "LinkBudget",
     "NetworkSystem",
+    "PhysicalNetwork",
+    "PhysicalSystem",
     "RoundDurations",
+    "RoundOutcome",
     "RoundPlan",
     "RoundRecord",
     "ShiftedExponential",

@@ -2,18 +2,25 @@
 
 Per round the loop asks the learner for its plan, simulates the downlink streams (one after
 another on the shared downlink), every participant's compute and its upload (one at a time
-on the shared uplink), then tells the learner who arrived, so it trains and aggregates
-(zero simulated time), and records the round. The clock moves only by the network and the
-compute model.
+on the shared uplink), then tells the learner who received its model, who computed and who
+arrived, so it trains and aggregates (zero simulated time), and records the round. The clock
+moves only by the network and the compute model.
 
 A round is a SimPy process that computes the round's whole timeline at once
 (``netsim.timeline``, vectorized) and holds the clock until its end; ``simulator="processes"``
-runs the reference instead, one SimPy process per participant (``netsim.reference``).
+runs the reference instead, one SimPy process per participant (``netsim.reference``). A round
+on a physical network (``netsim.physical``) always runs as per-device processes with outages,
+FDMA and energy (``netsim.physical_round``), its fading drawn from ``channel_rng``.
+
+Every round process returns ``(RoundOutcome, energy_j, downlink_bits)``: the energy per
+participant (joules; None off a physical network) and the bits of the streams actually sent
+(None: the plan's).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from itertools import repeat
 from typing import Any, Callable, Iterable, Sequence
 
@@ -21,7 +28,9 @@ import numpy as np
 import simpy
 
 from netsim.durations import TimedSystem
-from netsim.plan import Learner, RoundPlan
+from netsim.physical import PhysicalNetwork
+from netsim.physical_round import physical_round_process
+from netsim.plan import Learner, RoundOutcome, RoundPlan
 from netsim.reference import round_process_reference
 from netsim.timeline import round_timeline
 from netsim.trace import TraceEvent
@@ -40,6 +49,8 @@ class RoundRecord:
     arrived: tuple[int, ...]
     plan: RoundPlan | None
     evaluation: Any = None
+    outcome: RoundOutcome | None = None
+    energy_j: Any = None  # device -> joules spent this round (physical networks), else None
 
     @property
     def duration(self) -> float:
@@ -47,18 +58,17 @@ class RoundRecord:
 
 
 def round_process(env, plan: RoundPlan, system: TimedSystem, model_bits: float, rng: np.random.Generator, trace, server_round):
-    """One round from its vectorized timeline; returns the devices whose update arrived, in
-    device order.
+    """One round from its vectorized timeline; returns its outcome (arrivals in device order).
 
     Appends the round's trace (``trace`` None: none), then holds the clock until the round's
-    end. Same arrivals, end and trace as ``netsim.reference.round_process_reference``.
+    end. Same outcome, end and trace as ``netsim.reference.round_process_reference``.
     """
     durations = system.round_durations(plan, model_bits, rng)
     timeline = round_timeline(plan, durations, env.now, system.mode, system.deadline)
     if trace is not None:
         trace.extend(timeline.trace(plan, server_round))
     yield from hold_until(env, timeline.end)
-    return timeline.arrived(plan)
+    return timeline.outcome(plan), None, None
 
 
 def hold_until(env, end: float):
@@ -76,41 +86,55 @@ def hold_until(env, end: float):
 ROUND_PROCESSES = {"timeline": round_process, "processes": round_process_reference}
 
 
-def _round_process(simulator: str):
+def _round_process(simulator: str, system=None, channel_rng=None):
     if simulator not in ROUND_PROCESSES:
         raise ValueError(f"unknown simulator {simulator!r}; choose from {', '.join(ROUND_PROCESSES)}")
+    if isinstance(system, PhysicalNetwork):
+        return partial(physical_round_process, channel_rng=channel_rng)
     return ROUND_PROCESSES[simulator]
 
 
-def _record(server_round, start, end, plan, arrived, evaluation=None) -> RoundRecord:
+def _record(server_round, start, end, plan, result=None, evaluation=None) -> RoundRecord:
+    outcome, energy_j, sent_bits = result if result is not None else (None, None, None)
+    arrived = outcome.arrived if outcome is not None else ()
     return RoundRecord(
         server_round=server_round,
         start=start,
         end=end,
-        downlink_bits=plan.downlink_bits if plan else 0.0,
+        downlink_bits=(plan.downlink_bits if sent_bits is None else sent_bits) if plan else 0.0,
         uplink_bits=float(sum(map(plan.uplink_bits.get, arrived, repeat(0.0)))) if plan else 0.0,
         num_streams=len(plan.streams) if plan else 0,
         arrived=arrived,
         plan=plan,
         evaluation=evaluation,
+        outcome=outcome,
+        energy_j=energy_j,
     )
 
 
 def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int, rng, trace, on_round, evaluate_round,
                          round_process=round_process):
-    """The one round loop. Round 0 is the set-up phase (or, without one, the initial model)."""
+    """The one round loop. Round 0 is the set-up phase (or, without one, the initial model).
+
+    Before training, a learner with ``round_outcome`` is told who received its model, who
+    computed and who arrived (a device in downlink outage still needs its model).
+    """
     for server_round in range(rounds + 1):
         plan = learner.plan_round(server_round)
         start = env.now
-        arrived: tuple[int, ...] = ()
+        result = None
         if plan is not None:
-            arrived = yield env.process(round_process(env, plan, system, learner.model_bits, rng, trace, server_round))
-            learner.local_update(server_round, arrived)
-            learner.aggregate(server_round, arrived)
+            result = yield env.process(round_process(env, plan, system, learner.model_bits, rng, trace, server_round))
+            outcome = result[0]
+            tell = getattr(learner, "round_outcome", None)
+            if tell is not None:
+                tell(server_round, outcome)
+            learner.local_update(server_round, outcome.arrived)
+            learner.aggregate(server_round, outcome.arrived)
         elif server_round > 0:
             raise ValueError(f"learner gave no plan for round {server_round}")
         evaluation = learner.evaluate(server_round) if evaluate_round(server_round) else None
-        on_round(_record(server_round, start, env.now, plan, arrived, evaluation))
+        on_round(_record(server_round, start, env.now, plan, result, evaluation))
 
 
 def run_cosimulation(
@@ -121,11 +145,13 @@ def run_cosimulation(
     on_round: Callable[[RoundRecord], None] | None = None,
     evaluate_every: int = 1,
     simulator: str = "timeline",
+    channel_rng: np.random.Generator | None = None,
 ) -> tuple[list[RoundRecord], list[TraceEvent]]:
     """Run ``rounds`` rounds (after round 0) of ``learner`` on ``system``; returns records and trace.
 
     The learner is evaluated after round 0, every ``evaluate_every`` rounds and after the last.
-    ``simulator``: ``timeline`` (fast) or ``processes`` (the per-device reference).
+    ``simulator``: ``timeline`` (fast) or ``processes`` (the per-device reference). On a
+    ``PhysicalNetwork`` the fading comes from ``channel_rng``.
     """
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1, got {rounds}")
@@ -141,7 +167,7 @@ def run_cosimulation(
     def evaluate_round(server_round: int) -> bool:
         return server_round % evaluate_every == 0 or server_round == rounds
 
-    process = _round_process(simulator)
+    process = _round_process(simulator, system, channel_rng)
     env.process(cosimulation_process(env, learner, system, rounds, rng, trace, keep, evaluate_round, process))
     env.run()
     return records, trace
@@ -154,12 +180,14 @@ def simulate_rounds(
     rng: np.random.Generator,
     simulator: str = "timeline",
     keep_trace: bool = True,
+    channel_rng: np.random.Generator | None = None,
 ) -> tuple[list[RoundRecord], list[TraceEvent]]:
     """Time a sequence of plans with no learner: the network alone (round-time studies).
 
     ``keep_trace=False`` skips the trace (returned empty), which the timeline then never builds.
+    On a ``PhysicalNetwork`` the fading comes from ``channel_rng``.
     """
-    round_process = _round_process(simulator)
+    round_process = _round_process(simulator, system, channel_rng)
     env = simpy.Environment()
     records: list[RoundRecord] = []
     trace: list[TraceEvent] | None = [] if keep_trace or simulator != "timeline" else None
@@ -167,10 +195,10 @@ def simulate_rounds(
     def rounds_process():
         for server_round, plan in enumerate(plans):
             start = env.now
-            arrived = ()
+            result = None
             if plan is not None:
-                arrived = yield env.process(round_process(env, plan, system, model_bits, rng, trace, server_round))
-            records.append(_record(server_round, start, env.now, plan, arrived))
+                result = yield env.process(round_process(env, plan, system, model_bits, rng, trace, server_round))
+            records.append(_record(server_round, start, env.now, plan, result))
 
     env.process(rounds_process())
     env.run()
@@ -178,12 +206,15 @@ def simulate_rounds(
 
 
 def retime_plans(plans: Sequence[RoundPlan | None], system: TimedSystem, model_bits: float, rng,
-                 simulator: str = "timeline") -> list[float]:
+                 simulator: str = "timeline", channel_rng=None) -> list[float]:
     """Cumulative end time of each recorded round on another network, without retraining.
 
-    Valid when the learning does not depend on the network: full participation, no deadline.
+    Valid when the learning does not depend on the network: full participation, no deadline,
+    no outage (a physical network to re-time on must have its outage threshold off).
     """
     if system.deadline is not None:
         raise ValueError("re-timing needs a system without deadline (arrivals would change the learning)")
-    records, _ = simulate_rounds(plans, system, model_bits, rng, simulator, keep_trace=False)
+    if isinstance(system, PhysicalNetwork) and system.system.outage_snr_db is not None:
+        raise ValueError("re-timing needs a network without outages (missed rounds would change the learning)")
+    records, _ = simulate_rounds(plans, system, model_bits, rng, simulator, keep_trace=False, channel_rng=channel_rng)
     return [record.end for record in records]

@@ -58,11 +58,29 @@ class RoundPlan:
         )
 
 
+@dataclass(frozen=True)
+class RoundOutcome:
+    """What happened to each participant in one round.
+
+    ``received``: participants that hold their model for the round (their streams reached
+    them, or they needed none); ``computed``: those that finished their local update;
+    ``arrived``: those whose upload arrived; ``dropped``: device -> why it did not arrive
+    (``deadline``, ``downlink-outage``, ``uplink-outage``).
+    """
+
+    received: tuple[int, ...]
+    computed: tuple[int, ...]
+    arrived: tuple[int, ...]
+    dropped: Mapping[int, str] = field(default_factory=dict)
+
+
 class Learner(Protocol):
     """What the clock drives. Training and evaluation take zero simulated time.
 
     Round 0 is the set-up phase: ``plan_round(0)`` returns its plan, or ``None`` when the
-    algorithm has none (FedAvg). Rounds count from 1.
+    algorithm has none (FedAvg). Rounds count from 1. A learner may also define
+    ``round_outcome(server_round, outcome: RoundOutcome)``, called before ``local_update``, to
+    learn who received its model and who computed (e.g. a device in outage still needs its model).
     """
 
     num_devices: int

@@ -14,7 +14,7 @@ import numpy as np
 import simpy
 
 from netsim.durations import RoundDurations, TimedSystem
-from netsim.plan import RoundPlan
+from netsim.plan import RoundOutcome, RoundPlan
 from netsim.trace import TraceEvent
 
 
@@ -44,9 +44,10 @@ def device_process(env, device, received, compute_s, computed, barrier, uplink, 
     else:
         yield computing
     trace.append(TraceEvent(server_round, "compute", device, start, env.now, 0.0))
-    computed.succeed()
-    if env.now < start + compute_s:  # the deadline came first
-        trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0))
+    cut = env.now < start + compute_s  # the deadline came first
+    computed.succeed(not cut)
+    if cut:
+        trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, "deadline"))
         return False
     if barrier is not None:
         yield barrier
@@ -55,7 +56,7 @@ def device_process(env, device, received, compute_s, computed, barrier, uplink, 
     with uplink.request() as slot:
         yield slot
         if deadline and env.now + uplink_s > deadline.at:
-            trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0))
+            trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, "deadline"))
             return False
         start = env.now
         yield env.timeout(uplink_s)
@@ -70,11 +71,12 @@ class _Deadline:
 
 
 def round_process_reference(env, plan: RoundPlan, system: TimedSystem, model_bits: float, rng: np.random.Generator, trace, server_round):
-    """One round, one process per participant; returns the devices whose update arrived, in
-    device order."""
+    """One round, one process per participant; returns its outcome (arrivals in device order),
+    with no energy and the plan's downlink bits, as ``netsim.engine`` expects."""
     durations = system.round_durations(plan, model_bits, rng)
     durations.check(plan)
-    return (yield from _processes(env, plan, durations, system.mode, system.deadline, trace, server_round))
+    outcome = yield from _processes(env, plan, durations, system.mode, system.deadline, trace, server_round)
+    return outcome, None, None
 
 
 def _processes(env, plan: RoundPlan, durations: RoundDurations, mode: str, deadline_s, trace, server_round):
@@ -106,4 +108,9 @@ def _processes(env, plan: RoundPlan, durations: RoundDurations, mode: str, deadl
     arrived = tuple(sorted(d for d, process in zip(participants, processes) if process.value))
     if deadline and len(arrived) < len(participants) and env.now < deadline.at:
         yield deadline.event
-    return arrived
+    return RoundOutcome(
+        received=tuple(sorted(participants)),
+        computed=tuple(sorted(d for d in participants if computed[d].value)),
+        arrived=arrived,
+        dropped={d: "deadline" for d in participants if d not in arrived},
+    )

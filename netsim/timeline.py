@@ -29,7 +29,7 @@ import numpy as np
 
 from netsim.durations import RoundDurations
 from netsim.fifo import fifo_with_deadline
-from netsim.plan import RoundPlan
+from netsim.plan import RoundOutcome, RoundPlan
 from netsim.round_events import compute_end_ranks, trace_order
 from netsim.system import TIMING_MODES
 from netsim.trace import TraceEvent
@@ -82,6 +82,18 @@ class Timeline:
         """The devices whose update arrived, in device order."""
         return tuple(sorted(d for d, s in zip(plan.participants, self.status.tolist()) if s == ARRIVED))
 
+    def outcome(self, plan: RoundPlan) -> RoundOutcome:
+        """Who received (everyone: a normalized system has no outage), computed, arrived, and
+        who was dropped (all by the deadline), in device order."""
+        status = self.status.tolist()
+        participants = plan.participants
+        return RoundOutcome(
+            received=tuple(sorted(participants)),
+            computed=tuple(sorted(d for d, s in zip(participants, status) if s != DROPPED_COMPUTING)),
+            arrived=self.arrived(plan),
+            dropped={d: "deadline" for d, s in zip(participants, status) if s != ARRIVED},
+        )
+
     def trace(self, plan: RoundPlan, server_round: int) -> list[TraceEvent]:
         """The reference processes' trace of this round, in their order."""
         devices = np.fromiter(plan.participants, dtype=np.int64, count=len(plan.participants))
@@ -99,11 +111,13 @@ class Timeline:
         uplink_bits = plan.uplink_bits
         bits = chain((s.bits for s in plan.streams), repeat(0.0, devices.size + cut.size + late.size),
                      map(uplink_bits.get, devices[up].tolist(), repeat(0.0)))
+        reasons = chain(repeat("", k + devices.size), repeat("deadline", cut.size + late.size), repeat("", up.size))
         order = trace_order(self).tolist()
         collecting = gc.isenabled()
         gc.disable()  # tens of thousands of acyclic tuples: the cycle collector would only rescan them
         try:
-            events = list(map(_new_event, zip(repeat(server_round), kinds, entities, starts.tolist(), ends.tolist(), bits)))
+            events = list(map(_new_event, zip(repeat(server_round), kinds, entities, starts.tolist(), ends.tolist(), bits,
+                                              repeat(0.0), reasons)))
             return [events[i] for i in order]
         finally:
             if collecting:

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-TRACE_FIELDS = ("round", "kind", "entity", "start", "end", "bits")
+TRACE_FIELDS = ("round", "kind", "entity", "start", "end", "bits", "energy_j", "reason")
 
 
 class TraceEvent(NamedTuple):
-    """``kind`` is downlink (entity = stream index), compute, uplink or dropped (entity = device)."""
+    """``kind``: downlink (entity = stream index); compute, uplink, dropped, and on a physical
+    network receive (one per device and stream it got), with entity = device.
+
+    ``energy_j`` is the device's energy for the event (compute, uplink transmit, receive; an
+    FDMA upload cut by the deadline is a dropped event spanning its airtime). ``reason`` says
+    why a device was dropped: deadline, downlink-outage (it missed its model: no compute, no
+    upload) or uplink-outage (it computed but could not upload).
+    """
 
     round: int
     kind: str
@@ -16,3 +23,5 @@ class TraceEvent(NamedTuple):
     start: float
     end: float
     bits: float
+    energy_j: float = 0.0
+    reason: str = ""

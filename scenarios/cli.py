@@ -6,12 +6,13 @@ import argparse
 import json
 import sys
 
-from scenarios.commands import compare, datasets, lambda_study, listing, plot, round_time, run, scenario, streams, sweep
+from scenarios.commands import cell, compare, datasets, lambda_study, listing, penalty, plot, round_time, run, scenario, streams, sweep
 from scenarios.errors import UsageError
 from scenarios.results import finite
 from scenarios.settings import Setting
 
 THREADS = Setting(int, low=1, high=1024)
+WORKERS = Setting(int, low=1, high=1024)
 
 COMMANDS = {
     "run": run,
@@ -24,6 +25,8 @@ COMMANDS = {
     "list": listing,
     "datasets": datasets,
     "scenario": scenario,
+    "cell": cell,
+    "penalty": penalty,
 }
 
 
@@ -41,17 +44,24 @@ def build_parser() -> argparse.ArgumentParser:
         "a SimPy clock drives PyTorch training, so accuracy is measured against simulated time and bits.",
     )
     parser.add_argument("--threads", type=int, default=1,
-                        help="torch threads for training (default 1: fastest for many small local updates here)")
+                        help="torch threads of this process (default 1: fastest for many small local updates here)")
+    parser.add_argument("--workers", type=int,
+                        help="worker processes of the 'processes' training backend, one torch thread each "
+                        "(default: the machine's cores; 1 trains in this process)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for module in COMMANDS.values():
         module.add_parser(subparsers)
     return parser
 
 
-def set_threads(count: int) -> None:
+def set_threads(count: int, workers: int | None = None) -> None:
     import torch
 
+    from learning.engine.workers import set_workers
+
     torch.set_num_threads(count)
+    if workers is not None:
+        set_workers(workers)
 
 
 def main(argv=None) -> int:
@@ -62,7 +72,9 @@ def main(argv=None) -> int:
             parser.print_help()
             return 2
         THREADS.check("--threads", args.threads)
-        set_threads(args.threads)
+        if args.workers is not None:
+            WORKERS.check("--workers", args.workers)
+        set_threads(args.threads, args.workers)
         data, text, *status = COMMANDS[args.command].execute(args)
     except UsageError as error:
         print(f"fl-cosim: error: {error}", file=sys.stderr)

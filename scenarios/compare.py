@@ -22,13 +22,14 @@ class Row:
     label: str
     mean_accuracy: tuple[float | None, float | None]  # mean, std over the seeds that finished
     worst_accuracy: tuple[float | None, float | None]
-    time_to_target: float | None  # mean over seeds that reached it, T_dl units
+    time_to_target: float | None  # mean over seeds that reached it, in time_unit
     bits_to_target: float | None  # downlink + uplink
     reached: int
     seeds: int
     diverged: int
     streams: int
     total_bits: float
+    time_unit: str = "T_dl"  # seconds ("s") on a physical cell
 
 
 def first_reach(curve, target: float) -> tuple[float, float] | None:
@@ -101,6 +102,7 @@ def compare(
             diverged=len(cs) - len(done),
             streams=int(cs[0].summary["streams"]),
             total_bits=float(np.mean([c.summary["downlink_bits"] + c.summary["uplink_bits"] for c in cs])),
+            time_unit=cs[0].time_unit,
         ))
     return rows, target, curves
 
@@ -120,10 +122,12 @@ def _pct(pair: tuple[float | None, float | None]) -> str:
 
 def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
     """The human-readable table (Markdown and the terminal)."""
-    header = ["algorithm", "streams", "mean acc % (Table I)", "worst acc % (Table II)", "time to target / T_dl",
-              "bits to target", "reached", "diverged", "total bits"]
+    seconds = bool(rows) and rows[0].time_unit == "s"
+    header = ["algorithm", "streams", "mean acc % (Table I)", "worst acc % (Table II)",
+              "time to target (s)" if seconds else "time to target / T_dl", "bits to target", "reached", "diverged",
+              "total bits"]
     body = [[r.label, str(r.streams), _pct(r.mean_accuracy), _pct(r.worst_accuracy),
-             "-" if r.time_to_target is None else f"{r.time_to_target:.1f}",
+             "-" if r.time_to_target is None else (f"{r.time_to_target:.3f}" if seconds else f"{r.time_to_target:.1f}"),
              "-" if r.bits_to_target is None else f"{r.bits_to_target:.4g}", f"{r.reached}/{r.seeds}",
              f"{r.diverged}/{r.seeds}", f"{r.total_bits:.4g}"]
             for r in rows]

@@ -28,8 +28,10 @@ import torch
 
 from learning.algorithms import LearnerSetup
 from learning.data import FederatedData
+from learning.engine import release
 from learning.training import LocalTraining
 from netsim import RoundRecord, TraceEvent, run_cosimulation, simulate_rounds
+from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
 from figures.results import RESULT_FILES, folder_problem
 from scenarios.errors import UsageError
@@ -37,6 +39,7 @@ from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
 from scenarios.scenario import Scenario
+from scenarios.seeds import seed_streams
 from scenarios.settings import ALGORITHM_OPTIONS, NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_options, check_training
 from scenarios.systems import get_system
 
@@ -65,13 +68,18 @@ class RunSpec:
     training: dict = field(default_factory=dict)  # overrides of the scenario's LocalTraining fields
     devices: int | None = None  # scenario knobs (None: the scenario's), where the scenario has them
     alpha: float | None = None
+    radio: dict = field(default_factory=dict)  # overrides of a physical cell preset's parameters
 
     @property
     def label(self) -> str:
         if not self.algorithm.endswith("user-centric"):
             return self.algorithm
         streams = self.options.get("streams")
-        return f"{self.algorithm} k={'m' if streams is None else streams}"
+        label = f"{self.algorithm} k={'m' if streams is None else streams}"
+        if self.options.get("formation") == "channel":
+            loss = self.options.get("silhouette_loss")
+            label += " channel" + ("" if loss is None else f" loss={loss}")
+        return label
 
     @property
     def prefix(self) -> str:
@@ -104,20 +112,16 @@ def checked_spec(spec: RunSpec) -> RunSpec:
 
 def network_system(spec: RunSpec):
     """The spec's network: its preset, with ``rho``/``t_min``/``inv_mu`` where given."""
-    system = get_system(spec.system, spec.mode, spec.deadline)
+    system = get_system(spec.system, spec.mode, spec.deadline, spec.radio)
     overrides = {k: getattr(spec, k) for k in ("rho", "t_min", "inv_mu") if getattr(spec, k) is not None}
     if not overrides:
         return system
+    if isinstance(system, PhysicalSystem):
+        raise UsageError(f"--rho, --t-min and --inv-mu apply to the normalized systems, not to the cell {spec.system!r}")
     try:
         return replace(system, **overrides)
     except ValueError as error:
         raise UsageError(str(error)) from None
-
-
-def seed_streams(seed: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence, np.random.SeedSequence]:
-    """(data partition, learner, network) streams of one run seed."""
-    data_seq, learner_seq, network_seq = np.random.SeedSequence(seed).spawn(3)
-    return data_seq, learner_seq, network_seq
 
 
 def scenario_knobs(spec: RunSpec) -> dict:
@@ -150,8 +154,9 @@ def resolved_training(spec: RunSpec, scenario: Scenario) -> LocalTraining:
         raise UsageError(f"training: {error}") from None
 
 
-def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
-    """The algorithm's learner with the scenario's defaults overridden by the run's options."""
+def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario, multicast_airtime=None):
+    """The algorithm's learner with the scenario's defaults overridden by the run's options (on
+    a physical cell it can estimate a multicast's airtime, as a base station from channel reports)."""
     algorithm = get_algorithm(spec.algorithm)
     options = {**scenario.algorithm_options.get(spec.algorithm, {}), **spec.options}
     _, learner_seq, _ = seed_streams(spec.seed)
@@ -163,6 +168,7 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
         seed_sequence=learner_seq,
         participation=scenario.participation if spec.participation is None else spec.participation,
         options=options,
+        multicast_airtime=multicast_airtime,
     )
     try:
         return algorithm(setup)
@@ -170,7 +176,7 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario):
         raise UsageError(f"{spec.algorithm}: {error}") from None
 
 
-def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: int) -> dict:
+def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: int, samples: np.ndarray) -> dict:
     return {
         "format_version": FORMAT_VERSION,
         "label": spec.label,
@@ -181,12 +187,40 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
         "training": asdict(learner.setup.training),
         "participation": learner.setup.participation,
-        "system": {"name": spec.system, **asdict(system)},
+        "system": system_config(spec.system, system),
         "rounds": rounds,
         "seed": spec.seed,
         "evaluate_every": spec.evaluate_every,
         "num_devices": learner.num_devices,
+        "device_samples_per_update": samples.tolist(),
     }
+
+
+def system_config(name: str, system) -> dict:
+    """The system as recorded: the normalized one's ``rho``, ``t_min``... (time in ``T_dl``), or a
+    physical one's every parameter with ``kind: physical`` and ``time_unit: s``."""
+    if isinstance(system, PhysicalSystem):
+        return {"name": name, "kind": "physical", "time_unit": "s", **asdict(system)}
+    return {"name": name, **asdict(system)}
+
+
+def samples_per_update(training: LocalTraining, data: FederatedData) -> np.ndarray:
+    """Training samples a device processes in one standard local update (E epochs of its data):
+    the unit a physical network counts CPU cycles in."""
+    return training.epochs * np.asarray(data.train_sizes, dtype=float)
+
+
+def bind_network(system, network_seq: np.random.SeedSequence, samples: np.ndarray):
+    """(network the engine drives, channel generator): a physical system gets its layout and
+    fading from the channel child of the network seed; a normalized one is its own network."""
+    if not isinstance(system, PhysicalSystem):
+        return system, None
+    layout_seq, fading_seq, planning_seq = channel_seeds(network_seq)
+    try:
+        layout = system.cell.place(samples.size, np.random.default_rng(layout_seq))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return system.bind(layout, samples, np.random.default_rng(planning_seq)), np.random.default_rng(fading_seq)
 
 
 def config_hash(config: dict) -> str:
@@ -200,7 +234,10 @@ class PreparedRun:
 
     spec: RunSpec
     learner: object
-    system: object
+    system: object  # as named (NetworkSystem or PhysicalSystem)
+    network: object  # what the engine drives (a physical system bound to its cell layout)
+    channel_rng: object  # fading draws of a physical network (None for a normalized one)
+    samples: np.ndarray
     rounds: int
     config: dict
 
@@ -217,8 +254,13 @@ def prepare(spec: RunSpec, data_dir: str | None = None) -> PreparedRun:
     rounds = scenario.rounds if spec.rounds is None else spec.rounds
     system = network_system(spec)
     data = build_data(spec.scenario, spec.seed, data_dir, tuple(sorted(scenario_knobs(spec).items())))
-    learner = build_learner(spec, data, scenario)
-    return PreparedRun(spec, learner, system, rounds, _jsonable(resolved_config(spec, scenario, system, learner, rounds)))
+    samples = samples_per_update(resolved_training(spec, scenario), data)
+    _, _, network_seq = seed_streams(spec.seed)
+    network, channel_rng = bind_network(system, network_seq, samples)
+    airtime = network.multicast_airtime_s_per_bit if channel_rng is not None else None
+    learner = build_learner(spec, data, scenario, airtime)
+    config = _jsonable(resolved_config(spec, scenario, system, learner, rounds, samples))
+    return PreparedRun(spec, learner, system, network, channel_rng, samples, rounds, config)
 
 
 def run_folder(prepared: PreparedRun, out_root: Path) -> Path:
@@ -261,6 +303,8 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
         if problem is None:
             return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": True}
         (warn or stderr_line)(f"fl-cosim: running {final.name} again: {problem}")
+    physical = isinstance(prepared.system, PhysicalSystem)
+    unit, unit_digits = ("s", 3) if physical else ("T_dl", 1)
     bar = Progress(spec.label, rounds) if progress else None
     records: list[RoundRecord] = []
     has_validation = np.array([d.y_val.shape[0] > 0 for d in learner.data.devices])
@@ -271,30 +315,33 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
         if bar is not None:
             note = ""
             if record.evaluation is not None:
-                note = f"t={record.end:.1f} T_dl  mean acc {record.evaluation.mean_accuracy:.3f}"
+                note = f"t={record.end:.{unit_digits}f} {unit}  mean acc {record.evaluation.mean_accuracy:.3f}"
             bar.update(record.server_round, note)
 
     _, _, network_seq = seed_streams(spec.seed)
     diverged = None
     try:
         records_done, trace = run_cosimulation(
-            learner, prepared.system, rounds, np.random.default_rng(network_seq), watch, spec.evaluate_every
+            learner, prepared.network, rounds, np.random.default_rng(network_seq), watch, spec.evaluate_every,
+            channel_rng=prepared.channel_rng,
         )
         records = records_done
     except Diverged as stop:
         diverged = {"round": stop.server_round, "reason": stop.reason}
         # the network does not depend on the learning: the recorded plans on the same draws give the trace
-        _, trace = simulate_rounds([r.plan for r in records], prepared.system, learner.model_bits,
-                                   np.random.default_rng(network_seq))
+        network, channel_rng = bind_network(prepared.system, network_seq, prepared.samples)
+        _, trace = simulate_rounds([r.plan for r in records], network, learner.model_bits,
+                                   np.random.default_rng(network_seq), channel_rng=channel_rng)
     except ValueError as error:
         raise UsageError(f"{spec.label}: {error}") from None
     finally:
+        release(learner.trainer)  # training worker processes, if the backend started any
         if bar is not None:
             bar.close()
-    summary = summarize(spec, records, diverged)
+    summary = summarize(spec, records, learner, trace if physical else None, diverged)
     texts = {
         "config.json": json_text(prepared.config),
-        "rounds.csv": rounds_csv(records, learner.num_devices, diverged["round"] if diverged else None),
+        "rounds.csv": rounds_csv(records, learner.num_devices, physical, diverged["round"] if diverged else None),
         "trace.csv": trace_csv(trace),
         "plans.jsonl": plans_jsonl(records),
     }
@@ -334,13 +381,16 @@ def check_finite(record: RoundRecord, learner, has_validation: np.ndarray) -> No
         raise Diverged(record.server_round, "model parameters are NaN or infinite")
 
 
-def summarize(spec: RunSpec, records: list[RoundRecord], diverged: dict | None = None) -> dict:
-    """The run's summary. A diverged run has no final accuracy (null), its status and where it stopped."""
+def summarize(spec: RunSpec, records: list[RoundRecord], learner, trace: list[TraceEvent] | None = None,
+              diverged: dict | None = None) -> dict:
+    """The run's summary; on a physical network (``trace`` given) with its energy: totals by
+    kind from the trace and per-device totals from the rounds. A diverged run has no final
+    accuracy (null), its status and where it stopped."""
     last = records[-1]
     evaluated = [r for r in records if r.evaluation is not None]
     evaluation = evaluated[-1].evaluation if evaluated else None
-    sending = [r for r in records if r.server_round > 0 and r.num_streams > 0]
     extras = dict(evaluation.extras) if evaluation is not None else {}
+    sending = [r for r in records if r.server_round > 0 and r.num_streams > 0]
     summary = {
         "label": spec.label,
         "algorithm": spec.algorithm,
@@ -356,7 +406,26 @@ def summarize(spec: RunSpec, records: list[RoundRecord], diverged: dict | None =
         "simulated_time": float(last.end),
         "downlink_bits": float(sum(r.downlink_bits for r in records)),
         "uplink_bits": float(sum(r.uplink_bits for r in records)),
+        "time_unit": "s" if trace is not None else "T_dl",
+        "dropped": dropped_counts(records),
     }
+    if trace is not None:
+        device_j = np.zeros(learner.num_devices)
+        for r in records:
+            for device, joules in (r.energy_j or {}).items():
+                device_j[device] += joules
+        by_kind = {"receive": 0.0, "compute": 0.0, "uplink": 0.0, "dropped": 0.0}
+        for e in trace:
+            if e.kind in by_kind:
+                by_kind[e.kind] += e.energy_j
+        summary.update({
+            "energy_j": float(device_j.sum()),
+            "receive_energy_j": by_kind["receive"],
+            "compute_energy_j": by_kind["compute"],
+            # uploads that arrived, and FDMA uploads cut by the deadline
+            "transmit_energy_j": by_kind["uplink"] + by_kind["dropped"],
+            "device_energy_j": device_j.tolist(),
+        })
     if diverged:
         summary["diverged"] = diverged
     else:
@@ -364,30 +433,49 @@ def summarize(spec: RunSpec, records: list[RoundRecord], diverged: dict | None =
     return summary
 
 
-def rounds_csv(records: list[RoundRecord], num_devices: int, diverged_round: int | None = None) -> str:
-    """One row per round; the evaluation of a diverged round (a model with NaN or infinite
-    parameters or loss) is left empty: its accuracies measure nothing."""
-    header = ["round", "time", "duration", "downlink_bits", "uplink_bits", "streams", "participants", "arrived",
-              "mean_accuracy", "worst_accuracy", "mean_loss"] + [f"accuracy_{d}" for d in range(num_devices)]
-    rows, downlink, uplink = [], 0.0, 0.0
+def dropped_counts(records: list[RoundRecord]) -> dict[str, int]:
+    """How many device-rounds were dropped, by reason (deadline, downlink-outage, uplink-outage)."""
+    counts: dict[str, int] = {}
+    for r in records:
+        for reason in (r.outcome.dropped.values() if r.outcome else ()):
+            counts[reason] = counts.get(reason, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = False, diverged_round: int | None = None) -> str:
+    """One row per round; on a physical network also the round's energy, cumulative energy and
+    each device's energy in the round (``energy_j_<d>``), in joules. Non-finite numbers are
+    empty cells; the evaluation of a diverged round is left empty: its accuracies measure nothing."""
+    header = ["round", "time", "duration", "downlink_bits", "uplink_bits", "streams", "participants", "received",
+              "computed", "arrived", "mean_accuracy", "worst_accuracy", "mean_loss"] + [f"accuracy_{d}" for d in range(num_devices)]
+    if physical:
+        header += ["round_energy_j", "energy_j"] + [f"energy_j_{d}" for d in range(num_devices)]
+    rows, downlink, uplink, spent = [], 0.0, 0.0, 0.0
     for r in records:
         downlink += r.downlink_bits
         uplink += r.uplink_bits
         participants = len(r.plan.participants) if r.plan else 0
+        received = len(r.outcome.received) if r.outcome else 0
+        computed = len(r.outcome.computed) if r.outcome else 0
         row = [r.server_round, repr(float(r.end)), repr(float(r.duration)), repr(downlink), repr(uplink),
-               r.num_streams, participants, len(r.arrived)]
+               r.num_streams, participants, received, computed, len(r.arrived)]
         if r.evaluation is None or r.server_round == diverged_round:
             row += [""] * (3 + num_devices)
         else:
             e = r.evaluation
             row += [number_cell(e.mean_accuracy), number_cell(e.worst_accuracy), number_cell(np.mean(e.loss))]
             row += [number_cell(a) for a in e.accuracy]
+        if physical:
+            per_device = [float((r.energy_j or {}).get(d, 0.0)) for d in range(num_devices)]
+            spent += sum(per_device)
+            row += [repr(sum(per_device)), repr(spent)] + [repr(j) for j in per_device]
         rows.append(row)
     return csv_text(header, rows)
 
 
 def trace_csv(trace: list[TraceEvent]) -> str:
-    return csv_text(TRACE_FIELDS, ([e.round, e.kind, e.entity, repr(float(e.start)), repr(float(e.end)), repr(float(e.bits))] for e in trace))
+    return csv_text(TRACE_FIELDS, ([e.round, e.kind, e.entity, repr(float(e.start)), repr(float(e.end)), repr(float(e.bits)),
+                                    repr(float(e.energy_j)), e.reason] for e in trace))
 
 
 def plans_jsonl(records: list[RoundRecord]) -> str:

@@ -1,4 +1,5 @@
-"""The journal paper's three network systems (V-D, Fig. 6), in units of ``T_dl``."""
+"""Network systems by name: the journal paper's three normalized systems (V-D, Fig. 6), in
+units of ``T_dl`` (the default), and the physical cell presets of ``scenarios.cells``, in seconds."""
 
 from __future__ import annotations
 
@@ -29,9 +30,29 @@ SYSTEMS: dict[str, SystemPreset] = {
 DEFAULT_SYSTEM = "wireless-slow-ul"
 
 
-def get_system(name: str, mode: str = "pipelined", deadline: float | None = None) -> NetworkSystem:
+def system_names() -> list[str]:
+    from scenarios.cells import CELLS
+
+    return list(SYSTEMS) + list(CELLS)
+
+
+def is_physical(name: str) -> bool:
+    from scenarios.cells import CELLS
+
+    return name in CELLS
+
+
+def get_system(name: str, mode: str = "pipelined", deadline: float | None = None, radio: dict | None = None):
+    """The named system: a ``NetworkSystem``, or for a cell preset a ``PhysicalSystem`` with the
+    ``radio`` overrides applied (refused for the normalized systems)."""
+    if is_physical(name):
+        from scenarios.cells import get_cell_system
+
+        return get_cell_system(name, mode, deadline, radio)
     if name not in SYSTEMS:
-        raise UsageError(f"unknown system {name!r}; choose from: {', '.join(SYSTEMS)}")
+        raise UsageError(f"unknown system {name!r}; choose from: {', '.join(system_names())}")
+    if radio:
+        raise UsageError(f"--radio applies to the physical cell presets, not to the normalized system {name!r}")
     preset = SYSTEMS[name]
     try:
         return NetworkSystem(rho=preset.rho, t_min=preset.t_min, inv_mu=preset.inv_mu, mode=mode, deadline=deadline)

@@ -42,7 +42,10 @@ def _initialize(parent_pid: int, threads: int) -> None:
     die_with_parent(parent_pid)
     import torch
 
+    from learning.engine.workers import set_workers
+
     torch.set_num_threads(threads)
+    set_workers(1)  # training in this process: no nested training workers
 
 
 def worker_pool(jobs: int, threads: int = 1) -> ProcessPoolExecutor:

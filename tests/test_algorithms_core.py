@@ -66,3 +66,23 @@ def test_dropped_device_keeps_receiving_personalized_model():
     fed.aggregate(1, [0, 2])  # device 1 missed the deadline: not mixed in, still gets the new model
     assert torch.equal(fed.theta[1], fed.theta[0])
     assert [s.devices for s in fed.plan_round(2).streams] == [(0, 1, 2)]
+
+
+def test_a_device_that_missed_its_stream_still_needs_its_model():
+    """Downlink outage: devices 2 and 3 did not receive round 1's streams; nothing of their group
+    arrived, so their models are unchanged on the server, yet they must be sent again."""
+    from netsim.plan import RoundOutcome
+
+    oracle = build("oracle", scalar_data([[1.0], [2.0], [3.0], [4.0]], groups=[0, 0, 1, 1]))
+    assert [s.devices for s in oracle.plan_round(1).streams] == [(0, 1, 2, 3)]  # the initial model
+    oracle.round_outcome(1, RoundOutcome(received=(0, 1), computed=(0, 1), arrived=(0, 1)))
+    oracle.local_update(1, (0, 1))
+    oracle.aggregate(1, (0, 1))
+    assert sorted(s.devices for s in oracle.plan_round(2).streams) == [(0, 1), (2, 3)]
+    # had they received it, only the group whose model changed would get a stream
+    again = build("oracle", scalar_data([[1.0], [2.0], [3.0], [4.0]], groups=[0, 0, 1, 1]))
+    again.plan_round(1)
+    again.round_outcome(1, RoundOutcome(received=(0, 1, 2, 3), computed=(0, 1), arrived=(0, 1)))
+    again.local_update(1, (0, 1))
+    again.aggregate(1, (0, 1))
+    assert [s.devices for s in again.plan_round(2).streams] == [(0, 1)]

@@ -105,7 +105,7 @@ def test_training_settings_are_recorded_in_the_config(tmp_path, capsys):
     run_dir = json.loads(capsys.readouterr().out)["runs"][0]["result_dir"]
     training = json.loads(open(f"{run_dir}/config.json").read())["training"]
     assert training == {"optimizer": "adam", "init": "torch", "lr": 0.02, "momentum": 0.9, "batch_size": 8, "epochs": 2,
-                        "backend": "loop", "device": "cpu" if not torch.cuda.is_available() else "cuda"}
+                        "backend": "processes", "device": "cpu" if not torch.cuda.is_available() else "cuda"}
 
 
 @pytest.mark.parametrize("flags, message", [

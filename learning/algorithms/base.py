@@ -36,6 +36,9 @@ class LearnerSetup:
     seed_sequence: np.random.SeedSequence
     participation: float = 1.0  # fraction of devices sampled per round
     options: dict = field(default_factory=dict)
+    # on a physical cell, the base station's estimate of a multicast's downlink seconds per bit
+    # for a group of devices (from channel reports); None on a normalized system
+    multicast_airtime: Callable[[Sequence[int]], float] | None = None
 
 
 def known_options(cls: type) -> dict:
@@ -85,6 +88,7 @@ class FederatedLearner:
         init_seq, device_seq, server_seq = setup.seed_sequence.spawn(3)
         model = build_model(setup.model_name, torch_generator(init_seq), setup.training.init, **setup.model_kwargs)
         self.trainer = Trainer(model, setup.training, setup.data.task, noise_variance=setup.data.noise_variance)
+        self.trainer.resident_data = setup.data.devices
         self.model_bits = model_bits(model)
         self.theta0 = get_flat(model)
         self.theta = self.theta0.repeat(self.num_devices, 1)
@@ -170,6 +174,7 @@ class MixingLearner(FederatedLearner):
         super().__init__(setup)
         self.theta_half = self.theta.clone()
         self.needs_model = set(range(self.num_devices)) if self.communicates else set()
+        self.streamed: set[int] = set()  # devices sent their model this round
         self.model_key: list = [("init",)] * self.num_devices
 
     def mixing_matrix(self) -> np.ndarray:
@@ -190,8 +195,14 @@ class MixingLearner(FederatedLearner):
                 groups.setdefault(self.model_key[device], []).append(device)
         payload = self.model_bits if bits is None else bits
         streams = tuple(Stream(tuple(devices), payload) for devices in groups.values())
+        self.streamed = {device for devices in groups.values() for device in devices}
         self.needs_model.difference_update(participants)
         return streams
+
+    def round_outcome(self, server_round: int, outcome) -> None:
+        """A device that missed the stream sent to it (downlink outage) still needs its model."""
+        self.needs_model.update(self.streamed.difference(outcome.received))
+        self.streamed = set()
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if devices:

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
+from learning.stream_formation import channel_aware_clusters
 from learning.weights import choose_stream_count, gradient_variance, kmeans_rows, silhouette_curve, user_centric_weights
 from netsim.plan import RoundPlan
 
@@ -32,6 +33,7 @@ def variance_batch_sizes(train_sizes: np.ndarray, size: int | None, fraction: fl
 
 
 VARIANCE_BATCHES = ("disjoint", "reference")
+FORMATIONS = ("similarity", "channel")
 
 
 class UserCentric(MixingLearner):
@@ -48,11 +50,15 @@ class UserCentric(MixingLearner):
       ``variance_divisor`` (the code's 2.5: two batches of 0.4 n_i).
 
     Larger mini-batches: smaller variances, sharper weights (towards Local); smaller: softer
-    (towards FedAvg)."""
+    (towards FedAvg).
+
+    ``formation``: ``similarity`` (eq. 11: k-means on W's rows) or ``channel`` (on a physical
+    cell: the k streams of least downlink airtime whose silhouette is at most
+    ``silhouette_loss`` below eq. 11's, ``learning.stream_formation``)."""
 
     name = "user-centric"
     defaults = {"streams": None, "lam": 0.0, "variance_batches": "disjoint", "variance_batch_fraction": 1 / 3,
-                "variance_batch_size": None, "variance_divisor": 2.5}
+                "variance_batch_size": None, "variance_divisor": 2.5, "formation": "similarity", "silhouette_loss": 0.05}
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
@@ -74,6 +80,15 @@ class UserCentric(MixingLearner):
             self.variance_batch_sizes = variance_batch_sizes(
                 self.train_sizes, options["variance_batch_size"], float(options["variance_batch_fraction"])
             )
+        self.formation = options["formation"]
+        if self.formation not in FORMATIONS:
+            raise ValueError(f"formation must be one of {', '.join(FORMATIONS)}, got {self.formation!r}")
+        self.silhouette_loss = float(options["silhouette_loss"])
+        if self.silhouette_loss < 0:
+            raise ValueError(f"silhouette_loss must be >= 0, got {self.silhouette_loss}")
+        if self.formation == "channel" and setup.multicast_airtime is None:
+            raise ValueError("formation=channel needs a physical cell (the multicast airtimes); choose a cell system")
+        self.formed = None
         self.gradients = np.zeros((self.num_devices, self.theta.shape[1]))
         self.variances = np.zeros(self.num_devices)
         self.full_weights: np.ndarray | None = None
@@ -131,6 +146,10 @@ class UserCentric(MixingLearner):
             k = choose_stream_count(self.silhouette, self.lam)
         if k is None or k == self.num_devices:
             return weights
+        if self.formation == "channel":
+            self.formed, clustered = channel_aware_clusters(weights, int(k), self.setup.multicast_airtime, seed, self.silhouette_loss)
+            self.clusters = self.formed.labels
+            return clustered
         self.clusters, clustered = kmeans_rows(weights, int(k), seed)
         return clustered
 
@@ -145,4 +164,11 @@ class UserCentric(MixingLearner):
         return self.clusters
 
     def evaluation_extras(self) -> dict:
-        return {**super().evaluation_extras(), "streams_chosen": self.stream_count}
+        extras = {**super().evaluation_extras(), "streams_chosen": self.stream_count}
+        if self.formed is not None:
+            f = self.formed
+            extras.update({"formation_gamma": f.gamma, "formation_silhouette": f.silhouette,
+                           "similarity_silhouette": f.similarity_silhouette,
+                           # mean-rate airtime of one model per stream, channel-aware over eq. 11's
+                           "formation_airtime_ratio": f.airtime_s_per_bit / f.similarity_airtime_s_per_bit})
+        return extras

@@ -3,7 +3,9 @@
 A backend is a function ``(trainer, jobs) -> Tensor (len(jobs), parameters)``; it must give
 what ``Trainer.train`` (the reference loop) gives for each job, optimizer state included, up to
 float rounding. ``loop`` is that reference, one job after another; ``batched``
-(``learning.engine.batched``) trains all jobs together with ``torch.func``.
+(``learning.engine.batched``) trains all jobs together with ``torch.func``; ``processes`` runs
+the same loop in worker processes (``learning/engine/workers.py``), bit for bit the same at one
+thread.
 
 A backend may also evaluate and take gradients its own way: ``EVALUATORS`` (``(trainer,
 models, datas) -> (accuracy, loss)`` arrays, ``Trainer.evaluate`` of each pair) and
@@ -38,6 +40,26 @@ def gradients_in_a_loop(trainer, params: torch.Tensor, datas: Sequence, batches:
                         trainer.mean_gradient(p, d.x_train[b], d.y_train[b]) for p, d, b in zip(params, datas, batches)])
 
 
-BACKENDS: dict[str, Callable] = {"loop": train_in_a_loop, "batched": train_batched}
-EVALUATORS: dict[str, Callable] = {"loop": evaluate_in_a_loop, "batched": evaluate_batched}
+def release(trainer=None) -> None:
+    """Free what backends hold for ``trainer`` (every trainer when None): worker processes."""
+    from learning.engine import workers
+
+    workers.release(trainer)
+
+
+def _train_in_processes(trainer, jobs: Sequence) -> torch.Tensor:
+    from learning.engine.workers import train_in_processes
+
+    return train_in_processes(trainer, jobs)
+
+
+def _evaluate_in_processes(trainer, models: torch.Tensor, datas: Sequence) -> tuple[np.ndarray, np.ndarray]:
+    from learning.engine.workers import evaluate_in_processes
+
+    pairs = evaluate_in_processes(trainer, models, datas)
+    return np.array([a for a, _ in pairs], dtype=np.float64), np.array([l for _, l in pairs], dtype=np.float64)
+
+
+BACKENDS: dict[str, Callable] = {"loop": train_in_a_loop, "batched": train_batched, "processes": _train_in_processes}
+EVALUATORS: dict[str, Callable] = {"loop": evaluate_in_a_loop, "batched": evaluate_batched, "processes": _evaluate_in_processes}
 GRADIENTS: dict[str, Callable] = {"loop": gradients_in_a_loop, "batched": gradients_batched}

@@ -83,7 +83,10 @@ def add_run_settings(parser) -> None:
                         help="algorithm option, repeatable (e.g. mu=0.5); goes to every algorithm of the run that takes it")
     parser.add_argument("--system", default=DEFAULT_SYSTEM, help=f"network system (default {DEFAULT_SYSTEM}; see 'fl-cosim list')")
     parser.add_argument("--mode", choices=("pipelined", "barrier"), default="pipelined", help="timing mode (default pipelined)")
-    parser.add_argument("--deadline", type=float, help="round deadline in T_dl units; late devices are dropped from aggregation")
+    parser.add_argument("--deadline", type=float,
+                        help="round deadline (T_dl units; seconds on a physical cell); late devices are dropped from aggregation")
+    parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a physical cell preset's parameter, repeatable (e.g. uplink_access=fdma; see 'fl-cosim cell')")
     parser.add_argument("--rho", type=float, help="T_ul / T_dl in place of the system's")
     parser.add_argument("--t-min", type=float, help="minimum compute time in T_dl, in place of the system's")
     parser.add_argument("--inv-mu", type=float, help="mean extra compute delay 1/mu in T_dl, in place of the system's")
@@ -152,7 +155,7 @@ def spec_settings(args) -> dict:
     return {"system": args.system, "rounds": args.rounds, "mode": args.mode, "deadline": args.deadline,
             "evaluate_every": args.eval_every, "participation": args.participation, "rho": args.rho,
             "t_min": args.t_min, "inv_mu": args.inv_mu, "training": training_overrides(args), "devices": args.devices,
-            "alpha": args.alpha}
+            "alpha": args.alpha, "radio": dict(parse_option(text) for text in args.radio)}
 
 
 def show_progress(args) -> bool:
@@ -172,7 +175,8 @@ def add_training(parser) -> None:
     group.add_argument("--momentum", type=float, help="SGD momentum (0 <= m < 1)")
     group.add_argument("--batch-size", type=int, help="local mini-batch size")
     group.add_argument("--epochs", type=int, help="local epochs per round (E)")
-    group.add_argument("--backend", choices=tuple(BACKENDS), help="training engine (default: the scenario's, loop)")
+    group.add_argument("--backend", choices=tuple(BACKENDS), help="training engine: processes (the reference loop in "
+                       "one worker process per core, the same numbers) or loop (in this process); default: the scenario's, processes")
     group.add_argument("--device", help="where training runs: auto (CUDA when present), cpu, cuda[:N] (default cpu)")
 
 

@@ -13,7 +13,8 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "plot",
         help="accuracy vs time figure from result folders",
-        description="Average validation accuracy against simulated time / T_dl, one labelled line per run "
+        description="Average validation accuracy against simulated time / T_dl (seconds on a physical cell, "
+        "plus a panel against the devices' energy in joules), one labelled line per run "
         "(PNG; PDF when the file name ends in .pdf). Reads complete result folders only (every file "
         "matching its checksum). An existing figure is not replaced without --force.",
     )
@@ -22,8 +23,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--title", help="figure title")
     parser.add_argument("--systems", nargs="+", metavar="SYSTEM",
                         help="one panel per network system, each run re-timed on it from its recorded plans "
-                        "(no retraining; runs without a deadline)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the compute-time draws when re-timing (default 0)")
+                        "(no retraining; runs without a deadline or dropped devices; a physical cell adds an "
+                        "accuracy-vs-energy panel and is re-timed without outages)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the compute-time draws (and a cell's layout and fading) when re-timing (default 0)")
     parser.add_argument("--force", action="store_true", help="replace an existing figure file")
     add_json(parser)
 

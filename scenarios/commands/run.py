@@ -65,12 +65,16 @@ def execute(args):
                                        title=f"{args.scenario} on {args.system}")
     keys = ("algorithm", "label", "status", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
             "downlink_bits", "uplink_bits", "result_dir")
-    extra = ("clustering_ari", "estimation_error", "diverged")
+    extra = ("clustering_ari", "estimation_error", "diverged", "time_unit", "dropped", "energy_j", "device_energy_j")
     runs = [{k: s[k] for k in keys} | {k: v for k, v in s.items() if k in extra} for s in summaries]
     data = {"runs": runs, "figure": str(figure) if figure else None}
+    physical = any(s.get("time_unit") == "s" for s in summaries)
     rows = [[s["label"], s["streams"], _acc(s["final_mean_accuracy"]), _acc(s["final_worst_accuracy"]),
-             f"{s['simulated_time']:.1f}", bits(s["downlink_bits"]), bits(s["uplink_bits"]), _status(s)] for s in summaries]
-    text = table(["algorithm", "streams", "mean acc", "worst acc", "time/T_dl", "downlink", "uplink", "status"], rows)
+             f"{s['simulated_time']:.3f}" if physical else f"{s['simulated_time']:.1f}", bits(s["downlink_bits"]),
+             bits(s["uplink_bits"]), _status(s)]
+            + ([f"{s['energy_j']:.4g}", sum(s["dropped"].values())] if physical else []) for s in summaries]
+    header = ["algorithm", "streams", "mean acc", "worst acc", "time (s)" if physical else "time/T_dl", "downlink", "uplink", "status"]
+    text = table(header + (["energy (J)", "dropped"] if physical else []), rows)
     if figure:
         text += f"\n\nresults in {out}/, figure {figure}"
     diverged = [s for s in summaries if s["status"] == "diverged"]

@@ -1,0 +1,487 @@
+"""Backend ``processes``: the reference loop, run by a pool of forked worker processes.
+
+Each worker is a fork of the learner's process, made on the first round that needs it: it
+inherits the trainer (its model object, settings and loss) and the devices' data
+(copy-on-write, never sent), and runs ``Trainer.train`` at one torch thread. A round's jobs are
+split into chains (jobs that share a generator or an optimizer state run in order, in one
+worker) and the chains are balanced over the workers by work (samples x epochs). A job travels
+as its start vector (and anchor, gradient offset, Adam moments) written into the worker's
+shared-memory arena, its generator's state (``torch.Generator.get_state()``) and a few numbers;
+the worker writes the trained vector (and the new moments) back into the arena and returns the
+generator's new state, and the parent writes generator and optimizer states back. So the
+results are bit for bit those of ``loop`` at one torch thread, whatever the split. A job whose
+data is not the learner's (pFedLIA's influence batch) is sent whole. Evaluation of many models
+(``Trainer.evaluate_many``) is split over the same workers. With one worker (``set_workers``),
+on a machine without ``fork``/``memfd``, or on a GPU, the jobs run in this process: the loop.
+
+Workers die with their parent: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux, EOF on their
+pipe elsewhere, a ``stop`` message when the trainer is released (``release``), collected or the
+interpreter exits. A pool holds no state across rounds, so releasing it is always safe: the
+next round forks a fresh one. Workers see the trainer as it was when they were forked.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+import signal
+import time
+import traceback
+import weakref
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, Pipe
+from multiprocessing.reduction import recv_handle, send_handle
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from learning.data import DeviceData
+from learning.training import AdamState
+
+_PR_SET_PDEATHSIG = 1
+_STOP_WAIT_S = 5.0  # a stopping worker's grace period before SIGKILL (shutdown only, never simulated time)
+
+SUPPORTED = hasattr(os, "memfd_create") and hasattr(os, "fork")  # Linux; elsewhere the jobs run in-process
+_worker_count: int | None = None  # None: the machine's usable cores
+_pools: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # trainer -> its WorkerPool
+_parent_ends: set[Connection] = set()  # every open parent-side pipe; a new worker closes its copies
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def set_workers(count: int | None) -> None:
+    """Worker processes of the ``processes`` backend in this process (None: the usable cores).
+    With 1, jobs run in this process, one after another (the ``loop`` backend's path)."""
+    global _worker_count
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
+        raise ValueError(f"workers must be an integer >= 1, got {count!r}")
+    _worker_count = count
+
+
+def worker_count() -> int:
+    return usable_cores() if _worker_count is None else _worker_count
+
+
+def train_in_processes(trainer, jobs: Sequence) -> torch.Tensor:
+    """The ``processes`` backend: ``jobs`` trained by the trainer's worker pool."""
+    count = worker_count()
+    if count == 1 or not SUPPORTED or trainer.config.device != "cpu":
+        from learning.engine import train_in_a_loop
+
+        return train_in_a_loop(trainer, jobs)
+    try:
+        return _pool(trainer, count).train(trainer, jobs)
+    except WorkerDied:  # nothing was written back: a fresh pool can train the round again, once
+        return _pool(trainer, count).train(trainer, jobs)
+
+
+def _pool(trainer, count: int) -> "WorkerPool":
+    """The trainer's live pool of ``count`` workers, forked now if it has none."""
+    pool = _pools.get(trainer)
+    if pool is None or pool.closed or pool.size != count:
+        if pool is not None:
+            pool.close()
+        pool = WorkerPool(trainer, count)
+        _pools[trainer] = pool
+        weakref.finalize(trainer, pool.close)
+    return pool
+
+
+def evaluate_in_processes(trainer, params: torch.Tensor, data: Sequence[DeviceData]) -> list[tuple[float, float]]:
+    """``Trainer.evaluate`` of ``params[i]`` on ``data[i]``'s validation split, by the trainer's
+    worker pool (the learner's data only; anything else is evaluated here)."""
+    if worker_count() == 1 or not SUPPORTED or trainer.config.device != "cpu":
+        return [trainer.evaluate(p, d.x_val, d.y_val) for p, d in zip(params, data)]
+    try:
+        return _pool(trainer, worker_count()).evaluate(trainer, params, data)
+    except WorkerDied:
+        return [trainer.evaluate(p, d.x_val, d.y_val) for p, d in zip(params, data)]
+
+
+def release(trainer=None) -> None:
+    """Stop the worker pool of ``trainer`` (of every trainer when None); a later round forks anew."""
+    pools = list(_pools.values()) if trainer is None else [p for p in [_pools.get(trainer)] if p is not None]
+    for pool in pools:
+        pool.close()
+
+
+def job_work(job, config) -> int:
+    """Samples a job trains on (samples x epochs, or its step limit times the batch)."""
+    epochs = config.epochs if job.epochs is None else job.epochs
+    work = epochs * job.data.num_train
+    if job.max_steps is not None:
+        work = min(work, job.max_steps * config.batch_size)
+    return work
+
+
+def chains(jobs: Sequence) -> list[list[int]]:
+    """Job indices grouped so that jobs sharing a generator or an optimizer state key are in one
+    chain, each chain in job order (what must run in sequence, in one worker)."""
+    parent = list(range(len(jobs)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict = {}
+    for index, job in enumerate(jobs):
+        for key in (("generator", id(job.generator)), ("state", job.state_key)):
+            if key[1] is None:
+                continue
+            if key in first:
+                parent[root(index)] = root(first[key])
+            else:
+                first[key] = index
+    grouped: dict[int, list[int]] = {}
+    for index in range(len(jobs)):
+        grouped.setdefault(root(index), []).append(index)
+    return list(grouped.values())
+
+
+def balance(groups: list[list[int]], work: Sequence[int], bins: int) -> list[list[int]]:
+    """Chains over ``bins`` workers, largest first to the least loaded (LPT); each worker's job
+    indices in ascending order (which keeps every chain in order)."""
+    loads = [0] * bins
+    assigned: list[list[int]] = [[] for _ in range(bins)]
+    for chain in sorted(groups, key=lambda c: (-sum(work[i] for i in c), c[0])):
+        target = min(range(bins), key=lambda b: (loads[b], b))
+        loads[target] += sum(work[i] for i in chain)
+        assigned[target].extend(chain)
+    return [sorted(indices) for indices in assigned]
+
+
+class WorkerDied(RuntimeError):
+    """A worker's pipe closed under it (killed, or its forking thread ended: PR_SET_PDEATHSIG)."""
+
+
+class _Arena:
+    """Shared memory that the parent and one worker both map: an anonymous memfd, so a larger
+    one can be handed to a running worker over its pipe."""
+
+    PAGE = 4096
+
+    def __init__(self, nbytes: int, fd: int | None = None):
+        if fd is None:
+            nbytes = -(-nbytes // self.PAGE) * self.PAGE
+            fd = os.memfd_create("fl-cosim-arena")
+            os.ftruncate(fd, nbytes)
+        self.nbytes = nbytes
+        self.fd = fd
+        self.map = mmap.mmap(fd, nbytes)
+        self.bytes = torch.frombuffer(self.map, dtype=torch.uint8)
+
+    def view(self, dtype: torch.dtype) -> torch.Tensor:
+        return self.bytes.view(dtype)
+
+    def close_fd(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+@dataclass
+class _Worker:
+    pid: int
+    conn: Connection
+    arena: _Arena
+
+
+class WorkerPool:
+    """``size`` worker processes forked from this one, each with its own arena."""
+
+    def __init__(self, trainer, size: int):
+        if size < 2:
+            raise ValueError(f"a worker pool needs at least 2 workers, got {size}")
+        resident = tuple(getattr(trainer, "resident_data", ()))
+        self.size = size
+        self.resident_index = {id(d): i for i, d in enumerate(resident)}
+        self._resident = resident  # keeps the ids valid
+        self.dtype = next(trainer.model.parameters()).dtype
+        self.closed = False
+        self.workers: list[_Worker] = []
+        try:
+            for _ in range(size):
+                self.workers.append(self._fork(trainer, resident, 1 << 20))
+        except BaseException:
+            self.close()
+            raise
+
+    def _fork(self, trainer, resident: tuple, nbytes: int) -> _Worker:
+        arena = _Arena(nbytes)
+        parent_end, child_end = Pipe(duplex=True)
+        parent_pid = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # the worker
+            code = 1
+            try:
+                parent_end.close()
+                for conn in list(_parent_ends):
+                    conn.close()
+                for pool in [*_pools.values(), self]:  # the parent's pools are not this worker's to stop
+                    pool.closed = True
+                _die_with(parent_pid)
+                arena.close_fd()
+                _serve(child_end, trainer, resident, arena, self.dtype)
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        child_end.close()
+        arena.close_fd()
+        _parent_ends.add(parent_end)
+        return _Worker(pid, parent_end, arena)
+
+    def train(self, trainer, jobs: Sequence) -> torch.Tensor:
+        if self.closed:
+            raise RuntimeError("the worker pool is closed")
+        if next(trainer.model.parameters()).dtype != self.dtype:
+            raise RuntimeError("the model's dtype changed since the workers were forked")
+        config = trainer.config
+        size = trainer.num_parameters
+        work = [job_work(job, config) for job in jobs]
+        assignment = balance(chains(jobs), work, self.size)
+        layouts = []
+        try:
+            for worker, indices in zip(self.workers, assignment):
+                if indices:
+                    layouts.append((worker, indices, self._send(worker, trainer, jobs, indices, size)))
+            replies = [(worker, indices, layout, self._receive(worker)) for worker, indices, layout in layouts]
+        except (EOFError, OSError) as error:
+            self.close()
+            raise WorkerDied(f"a training worker died ({error.__class__.__name__})") from None
+        except BaseException:  # a failed job, or an interrupt: replies may still be on their way
+            self.close()
+            raise
+        trained = torch.empty(len(jobs), size, dtype=self.dtype)
+        updates: list[tuple[int, bytes, tuple | None]] = []
+        for worker, indices, outputs, reply in replies:
+            flat = worker.arena.view(self.dtype)
+            for index, out, (generator_state, step) in zip(indices, outputs, reply):
+                trained[index] = flat[out : out + size]
+                adam = None
+                if step is not None:
+                    adam = (flat[out + size : out + 2 * size].clone(), flat[out + 2 * size : out + 3 * size].clone(), step)
+                updates.append((index, generator_state, adam))
+        for index, generator_state, adam in sorted(updates, key=lambda u: u[0]):  # job order: the last write wins
+            job = jobs[index]
+            job.generator.set_state(torch.from_numpy(np.frombuffer(generator_state, dtype=np.uint8).copy()))
+            if adam is not None:
+                trainer.optimizer_states[job.state_key] = AdamState(*adam)
+        return trained
+
+    def _send(self, worker: _Worker, trainer, jobs: Sequence, indices: list[int], size: int) -> list[int]:
+        """Write the jobs' vectors into the worker's arena and send their descriptions; returns
+        where each job's outputs will be (trained vector, then Adam's two moments)."""
+        adam = trainer.config.optimizer == "adam"
+        vectors: list[torch.Tensor] = []
+        specs, tokens = [], {}
+        generators: set[int] = set()
+
+        def place(vector: torch.Tensor) -> int:
+            vectors.append(vector.detach().reshape(-1))
+            return (len(vectors) - 1) * size
+
+        for index in indices:
+            job = jobs[index]
+            spec = {"start": place(job.start), "epochs": job.epochs, "max_steps": job.max_steps, "proximal": job.proximal,
+                    "anchor": place(job.anchor) if job.proximal > 0 else None,
+                    "offset": place(job.gradient_offset) if job.gradient_offset is not None else None,
+                    "generator": id(job.generator), "generator_state": None, "state_key": None, "moments": None}
+            if spec["generator"] not in generators:  # a chain's first job carries its generator's state
+                generators.add(spec["generator"])
+                spec["generator_state"] = job.generator.get_state().numpy().tobytes()
+            if adam and job.state_key is not None:
+                if job.state_key not in tokens:  # a key's first job carries the state kept so far
+                    tokens[job.state_key] = len(tokens)
+                    state = trainer.optimizer_states.get(job.state_key)
+                    if state is not None:
+                        spec["moments"] = (place(state.exp_avg), place(state.exp_avg_sq), state.step)
+                spec["state_key"] = tokens[job.state_key]
+            data_key = self.resident_index.get(id(job.data))
+            spec["data"] = data_key if data_key is not None else (job.data.x_train.numpy(), job.data.y_train.numpy())
+            specs.append(spec)
+        outputs, cursor = [], len(vectors) * size
+        for spec in specs:
+            outputs.append(cursor)
+            cursor += size * (3 if spec["state_key"] is not None else 1)
+        self._fit(worker, cursor * self.dtype.itemsize)
+        torch.cat(vectors, out=worker.arena.view(self.dtype)[: len(vectors) * size])
+        worker.conn.send(("train", specs, outputs, size))
+        return outputs
+
+    def evaluate(self, trainer, params: torch.Tensor, data: Sequence[DeviceData]) -> list[tuple[float, float]]:
+        if self.closed:
+            raise RuntimeError("the worker pool is closed")
+        size = trainer.num_parameters
+        results: list = [None] * len(data)
+        resident = [i for i, d in enumerate(data) if id(d) in self.resident_index]
+        work = [int(data[i].y_val.shape[0]) for i in resident]
+        assignment = balance([[i] for i in range(len(resident))], work, self.size)
+        sent = []
+        try:
+            for worker, positions in zip(self.workers, assignment):
+                if not positions:
+                    continue
+                indices = [resident[p] for p in positions]
+                self._fit(worker, len(indices) * size * self.dtype.itemsize)
+                torch.cat([params[i].reshape(-1) for i in indices], out=worker.arena.view(self.dtype)[: len(indices) * size])
+                worker.conn.send(("evaluate", [(k * size, self.resident_index[id(data[i])]) for k, i in enumerate(indices)], size))
+                sent.append((worker, indices))
+            for i in sorted(set(range(len(data))) - set(resident)):  # meanwhile, what the workers do not hold
+                results[i] = trainer.evaluate(params[i], data[i].x_val, data[i].y_val)
+            for worker, indices in sent:
+                for i, result in zip(indices, self._receive(worker)):
+                    results[i] = result
+        except (EOFError, OSError) as error:
+            self.close()
+            raise WorkerDied(f"a training worker died ({error.__class__.__name__})") from None
+        except BaseException:
+            self.close()
+            raise
+        return results
+
+    def _fit(self, worker: _Worker, nbytes: int) -> None:
+        """Grow the worker's arena to hold ``nbytes`` (a new memfd, handed over the pipe)."""
+        if nbytes <= worker.arena.nbytes:
+            return
+        arena = _Arena(max(nbytes + nbytes // 4, 2 * worker.arena.nbytes))
+        worker.conn.send(("arena", arena.nbytes))
+        send_handle(worker.conn, arena.fd, worker.pid)
+        arena.close_fd()
+        worker.arena = arena
+
+    def _receive(self, worker: _Worker) -> list:
+        kind, payload = worker.conn.recv()
+        if kind == "error":
+            raise RuntimeError(f"training worker {worker.pid} failed:\n{payload}")
+        return payload
+
+    def close(self) -> None:
+        """Stop the workers (a stop message, then SIGKILL after a grace period) and reap them."""
+        if self.closed:
+            return
+        self.closed = True
+        for worker in self.workers:
+            try:
+                worker.conn.send(("stop",))
+            except OSError:
+                pass
+        deadline = time.monotonic() + _STOP_WAIT_S
+        for worker in self.workers:
+            _parent_ends.discard(worker.conn)
+            worker.conn.close()
+            while not _reaped(worker.pid):
+                if time.monotonic() > deadline:
+                    _kill(worker.pid)
+                    _reaped(worker.pid, block=True)
+                    break
+                time.sleep(0.005)
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.pid for w in self.workers]
+
+
+def _reaped(pid: int, block: bool = False) -> bool:
+    try:
+        done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return done == pid
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _die_with(parent_pid: int) -> None:
+    """In a new worker: SIGKILL when the parent dies (Linux), one torch thread, Ctrl-C left to the parent."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # elsewhere the worker stops at EOF on its pipe
+    if os.getppid() != parent_pid:  # the parent died before prctl took effect
+        os._exit(0)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch.set_num_threads(1)
+
+
+def _serve(conn: Connection, trainer, resident: tuple, arena: _Arena, dtype: torch.dtype) -> None:
+    """A worker's loop: train what it is sent until told to stop or its parent is gone."""
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        kind = message[0]
+        if kind == "stop":
+            return
+        if kind == "arena":
+            arena = _Arena(message[1], recv_handle(conn))
+            arena.close_fd()
+            continue
+        try:
+            if kind == "evaluate":
+                flat, (specs, size) = arena.view(dtype), message[1:]
+                reply = [trainer.evaluate(flat[at : at + size], resident[key].x_val, resident[key].y_val) for at, key in specs]
+            else:
+                reply = _train(trainer, resident, arena.view(dtype), *message[1:])
+        except Exception:
+            conn.send(("error", traceback.format_exc()))
+        else:
+            conn.send(("done", reply))
+
+
+def _train(trainer, resident: tuple, flat: torch.Tensor, specs: list[dict], outputs: list[int], size: int) -> list:
+    """Run the jobs in order with ``Trainer.train`` (the reference); write each trained vector
+    (and Adam moments) at its output offset; return each job's generator state and Adam step."""
+    trainer.optimizer_states = {}
+    generators: dict[int, torch.Generator] = {}
+    reply = []
+
+    def vector(at: int | None) -> torch.Tensor | None:
+        return None if at is None else flat[at : at + size]
+
+    for spec, out in zip(specs, outputs):
+        generator = generators.get(spec["generator"])
+        if generator is None:
+            generator = torch.Generator()
+            generator.set_state(torch.from_numpy(np.frombuffer(spec["generator_state"], dtype=np.uint8).copy()))
+            generators[spec["generator"]] = generator
+        key = spec["state_key"]
+        if spec.get("moments") is not None:
+            first, second, step = spec["moments"]
+            trainer.optimizer_states[key] = AdamState(vector(first).clone(), vector(second).clone(), step)
+        data = spec["data"]
+        if not isinstance(data, int):
+            x, y = torch.from_numpy(data[0]), torch.from_numpy(data[1])
+            data = DeviceData(x, y, x[:0], y[:0])
+        else:
+            data = resident[data]
+        trained = trainer.train(vector(spec["start"]), data, generator, epochs=spec["epochs"], max_steps=spec["max_steps"],
+                                anchor=vector(spec["anchor"]), proximal=spec["proximal"],
+                                gradient_offset=vector(spec["offset"]), state_key=key)
+        flat[out : out + size] = trained
+        step = None
+        state = trainer.optimizer_states.get(key) if key is not None else None
+        if state is not None:
+            flat[out + size : out + 2 * size] = state.exp_avg
+            flat[out + 2 * size : out + 3 * size] = state.exp_avg_sq
+            step = state.step
+        reply.append((generator.get_state().numpy().tobytes(), step))
+    return reply

@@ -1,0 +1,67 @@
+"""One round of a physical network: every duration, reception and energy the physical round
+asks about, from this round's block-fading draw (time in seconds, energy in joules).
+
+The normalized systems answer the same questions with ``round_durations``
+(``netsim.durations``); a physical round also has outages, an FDMA option and energy.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from netsim import energy
+from netsim.physical import PhysicalNetwork, RoundChannel
+
+DOWNLINK_OUTAGE = "downlink-outage"
+UPLINK_OUTAGE = "uplink-outage"
+DEADLINE = "deadline"
+
+
+class PhysicalLinks:
+    """A physical network's round: rates and outages of this round's fading draw."""
+
+    def __init__(self, network: PhysicalNetwork, channel: RoundChannel):
+        self.network = network
+        self.channel = channel
+        self.uplink_access = network.system.uplink_access
+        self._dl_out = channel.downlink_outage
+        self._ul_out = channel.uplink_outage
+        self._ul_bps = channel.uplink_bps
+
+    @classmethod
+    def draw(cls, network: PhysicalNetwork, channel_rng: np.random.Generator | None) -> "PhysicalLinks":
+        if channel_rng is None:
+            raise ValueError("a physical network needs a channel generator (its own child of the network seed)")
+        return cls(network, network.draw_round(channel_rng))
+
+    def receives(self, device: int) -> bool:
+        return not self._dl_out[device]
+
+    def can_upload(self, device: int) -> bool:
+        return not self._ul_out[device]
+
+    def stream_s(self, devices: Sequence[int], bits: float) -> float:
+        """Payload over the rate of the weakest listener not in outage (0: nobody can receive)."""
+        return self.channel.stream_airtime_s(devices, bits)
+
+    def compute_s(self, device: int, draw: float, scale: float) -> float:
+        return self.network.compute_s(device, float(draw), scale)
+
+    def uplink_s(self, device: int, bits: float) -> float:
+        """TDMA: alone on the whole band at the device's own rate."""
+        return bits / float(self._ul_bps[device]) if bits > 0 else 0.0
+
+    def uplink_share_bps(self, devices: np.ndarray, sharing: int) -> np.ndarray:
+        """FDMA: the devices' rates on ``1/sharing`` of the band each."""
+        return self.channel.uplink_share_bps(devices, sharing)
+
+    def compute_j(self, device: int, scale: float) -> float:
+        return self.network.compute_j(device, scale)
+
+    def transmit_j(self, device: int, airtime_s: float) -> float:
+        return energy.transmit_energy_j(self.network.system.uplink.tx_power_w, airtime_s)
+
+    def receive_j(self, device: int, listening_s: float) -> float:
+        return energy.receive_energy_j(self.network.system.receive_power_w, listening_s)

@@ -1,0 +1,179 @@
+"""A round on a physical network, one SimPy process per participant (the reference style of
+``netsim.reference``, with what a cell adds): streams at their weakest listener's rate,
+downlink and uplink outages, a TDMA or FDMA uplink, and every device's energy on the trace.
+
+A listener in downlink outage misses its model (no compute, no upload; dropped with reason
+``downlink-outage``); a device in uplink outage computes but cannot upload
+(``uplink-outage``); with a deadline, late devices are dropped as on the normalized systems
+(``deadline``; an FDMA upload still running at it is cut there, its airtime paid). Trace
+events carry the device's energy: ``receive`` (one per device and stream it got), ``compute``
+(prorated when cut), ``uplink`` and cut FDMA uploads (``dropped``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import simpy
+
+from netsim.fdma import FdmaUplink
+from netsim.links import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE, PhysicalLinks
+from netsim.physical import PhysicalNetwork
+from netsim.plan import RoundOutcome, RoundPlan
+from netsim.trace import TraceEvent
+
+ENERGY_KINDS = ("receive", "compute", "uplink", "dropped")
+
+
+def downlink_process(env, plan: RoundPlan, links, received, trace, server_round):
+    """Send the streams one after another; a device has its model when its last stream ends.
+
+    A listener in downlink outage gets nothing (its ``received`` event never fires); the stream
+    runs at the rate of its weakest listener that can receive.
+    """
+    last_stream = {device: index for index, stream in enumerate(plan.streams) for device in stream.devices}
+    for index, stream in enumerate(plan.streams):
+        start = env.now
+        airtime = links.stream_s(stream.devices, stream.bits)
+        yield env.timeout(airtime)
+        getting = [d for d in stream.devices if links.receives(d)]
+        trace.append(TraceEvent(server_round, "downlink", index, start, env.now, stream.bits if getting else 0.0))
+        for device in stream.devices:
+            if device not in received:
+                continue
+            if not links.receives(device):
+                if last_stream[device] == index:
+                    trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DOWNLINK_OUTAGE))
+                continue
+            trace.append(TraceEvent(server_round, "receive", device, start, env.now, stream.bits, links.receive_j(device, airtime)))
+            if last_stream[device] == index:
+                received[device].succeed()
+
+
+def device_process(env, device, received, compute_s, compute_j, computed, barrier, uplink, links, uplink_bits, deadline, trace, server_round):
+    """Wait for the model, compute, (barrier mode: wait for everyone), upload.
+
+    Returns True when the update arrived; a device still computing at the deadline, or whose
+    upload would end after it, is dropped and sends nothing; a device in uplink outage computes
+    but cannot upload. On FDMA, an upload still running at the deadline is cut there.
+    """
+    yield received
+    start = env.now
+    computing = env.timeout(compute_s)
+    if deadline:
+        yield computing | deadline.event
+    else:
+        yield computing
+    done = 1.0 if compute_s == 0 else (env.now - start) / compute_s
+    trace.append(TraceEvent(server_round, "compute", device, start, env.now, 0.0, compute_j * done))
+    if env.now < start + compute_s:  # the deadline came first
+        computed.succeed(False)
+        trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DEADLINE))
+        return False
+    computed.succeed(True)
+    if barrier is not None:
+        yield barrier
+    if not links.can_upload(device):
+        trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, UPLINK_OUTAGE))
+        return False
+    if uplink_bits == 0:
+        return True
+    if links.uplink_access == "fdma":
+        return (yield from _fdma_upload(env, device, uplink, links, uplink_bits, deadline, trace, server_round))
+    uplink_s = links.uplink_s(device, uplink_bits)
+    if uplink_s == 0:
+        return True
+    with uplink.request() as slot:
+        yield slot
+        if deadline and env.now + uplink_s > deadline.at:
+            trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DEADLINE))
+            return False
+        start = env.now
+        yield env.timeout(uplink_s)
+        trace.append(TraceEvent(server_round, "uplink", device, start, env.now, uplink_bits, links.transmit_j(device, uplink_s)))
+    return True
+
+
+def _fdma_upload(env, device, uplink: FdmaUplink, links, bits, deadline, trace, server_round):
+    start = env.now
+    sent = uplink.transmit(device, bits)
+    if deadline:
+        yield sent | deadline.event
+    else:
+        yield sent
+    if not sent.processed:  # the deadline came first: the upload is cut, its airtime spent
+        got = uplink.abort(device)
+        trace.append(TraceEvent(server_round, "dropped", device, start, env.now, got, links.transmit_j(device, env.now - start), DEADLINE))
+        return False
+    trace.append(TraceEvent(server_round, "uplink", device, start, env.now, bits, links.transmit_j(device, env.now - start)))
+    return True
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    at: float
+    event: simpy.Event
+
+
+def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_bits: float, rng: np.random.Generator, trace,
+                           server_round, channel_rng=None):
+    """One round on a physical network; returns its ``RoundOutcome`` (who received, computed,
+    arrived, was dropped and why), each participant's energy in the round (J) and the bits of
+    the streams actually sent.
+
+    Compute times are drawn up front in participant order, so barrier and pipelined runs of
+    the same seed see the same draws (common random numbers); a physical network then draws
+    the round's fading from ``channel_rng``, so the compute draws do not depend on it.
+    """
+    participants = plan.participants
+    draws = system.compute.sample(rng, len(participants))
+    links = PhysicalLinks.draw(system, channel_rng)
+    trace = [] if trace is None else trace
+    first_event = len(trace)
+    deadline = None
+    if system.deadline is not None:
+        deadline = _Deadline(env.now + system.deadline, env.timeout(system.deadline))
+    listening = {device for stream in plan.streams for device in stream.devices}
+    received = {device: env.event() for device in participants if device in listening}
+    downlink = env.process(downlink_process(env, plan, links, received, trace, server_round))
+    computed = {device: env.event() for device in participants}
+    barrier = env.all_of(list(computed.values())) if system.mode == "barrier" else None
+    if links.uplink_access == "fdma":
+        uplink = FdmaUplink(env, links.uplink_share_bps)
+    else:
+        uplink = simpy.Resource(env, capacity=1)
+    missed = {device for device in received if not links.receives(device)}
+    processes = {}
+    for device, draw in zip(participants, draws):
+        if device in missed:  # it never gets its model: no compute, no upload
+            computed[device].succeed(False)
+            continue
+        if barrier is not None:
+            start_signal = downlink
+        else:  # a device that receives nothing this round starts at once
+            start_signal = received[device] if device in received else env.timeout(0)
+        bits = plan.uplink_bits.get(device, 0.0)
+        scale = plan.compute_scale.get(device, 1.0)
+        processes[device] = env.process(device_process(
+            env, device, start_signal, links.compute_s(device, draw, scale), links.compute_j(device, scale), computed[device],
+            barrier, uplink, links, bits, deadline, trace, server_round,
+        ))
+    yield downlink
+    yield env.all_of(list(processes.values()))
+    arrived = tuple(sorted(d for d, process in processes.items() if process.value))
+    if deadline and len(arrived) < len(participants) and env.now < deadline.at:
+        yield deadline.event
+    events = trace[first_event:]
+    outcome = RoundOutcome(
+        received=tuple(sorted(d for d in participants if d not in missed)),
+        computed=tuple(sorted(d for d in participants if computed[d].value)),
+        arrived=arrived,
+        dropped={e.entity: e.reason for e in events if e.kind == "dropped"},
+    )
+    energy_j = {d: 0.0 for d in participants}
+    for e in events:
+        if e.kind in ENERGY_KINDS:
+            energy_j[e.entity] += e.energy_j
+    sent_bits = float(sum(e.bits for e in events if e.kind == "downlink"))
+    return outcome, energy_j, sent_bits

@@ -1,0 +1,43 @@
+"""Link budget and rates: thermal noise, SNR, Shannon rate with an SNR gap and a spectral
+efficiency cap. Powers in dBm or W, bandwidths in Hz, rates in bit/s."""
+
+from __future__ import annotations
+
+import numpy as np
+
+THERMAL_NOISE_DBM_PER_HZ = -174.0  # k T at 290 K
+
+
+def dbm_to_w(dbm):
+    return 10.0 ** ((np.asarray(dbm, dtype=float) - 30.0) / 10.0)
+
+
+def w_to_dbm(watts):
+    return 10.0 * np.log10(np.asarray(watts, dtype=float)) + 30.0
+
+
+def db_to_linear(db):
+    return 10.0 ** (np.asarray(db, dtype=float) / 10.0)
+
+
+def linear_to_db(linear):
+    return 10.0 * np.log10(np.asarray(linear, dtype=float))
+
+
+def noise_power_dbm(bandwidth_hz: float, noise_figure_db: float) -> float:
+    """``N = -174 dBm/Hz + 10 log10(B) + NF``."""
+    return THERMAL_NOISE_DBM_PER_HZ + 10.0 * np.log10(bandwidth_hz) + noise_figure_db
+
+
+def snr_db(tx_power_dbm: float, channel_gain_db, bandwidth_hz: float, noise_figure_db: float) -> np.ndarray:
+    """Received SNR: ``P_tx + G - N`` in dB, ``G = -(path loss + shadowing) + fading`` (dB)."""
+    return tx_power_dbm + np.asarray(channel_gain_db, dtype=float) - noise_power_dbm(bandwidth_hz, noise_figure_db)
+
+
+def shannon_rate_bps(bandwidth_hz, snr_linear, snr_gap_db: float = 0.0, max_bps_per_hz: float | None = None) -> np.ndarray:
+    """``R = B log2(1 + SNR / gap)``, capped at ``B * max_bps_per_hz`` when a cap is given (a
+    finite set of modulation and coding schemes tops out, e.g. TS 38.214 Table 5.2.2.1-2)."""
+    efficiency = np.log2(1.0 + np.asarray(snr_linear, dtype=float) / db_to_linear(snr_gap_db))
+    if max_bps_per_hz is not None:
+        efficiency = np.minimum(efficiency, max_bps_per_hz)
+    return np.asarray(bandwidth_hz, dtype=float) * efficiency

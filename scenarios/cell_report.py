@@ -1,0 +1,94 @@
+"""What a cell preset gives for one seed: its layout (the one a run of that seed uses), each
+device's large-scale channel, and SNR, rate and outage statistics over fading rounds."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from netsim import pathloss, radio
+from netsim.physical import channel_seeds
+from scenarios.cells import CELLS, cell_parameters, physical_system
+from scenarios.errors import UsageError
+from scenarios.seeds import seed_streams
+
+
+def cell_draws(name: str, seed: int, devices: int, overrides: dict | None, rounds: int):
+    """(parameters, system, layout, per-round downlink and uplink SNR in dB, rounds x devices)."""
+    if devices < 1:
+        raise UsageError(f"--devices must be >= 1, got {devices}")
+    if rounds < 1:
+        raise UsageError(f"--rounds must be >= 1, got {rounds}")
+    parameters = cell_parameters(name, overrides)
+    system = physical_system(parameters)
+    layout_seq, fading_seq, _ = channel_seeds(seed_streams(seed)[2])
+    try:
+        layout = system.cell.place(devices, np.random.default_rng(layout_seq))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    network = system.bind(layout, np.ones(devices))
+    rng = np.random.default_rng(fading_seq)
+    channels = [network.draw_round(rng) for _ in range(rounds)]
+    dl = np.array([c.downlink_snr_db for c in channels])
+    ul = np.array([c.uplink_snr_db for c in channels])
+    return parameters, system, layout, dl, ul
+
+
+def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict | None = None, rounds: int = 1000) -> dict:
+    parameters, system, layout, dl, ul = cell_draws(name, seed, devices, overrides, rounds)
+    mean_dl, mean_ul = system.mean_snr_db(layout)
+    dl_rate = system.rate_bps(system.downlink.bandwidth_hz, dl)
+    ul_rate = system.rate_bps(system.uplink.bandwidth_hz, ul)
+    dl_out, ul_out = system.in_outage(dl), system.in_outage(ul)
+    # a broadcast per round runs at its weakest listener not in outage
+    usable = np.where(dl_out, np.inf, dl_rate)
+    broadcast = usable.min(axis=1)
+    sent = np.isfinite(broadcast)
+    # unicast airtime of one bit per device (s/bit) over the rounds it is not in outage
+    unicast_s_per_bit = np.where(dl_out, np.nan, 1.0 / np.where(dl_rate > 0, dl_rate, np.nan))
+    mean_unicast_s = float(np.nanmean(unicast_s_per_bit)) if np.isfinite(unicast_s_per_bit).any() else None
+    mean_broadcast_s = float(np.mean(1.0 / broadcast[sent])) if sent.any() else None
+    cell = system.cell
+    table = [
+        {
+            "device": d,
+            "x_m": float(layout.x_m[d]), "y_m": float(layout.y_m[d]), "distance_m": float(layout.distance_m[d]),
+            "los": bool(layout.los[d]), "path_loss_db": float(layout.path_loss_db[d]),
+            "shadowing_db": float(layout.shadowing_db[d]),
+            "downlink_snr_db": float(mean_dl[d]), "uplink_snr_db": float(mean_ul[d]),
+            "downlink_outage": float(dl_out[:, d].mean()), "uplink_outage": float(ul_out[:, d].mean()),
+            "downlink_mbps": float(np.mean(np.where(dl_out[:, d], 0.0, dl_rate[:, d])) / 1e6),
+            "uplink_mbps": float(np.mean(np.where(ul_out[:, d], 0.0, ul_rate[:, d])) / 1e6),
+        }
+        for d in range(devices)
+    ]
+    return {
+        "preset": name,
+        "description": CELLS[name].description,
+        "seed": seed,
+        "devices": devices,
+        "rounds": rounds,
+        "parameters": {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(parameters.items())},
+        "derived": {
+            "bs_power_dbm": system.downlink.tx_power_dbm,
+            "ue_power_dbm": system.uplink.tx_power_dbm,
+            "downlink_noise_dbm": float(radio.noise_power_dbm(system.downlink.bandwidth_hz, system.downlink.noise_figure_db)),
+            "uplink_noise_dbm": float(radio.noise_power_dbm(system.uplink.bandwidth_hz, system.uplink.noise_figure_db)),
+            "breakpoint_distance_m": pathloss.breakpoint_distance_m(cell.bs_height_m, cell.ut_height_m, cell.carrier_hz),
+        },
+        "device_table": table,
+        "summary": {
+            "los_fraction": float(layout.los.mean()),
+            "downlink_outage_probability": float(dl_out.mean()),
+            "uplink_outage_probability": float(ul_out.mean()),
+            "mean_unicast_downlink_s_per_mbit": None if mean_unicast_s is None else mean_unicast_s * 1e6,
+            "mean_broadcast_downlink_s_per_mbit": None if mean_broadcast_s is None else mean_broadcast_s * 1e6,
+            # the weakest-member penalty of one broadcast against one unicast to a typical device
+            "broadcast_over_unicast_airtime": (None if mean_unicast_s is None or mean_broadcast_s is None
+                                               else mean_broadcast_s / mean_unicast_s),
+            "rounds_without_broadcast": int((~sent).sum()),
+        },
+        "_draws": {"downlink_snr_db": dl, "uplink_snr_db": ul, "downlink_bps": dl_rate, "uplink_bps": ul_rate,
+                   "broadcast_bps": broadcast[sent], "mean_downlink_snr_db": mean_dl,
+                   "outage_snr_db": system.outage_snr_db, "layout": layout, "outer_radius_m": cell.outer_radius_m,
+                   "inner_radius_m": cell.inner_radius_m},
+    }

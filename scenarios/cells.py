@@ -1,0 +1,146 @@
+"""Physical network presets (cells with their radio links and device CPUs), selectable by name
+like the normalized systems, with every parameter overridable (``--radio KEY=VALUE``).
+
+Sources of the numbers:
+- [38.901] 3GPP TR 38.901 V16.1.0: path loss Table 7.4.1-1, LOS probability Table 7.4.2-1,
+  calibration parameters Table 7.8-1 (BS heights 10 m UMi / 25 m UMa, inter-site distances
+  200 m / 500 m, minimum BS-UT distances 10 m / 35 m, BS powers 35 dBm / 44 dBm, 20 MHz,
+  UT height 1.5 m, UT noise figure 9 dB).
+- [38.104] 3GPP TS 38.104 Table 5.2-1: NR band n78, 3300-3800 MHz (the 3.5 GHz carrier).
+- [38.101] 3GPP TS 38.101-1 Table 6.2.1-1: UE power class 3, 23 dBm.
+- [M.2412] ITU-R M.2412-0 Table 8-2: BS noise figure 5 dB.
+- [38.214] 3GPP TS 38.214 Table 5.2.2.1-2 (4-bit CQI table 1): highest spectral efficiency
+  5.5547 bit/s/Hz (CQI 15, 64QAM 948/1024) as the rate cap; lowest 0.1523 bit/s/Hz (CQI 1),
+  whose Shannon SNR ``10 log10(2^0.1523 - 1) = -9.53 dB`` is the outage threshold.
+- [Yang21] Z. Yang et al., "Energy efficient federated learning over wireless communication
+  networks", IEEE TWC 20(3), 2021, simulation settings: kappa = 1e-28, 1-3 x 1e4 CPU cycles
+  per sample (2e4 here).
+Assumed (no source): isotropic antennas (0 dBi), an SNR gap of 0 dB (the Shannon bound), a
+1 GHz device CPU, reliable devices (no extra compute delay) and no receive power unless set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from netsim.cell import Cell
+from netsim.physical import LinkBudget, PhysicalSystem
+from scenarios.errors import UsageError
+
+CQI1_OUTAGE_SNR_DB = 10.0 * math.log10(2.0**0.1523 - 1.0)
+
+COMMON = {
+    "ut_height_m": 1.5,  # [38.901] Table 7.8-1
+    "carrier_hz": 3.5e9,  # [38.104] n78
+    "los": "probabilistic",  # [38.901] Table 7.4.2-1
+    "shadowing": True,  # [38.901] Table 7.4.1-1 sigma_SF
+    "fading": "rayleigh",
+    "downlink_bandwidth_hz": 20e6,  # [38.901] Table 7.8-1
+    "uplink_bandwidth_hz": 20e6,
+    "ue_power_w": 0.2,  # 23 dBm, [38.101] power class 3
+    "ue_noise_figure_db": 9.0,  # [38.901] Table 7.8-1
+    "bs_noise_figure_db": 5.0,  # [M.2412]
+    "snr_gap_db": 0.0,
+    "max_bps_per_hz": 5.5547,  # [38.214] CQI 15
+    "outage_snr_db": CQI1_OUTAGE_SNR_DB,  # [38.214] CQI 1
+    "uplink_access": "tdma",
+    "cycles_per_sample": 2e4,  # [Yang21]
+    "cpu_hz": 1e9,
+    "kappa": 1e-28,  # [Yang21]
+    "compute_extra_s": 0.0,
+    "receive_power_w": 0.0,
+    "distances_m": None,
+}
+
+
+@dataclass(frozen=True)
+class CellPreset:
+    name: str
+    description: str
+    parameters: dict
+
+
+CELLS: dict[str, CellPreset] = {
+    p.name: p
+    for p in (
+        CellPreset(
+            "umi-3.5ghz",
+            "3.5 GHz UMi street-canyon small cell (TR 38.901), devices 10-100 m from a 10 m mast, 20 MHz each way, "
+            "BS 35 dBm, UE 23 dBm",
+            {**COMMON, "scenario": "umi", "bs_height_m": 10.0, "inner_radius_m": 10.0, "outer_radius_m": 100.0,
+             "bs_power_w": 10 ** (35 / 10) / 1000},  # [38.901] Table 7.8-1: half the 200 m ISD, 35 dBm
+        ),
+        CellPreset(
+            "uma-3.5ghz",
+            "3.5 GHz UMa macro cell (TR 38.901), devices 35-250 m from a 25 m mast, 20 MHz each way, "
+            "BS 44 dBm, UE 23 dBm: cell-edge uplinks near 0 dB SNR",
+            {**COMMON, "scenario": "uma", "bs_height_m": 25.0, "inner_radius_m": 35.0, "outer_radius_m": 250.0,
+             "bs_power_w": 10 ** (44 / 10) / 1000},  # [38.901] Table 7.8-1: half the 500 m ISD, 44 dBm
+        ),
+    )
+}
+
+PARAMETERS = tuple(COMMON) + ("scenario", "bs_height_m", "inner_radius_m", "outer_radius_m", "bs_power_w")
+
+
+def cell_parameters(name: str, overrides: dict | None = None) -> dict:
+    """The preset's parameters with ``overrides`` applied (UsageError for an unknown preset or key)."""
+    if name not in CELLS:
+        raise UsageError(f"unknown cell preset {name!r}; choose from: {', '.join(CELLS)}")
+    overrides = dict(overrides or {})
+    unknown = sorted(set(overrides) - set(PARAMETERS))
+    if unknown:
+        raise UsageError(f"unknown radio parameter {', '.join(unknown)}; known: {', '.join(sorted(PARAMETERS))}")
+    if "fading" in overrides and overrides["fading"] is None:
+        overrides["fading"] = "none"  # the text "none" reads as None on the command line
+    if isinstance(overrides.get("distances_m"), (str, int, float)):
+        overrides["distances_m"] = _distances(overrides["distances_m"])
+    return {**CELLS[name].parameters, **overrides}
+
+
+def _distances(value) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in str(value).split(","))
+    except ValueError:
+        raise UsageError(f"distances_m must be comma-separated metres, got {value!r}") from None
+
+
+def physical_system(parameters: dict, mode: str = "pipelined", deadline: float | None = None) -> PhysicalSystem:
+    """The ``PhysicalSystem`` of flat ``parameters`` (UsageError naming the first impossible one)."""
+    p = parameters
+    try:
+        numeric = {k: v for k, v in p.items() if k not in ("scenario", "los", "fading", "uplink_access", "shadowing", "distances_m")}
+        for key, value in numeric.items():
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise ValueError(f"{key} must be a number, got {value!r}")
+        if not isinstance(p["shadowing"], bool):
+            raise ValueError(f"shadowing must be true or false, got {p['shadowing']!r}")
+        cell = Cell(
+            scenario=p["scenario"], carrier_hz=float(p["carrier_hz"]), bs_height_m=float(p["bs_height_m"]),
+            ut_height_m=float(p["ut_height_m"]), inner_radius_m=float(p["inner_radius_m"]),
+            outer_radius_m=float(p["outer_radius_m"]), distances_m=p["distances_m"], los=p["los"], shadowing=p["shadowing"],
+        )
+        return PhysicalSystem(
+            cell=cell,
+            downlink=LinkBudget(float(p["downlink_bandwidth_hz"]), float(p["bs_power_w"]), float(p["ue_noise_figure_db"])),
+            uplink=LinkBudget(float(p["uplink_bandwidth_hz"]), float(p["ue_power_w"]), float(p["bs_noise_figure_db"])),
+            fading=p["fading"], snr_gap_db=float(p["snr_gap_db"]),
+            max_bps_per_hz=None if p["max_bps_per_hz"] is None else float(p["max_bps_per_hz"]),
+            outage_snr_db=None if p["outage_snr_db"] is None else float(p["outage_snr_db"]),
+            uplink_access=p["uplink_access"], cycles_per_sample=float(p["cycles_per_sample"]), cpu_hz=float(p["cpu_hz"]),
+            kappa=float(p["kappa"]), compute_extra_s=float(p["compute_extra_s"]), receive_power_w=float(p["receive_power_w"]),
+            mode=mode, deadline=deadline,
+        )
+    except (ValueError, TypeError) as error:
+        raise UsageError(str(error)) from None
+
+
+def get_cell_system(name: str, mode: str = "pipelined", deadline: float | None = None, overrides: dict | None = None) -> PhysicalSystem:
+    return physical_system(cell_parameters(name, overrides), mode, deadline)
+
+
+def system_config(system: PhysicalSystem) -> dict:
+    """JSON form for ``config.json``."""
+    return {"kind": "physical", **dataclasses.asdict(system)}

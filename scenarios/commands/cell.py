@@ -1,0 +1,66 @@
+"""``fl-cosim cell PRESET``: describe a physical cell preset for a seed and draw it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scenarios.commands.common import add_json, parse_option, table
+from scenarios.errors import UsageError
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "cell",
+        help="describe and draw a physical cell preset",
+        description="A physical network preset for one seed: its parameters and their sources, each device's "
+        "distance, LOS state, path loss, shadowing and mean SNR (the layout a run of that seed uses), and "
+        "SNR, rate and outage statistics over fading rounds. Draws the devices on a map coloured by SNR and "
+        "the SNR and rate histograms.",
+    )
+    parser.add_argument("preset", help="cell preset (see 'fl-cosim list')")
+    parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    parser.add_argument("--devices", type=int, default=20, help="number of devices (default 20, the default scenario's)")
+    parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a preset parameter, repeatable (e.g. uplink_access=fdma, outer_radius_m=300)")
+    parser.add_argument("--rounds", type=int, default=1000, help="fading rounds for the statistics (default 1000)")
+    parser.add_argument("--out", help="figure file, .png or .pdf (default cell_PRESET_sSEED.png)")
+    add_json(parser)
+
+
+def execute(args):
+    from scenarios.cell_report import describe_cell
+
+    out = Path(args.out or f"cell_{args.preset}_s{args.seed}.png")
+    if out.suffix.lower() not in (".png", ".pdf"):
+        raise UsageError(f"--out must end in .png or .pdf, got {str(out)!r}")
+    if not out.parent.is_dir():
+        raise UsageError(f"cannot write {str(out)!r}: folder {str(out.parent)!r} does not exist")
+    overrides = dict(parse_option(text) for text in args.radio)
+    info = describe_cell(args.preset, args.seed, args.devices, overrides, args.rounds)
+    draws = info.pop("_draws")
+    from figures.cell import plot_cell
+
+    try:
+        info["figure"] = str(plot_cell(draws, out, f"{args.preset}, seed {args.seed}, {args.devices} devices"))
+    except OSError as error:
+        raise UsageError(f"cannot write {str(out)!r}: {error.strerror or error}") from None
+    return info, render(info)
+
+
+def render(info: dict) -> str:
+    p, d, s = info["parameters"], info["derived"], info["summary"]
+    lines = [f"{info['preset']}: {info['description']}",
+             f"seed {info['seed']}, {info['devices']} devices, statistics over {info['rounds']} fading rounds", ""]
+    lines += [f"{key} = {value}" for key, value in p.items()]
+    lines += [f"{key} = {value:.4g}" for key, value in d.items()]
+    lines.append("")
+    rows = [[r["device"], f"{r['distance_m']:.1f}", "LOS" if r["los"] else "NLOS", f"{r['path_loss_db']:.1f}",
+             f"{r['shadowing_db']:+.1f}", f"{r['downlink_snr_db']:.1f}", f"{r['uplink_snr_db']:.1f}",
+             f"{r['downlink_mbps']:.1f}", f"{r['uplink_mbps']:.1f}", f"{r['downlink_outage']:.3f}", f"{r['uplink_outage']:.3f}"]
+            for r in info["device_table"]]
+    lines.append(table(["device", "d (m)", "state", "PL (dB)", "SF (dB)", "DL SNR (dB)", "UL SNR (dB)", "DL Mbit/s",
+                        "UL Mbit/s", "DL outage", "UL outage"], rows))
+    lines.append("")
+    lines += [f"{key}: {value if not isinstance(value, float) else f'{value:.4g}'}" for key, value in s.items()]
+    lines.append(f"figure {info['figure']}")
+    return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""The weakest-member penalty of runs on a physical cell: their downlink seconds per round
+against the normalized model's ``T_dl`` per model sent, ``T_dl`` being the cell's mean unicast
+airtime of one model (a k-stream round costs ``k T_dl`` there)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+
+from netsim.physical import PhysicalSystem, channel_seeds
+from scenarios.errors import UsageError
+from scenarios.seeds import seed_streams
+
+
+def cell_network(config: dict):
+    """The run's cell as it ran: its system, layout (from the run seed) and planning samples."""
+    system = PhysicalSystem.from_dict(config["system"])
+    layout_seq, _, planning_seq = channel_seeds(seed_streams(int(config["seed"]))[2])
+    samples = config["device_samples_per_update"]
+    layout = system.cell.place(len(samples), np.random.default_rng(layout_seq))
+    return system.bind(layout, samples, np.random.default_rng(planning_seq))
+
+
+def downlink_penalty(folder: str | Path) -> dict:
+    """One run's downlink per round (rounds 1.. : the set-up round 0 left out)."""
+    folder = Path(folder)
+    try:
+        config = json.loads((folder / "config.json").read_text())
+        summary = json.loads((folder / "summary.json").read_text())
+        with open(folder / "trace.csv", newline="") as handle:
+            downlinks = [row for row in csv.DictReader(handle) if row["kind"] == "downlink"]
+    except (OSError, ValueError, KeyError) as error:
+        raise UsageError(f"{folder} is not a result folder ({error.__class__.__name__}: {error})") from None
+    if config.get("system", {}).get("kind") != "physical":
+        raise UsageError(f"{folder} did not run on a physical cell (system {config.get('system', {}).get('name')!r})")
+    rounds = int(config["rounds"])
+    model_bits = float(config["model"]["bits"])
+    seconds = np.zeros(rounds + 1)
+    models = np.zeros(rounds + 1)
+    for row in downlinks:
+        r = int(row["round"])
+        seconds[r] += float(row["end"]) - float(row["start"])
+        models[r] += float(row["bits"]) / model_bits
+    network = cell_network(config)
+    devices = len(config["device_samples_per_update"])
+    t_dl = model_bits * float(np.mean([network.multicast_airtime_s_per_bit((d,)) for d in range(devices)]))
+    measured = float(seconds[1:].mean())
+    models_per_round = float(models[1:].mean())
+    normalized = models_per_round * t_dl
+    return {
+        "label": summary["label"],
+        "system": config["system"]["name"],
+        "formation": config["algorithm_options"].get("formation"),
+        "streams": summary["streams"],
+        "models_per_round": models_per_round,
+        "downlink_s_per_round": measured,
+        "t_dl_s": t_dl,
+        "broadcast_s": model_bits * network.multicast_airtime_s_per_bit(tuple(range(devices))),
+        "normalized_downlink_s_per_round": normalized,
+        "penalty": measured / normalized if normalized > 0 else None,
+        "simulated_time_s": summary["simulated_time"],
+        "final_mean_accuracy": summary["final_mean_accuracy"],
+        "final_worst_accuracy": summary["final_worst_accuracy"],
+        "energy_j": summary.get("energy_j"),
+        "formation_airtime_ratio": summary.get("formation_airtime_ratio"),
+        "result_dir": str(folder),
+    }

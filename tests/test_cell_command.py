@@ -1,0 +1,93 @@
+"""``fl-cosim cell``: a preset described for a seed (the layout a run uses), drawn, and its bad
+input refused with one line and exit status 2, nothing written."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from scenarios.cli import main
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cell_json_describes_the_layout_and_draws_it(capsys, tmp_path):
+    figure = tmp_path / "cell.png"
+    code, out, _ = run_cli(capsys, "cell", "uma-3.5ghz", "--devices", "12", "--seed", "3", "--rounds", "200",
+                           "--out", str(figure), "--json")
+    data = json.loads(out)
+    assert code == 0 and figure.read_bytes().startswith(b"\x89PNG") and data["figure"] == str(figure)
+    rows = data["device_table"]
+    assert len(rows) == 12 and all(35.0 <= r["distance_m"] <= 250.0 for r in rows)
+    assert data["derived"]["bs_power_dbm"] == pytest.approx(44.0)
+    assert data["derived"]["breakpoint_distance_m"] == pytest.approx(560.0)
+    # the weakest member of a broadcast is slower than a typical unicast
+    assert data["summary"]["broadcast_over_unicast_airtime"] > 1.0
+    # the mean SNR is the link budget: P_tx - PL - SF - noise
+    r = rows[0]
+    assert r["downlink_snr_db"] == pytest.approx(44.0 - r["path_loss_db"] - r["shadowing_db"] - data["derived"]["downlink_noise_dbm"])
+    code, again, _ = run_cli(capsys, "cell", "uma-3.5ghz", "--devices", "12", "--seed", "3", "--rounds", "200",
+                             "--out", str(figure), "--json")
+    assert json.loads(again)["device_table"] == rows  # same seed, same layout
+    code, other, _ = run_cli(capsys, "cell", "uma-3.5ghz", "--devices", "12", "--seed", "4", "--rounds", "200",
+                             "--out", str(figure), "--json")
+    assert json.loads(other)["device_table"] != rows
+
+
+def test_cell_layout_is_the_runs_layout():
+    """The command and the runner derive the layout from the same child of the network seed."""
+    from netsim.physical import channel_seeds
+    from scenarios.cell_report import cell_draws
+    from scenarios.cells import get_cell_system
+    from scenarios.seeds import seed_streams
+
+    _, _, layout, _, _ = cell_draws("umi-3.5ghz", 7, 5, None, 1)
+    expected = get_cell_system("umi-3.5ghz").cell.place(5, np.random.default_rng(channel_seeds(seed_streams(7)[2])[0]))
+    np.testing.assert_array_equal(layout.x_m, expected.x_m)
+
+
+def test_radio_overrides_apply(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "cell", "umi-3.5ghz", "--devices", "3", "--rounds", "10", "--radio", "distances_m=20,60,90",
+                           "--radio", "los=los", "--radio", "shadowing=false", "--radio", "fading=none",
+                           "--radio", "outage_snr_db=none", "--out", str(tmp_path / "c.png"), "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert [round(r["distance_m"], 6) for r in data["device_table"]] == [20.0, 60.0, 90.0]
+    assert all(r["los"] and r["shadowing_db"] == 0.0 for r in data["device_table"])
+    assert data["parameters"]["fading"] == "none" and data["summary"]["downlink_outage_probability"] == 0.0
+    # no fading: every round's broadcast runs at the farthest device's rate
+    assert data["summary"]["broadcast_over_unicast_airtime"] > 1.0
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["cell", "rural-macro"], "unknown cell preset 'rural-macro'"),
+    (["cell", "umi-3.5ghz", "--radio", "downlink_bandwidth_hz=-20e6"], "downlink bandwidth must be > 0 Hz"),
+    (["cell", "umi-3.5ghz", "--radio", "uplink_bandwidth_hz=-1"], "uplink bandwidth must be > 0 Hz"),
+    (["cell", "umi-3.5ghz", "--radio", "ue_power_w=-0.2"], "uplink transmit power must be > 0 W"),
+    (["cell", "umi-3.5ghz", "--radio", "bs_power_w=-1"], "downlink transmit power must be > 0 W"),
+    (["cell", "umi-3.5ghz", "--radio", "outer_radius_m=-100"], "cell radii must be > 0 m"),
+    (["cell", "umi-3.5ghz", "--radio", "inner_radius_m=-10"], "cell radii must be > 0 m"),
+    (["cell", "umi-3.5ghz", "--radio", "carrier_hz=-3.5e9"], "carrier frequency must be > 0 Hz"),
+    (["cell", "umi-3.5ghz", "--radio", "cpu_hz=-1e9"], "CPU frequency must be > 0 Hz"),
+    (["cell", "umi-3.5ghz", "--radio", "inner_radius_m=150"], "inner radius 150 m is above the outer radius 100 m"),
+    (["cell", "umi-3.5ghz", "--radio", "antenna_gain_db=3"], "unknown radio parameter antenna_gain_db"),
+    (["cell", "umi-3.5ghz", "--radio", "bs_power_w=loud"], "bs_power_w must be a number"),
+    (["cell", "umi-3.5ghz", "--radio", "distances_m=20,60"], "2 distances given for 20 devices"),
+    (["cell", "umi-3.5ghz", "--devices", "0"], "--devices must be >= 1"),
+    (["cell", "umi-3.5ghz", "--out", "x.svg"], "--out must end in .png or .pdf"),
+    (["run", "--system", "uma-3.5ghz", "--radio", "uplink_bandwidth_hz=-5"], "uplink bandwidth must be > 0 Hz"),
+    (["run", "--system", "nowhere-5g"], "unknown system 'nowhere-5g'"),
+    (["run", "--system", "wired", "--radio", "bs_power_w=1"], "--radio applies to the physical cell presets"),
+])
+def test_bad_cell_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, argv, needle):
+    os.chdir(tmp_path)
+    extra = ["--out", str(tmp_path / "r")] if argv[0] == "run" else []
+    code, out, err = run_cli(capsys, *argv, *extra)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,207 @@
+"""The round loop on a physical network: exact event times and energies on hand-built channels
+(multicast at the weakest member, TDMA and FDMA uplinks, outages), the reduction to the
+normalized closed form, and the separation of channel and compute randomness."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from netsim import NetworkSystem, RoundPlan, Stream, expected_round_time_barrier, simulate_rounds
+from netsim.cell import Cell, CellLayout
+from netsim.physical import LinkBudget, PhysicalSystem
+
+MBIT = 1e6
+LOG2_3 = math.log2(3)
+
+
+def network(snr_db, samples=None, ul_noise_figure_db=0.0, **system):
+    """Devices whose downlink SNR on a 1 MHz, 1 W link (noise -114 dBm) is ``snr_db`` (no
+    fading); the uplink's is lower by its noise figure. Compute: 1 cycle per sample at 1 Hz,
+    so a device's compute time in seconds is its ``samples``."""
+    n = len(snr_db)
+    loss = 30.0 + 114.0 - np.asarray(snr_db, dtype=float)  # P_tx 30 dBm - PL - noise = SNR
+    layout = CellLayout(np.full(n, 50.0), np.zeros(n), np.ones(n, bool), np.zeros(n), loss)
+    settings = dict(fading="none", cycles_per_sample=1.0, cpu_hz=1.0, mode="barrier")
+    settings.update(system)
+    physical = PhysicalSystem(Cell(distances_m=(50.0,) * n, los="los", shadowing=False),
+                              LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 1.0, ul_noise_figure_db), **settings)
+    return physical.bind(layout, np.zeros(n) if samples is None else samples)
+
+
+def run(plans, net):
+    return simulate_rounds(plans, net, MBIT, np.random.default_rng(0), channel_rng=np.random.default_rng(1))
+
+
+def events(trace, kind):
+    return [(e.entity, pytest.approx(e.start), pytest.approx(e.end)) for e in trace if e.kind == kind]
+
+
+def uploads(bits):
+    return RoundPlan((), dict(enumerate(bits)), tuple(range(len(bits))))
+
+
+def test_multicast_stream_takes_payload_over_its_weakest_members_rate():
+    # rates log2(1 + SNR) Mbit/s: 0 dB -> 1, 10*log10(3) dB -> 2, 10*log10(7) dB -> 3
+    net = network([10 * math.log10(3), 0.0, 10 * math.log10(7)])
+    plan = RoundPlan((Stream((0, 1), 2 * MBIT), Stream((0, 2), 3 * MBIT), Stream((2,), 3 * MBIT)), {}, (0, 1, 2))
+    records, trace = run([plan], net)
+    # stream 0 at device 1's 1 Mbit/s: 2 s; stream 1 at device 0's 2 Mbit/s: 1.5 s; stream 2 at 3 Mbit/s: 1 s
+    assert events(trace, "downlink") == [(0, 0, 2), (1, 2, 3.5), (2, 3.5, 4.5)]
+    assert records[0].end == pytest.approx(4.5)
+    assert records[0].outcome.received == (0, 1, 2)
+
+
+def test_tdma_uplink_hand_computed_three_devices():
+    # every device at 0 dB: 1 Mbit/s alone on the band; FIFO: 1, then 2, then 3 Mbit
+    records, trace = run([uploads([MBIT, 2 * MBIT, 3 * MBIT])], network([0.0] * 3))
+    assert events(trace, "uplink") == [(0, 0, 1), (1, 1, 3), (2, 3, 6)]
+    assert records[0].arrived == (0, 1, 2)
+
+
+def test_fdma_uplink_hand_computed_three_devices():
+    # n devices share 1 MHz: each (1/n) MHz at SNR n (its power in its share): (1/n) log2(1 + n) Mbit/s
+    # three at 2/3 Mbit/s: device 0 (1 Mbit) done at 1.5 s, devices 1 and 2 have sent 1 Mbit each;
+    # two at log2(3)/2: device 1's last Mbit takes 2/log2(3) = 1.26186 s, done at 2.76186 s;
+    # device 2 alone at 1 Mbit/s sends its last Mbit by 3.76186 s
+    records, trace = run([uploads([MBIT, 2 * MBIT, 3 * MBIT])], network([0.0] * 3, uplink_access="fdma"))
+    t1 = 1.5 + 2 / LOG2_3
+    assert events(trace, "uplink") == [(0, 0, 1.5), (1, 0, t1), (2, 0, t1 + 1)]
+    assert records[0].end == pytest.approx(t1 + 1)
+
+
+def test_fdma_shares_change_when_a_device_joins():
+    # pipelined; device 1 computes 0.5 s. Device 0 (2 Mbit) alone at 1 Mbit/s until 0.5 s, then both at
+    # log2(3)/2: device 1's 1 Mbit takes 2/log2(3) s (done at 1.76186 s), in which device 0 also sends
+    # 1 Mbit; device 0's last 0.5 Mbit alone takes 0.5 s
+    net = network([0.0, 0.0], samples=[0.0, 0.5], uplink_access="fdma", mode="pipelined")
+    _, trace = run([uploads([2 * MBIT, MBIT])], net)
+    t1 = 0.5 + 2 / LOG2_3
+    assert events(trace, "compute") == [(0, 0, 0), (1, 0, 0.5)]
+    assert events(trace, "uplink") == [(1, 0.5, t1), (0, 0, t1 + 0.5)]
+
+
+def test_fdma_upload_running_at_the_deadline_is_cut_and_its_airtime_paid():
+    net = network([0.0, 0.0], uplink_access="fdma", deadline=2.0)
+    records, trace = run([uploads([MBIT, 3 * MBIT])], net)
+    # both at log2(3)/2 Mbit/s: device 0 done at 2/log2(3) = 1.26186 s; device 1 then alone at
+    # 1 Mbit/s, cut at 2 s with 1 + 0.73814 Mbit sent
+    assert records[0].arrived == (0,)
+    dropped = [e for e in trace if e.kind == "dropped"]
+    assert [(e.entity, e.start, e.end, e.reason) for e in dropped] == [(1, 0.0, 2.0, "deadline")]
+    assert dropped[0].bits == pytest.approx(MBIT + (2 - 2 / LOG2_3) * MBIT)
+    assert dropped[0].energy_j == pytest.approx(1.0 * 2.0)  # 1 W for 2 s
+    assert records[0].end == 2.0
+
+
+def test_outages_miss_the_stream_or_the_upload_and_the_outcome_says_who():
+    # uplink 20 dB below the downlink; threshold -5 dB. Device 0: 30/10 dB, fine. Device 1: 10/-10 dB,
+    # uplink outage. Device 2: -10/-30 dB, downlink outage: no compute, no upload.
+    net = network([30.0, 10.0, -10.0], samples=[1.0, 1.0, 1.0], ul_noise_figure_db=20.0, outage_snr_db=-5.0)
+    plan = RoundPlan((Stream((0, 1, 2), MBIT),), {0: MBIT, 1: MBIT, 2: MBIT}, (0, 1, 2))
+    records, trace = run([plan], net)
+    rate_1 = math.log2(1 + 10.0) * MBIT  # the weakest member that can receive: device 1 at 10 dB
+    t_dl = MBIT / rate_1
+    assert events(trace, "downlink") == [(0, 0, t_dl)]
+    assert events(trace, "compute") == [(0, t_dl, t_dl + 1), (1, t_dl, t_dl + 1)]
+    outcome = records[0].outcome
+    assert outcome.received == (0, 1) and outcome.computed == (0, 1) and outcome.arrived == (0,)
+    assert outcome.dropped == {2: "downlink-outage", 1: "uplink-outage"}
+    t_ul = MBIT / (math.log2(1 + 10.0) * MBIT)  # device 0's uplink at 10 dB
+    assert events(trace, "uplink") == [(0, t_dl + 1, t_dl + 1 + t_ul)]
+    assert records[0].uplink_bits == MBIT
+
+
+def test_a_stream_nobody_can_receive_is_not_sent():
+    net = network([-20.0, 20.0], outage_snr_db=-5.0)
+    plan = RoundPlan((Stream((0,), MBIT), Stream((1,), MBIT)), {}, (0, 1))
+    records, trace = run([plan], net)
+    rate = math.log2(1 + 100.0) * MBIT
+    assert events(trace, "downlink") == [(0, 0, 0), (1, 0, MBIT / rate)]
+    assert records[0].downlink_bits == MBIT
+
+
+def test_energy_per_device_is_hand_computed():
+    # device d: SNR 0 dB (1 Mbit/s both ways), 1 W uplink; compute kappa * cycles * f^2 with f = 1 Hz;
+    # receive 0.5 W while its stream is on the air
+    net = network([0.0, 0.0], samples=[2.0, 4.0], kappa=0.25, receive_power_w=0.5)
+    plan = RoundPlan((Stream((0, 1), MBIT),), {0: MBIT, 1: 2 * MBIT}, (0, 1), {1: 2.0})
+    records, trace = run([plan], net)
+    # device 0: receive 0.5 W x 1 s, compute 0.25 x 2 cycles, uplink 1 W x 1 s
+    # device 1: receive 0.5, compute 0.25 x (2 x 4) cycles, uplink 1 W x 2 s
+    assert records[0].energy_j == pytest.approx({0: 0.5 + 0.5 + 1.0, 1: 0.5 + 2.0 + 2.0})
+    assert events(trace, "compute") == [(0, 1, 3), (1, 1, 9)]  # 2 s; 2 x 4 s (compute scale 2)
+    per_device = {0: 0.0, 1: 0.0}
+    for e in trace:
+        if e.kind in ("receive", "compute", "uplink", "dropped"):
+            per_device[e.entity] += e.energy_j
+    assert per_device == pytest.approx(records[0].energy_j)
+
+
+def rate(bandwidth_hz, snr_linear):
+    return bandwidth_hz * math.log2(1 + snr_linear)
+
+
+def test_reduction_to_the_normalized_closed_form():
+    """Equal deterministic channels, bandwidths set so that T_ul / T_dl = rho: the barrier round
+    time equals T_dl (m + rho N) + T_min + H_N / mu (journal V-D), in seconds, over 5,000 rounds."""
+    devices, streams, rho, model_bits = 20, 4, 4.0, 1e6
+    cell = Cell(scenario="umi", distances_m=(80.0,) * devices, los="los", shadowing=False)
+    layout = cell.place(devices, np.random.default_rng(0))
+    gain_db = float(layout.gain_db[0])
+    downlink = LinkBudget(10e6, 1.0, 7.0)
+    snr = lambda bw, budget: 10 ** ((budget.tx_power_dbm + gain_db - (-174 + 10 * math.log10(bw) + budget.noise_figure_db)) / 10)
+    r_dl = rate(10e6, snr(10e6, downlink))
+    power_ul, nf_ul = 0.2, 5.0
+    bw_ul = brentq(lambda bw: rate(bw, snr(bw, LinkBudget(bw, power_ul, nf_ul))) - r_dl / rho, 1e3, 10e6)
+    t_min_s, inv_mu_s = 0.05, 0.03
+    system = PhysicalSystem(cell, downlink, LinkBudget(bw_ul, power_ul, nf_ul), fading="none", cycles_per_sample=1e4,
+                            cpu_hz=2e9, compute_extra_s=inv_mu_s, mode="barrier")
+    net = system.bind(layout, np.full(devices, t_min_s * 2e9 / 1e4))
+    groups = [tuple(range(s, devices, streams)) for s in range(streams)]
+    plan = RoundPlan(tuple(Stream(g, model_bits) for g in groups), {d: model_bits for d in range(devices)}, tuple(range(devices)))
+    records, _ = simulate_rounds([plan] * 5000, net, model_bits, np.random.default_rng(3), channel_rng=np.random.default_rng(4))
+    t_dl = model_bits / r_dl
+    closed = expected_round_time_barrier(streams, devices, rho, t_min_s, inv_mu_s, t_dl=t_dl)
+    simulated = np.mean([r.duration for r in records])
+    assert abs(simulated - closed) / closed < 0.01
+    # and the same draws give the normalized system's times scaled by T_dl, round by round
+    normalized, _ = simulate_rounds([plan] * 50, NetworkSystem(rho=rho, t_min=t_min_s / t_dl, inv_mu=inv_mu_s / t_dl, mode="barrier"),
+                                    model_bits, np.random.default_rng(3))
+    np.testing.assert_allclose([r.duration * t_dl for r in normalized], [r.duration for r in records[:50]], rtol=1e-9)
+
+
+def test_channel_draws_leave_the_compute_draws_unchanged():
+    """The compute generator gives the same draws with the physical layer on or off."""
+    plan = RoundPlan((), {}, (0, 1, 2))
+    off, trace_off = simulate_rounds([plan] * 3, NetworkSystem(rho=1, t_min=0, inv_mu=0.7), MBIT, np.random.default_rng(9))
+    faded = network([5.0] * 3, fading="rayleigh", compute_extra_s=0.7)
+    _, trace_on = simulate_rounds([plan] * 3, faded, MBIT, np.random.default_rng(9), channel_rng=np.random.default_rng(123))
+    durations = lambda trace: [e.end - e.start for e in trace if e.kind == "compute"]
+    np.testing.assert_allclose(durations(trace_on), durations(trace_off), rtol=1e-12)
+
+
+def test_physical_network_needs_its_channel_generator():
+    with pytest.raises(ValueError, match="channel generator"):
+        simulate_rounds([uploads([MBIT])], network([0.0]), MBIT, np.random.default_rng(0))
+
+
+def test_normalized_outcomes_agree_on_both_simulators_and_name_the_deadline():
+    """Who received, computed, arrived and why the others were dropped: the timeline and the
+    per-device processes agree (a device cut while computing did not compute)."""
+    plan = RoundPlan((Stream((0, 1, 2), MBIT),), {0: MBIT, 1: MBIT, 2: MBIT}, (0, 1, 2), {2: 10.0})
+    system = NetworkSystem(rho=2, t_min=1, inv_mu=0, deadline=5.5)
+    outcomes = [simulate_rounds([plan], system, MBIT, np.random.default_rng(0), simulator=s)[0][0].outcome
+                for s in ("timeline", "processes")]
+    # stream ends at 1, compute at 2 (device 2: at 11, cut at 5.5); uploads 2-4, then 4-6 > 5.5: dropped
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0].received == (0, 1, 2) and outcomes[0].computed == (0, 1) and outcomes[0].arrived == (0,)
+    assert outcomes[0].dropped == {1: "deadline", 2: "deadline"}
+
+
+def test_a_physical_round_runs_the_same_whichever_simulator_is_named():
+    net = network([0.0] * 3, uplink_access="fdma")
+    runs = [simulate_rounds([uploads([MBIT, 2 * MBIT, 3 * MBIT])], net, MBIT, np.random.default_rng(0),
+                            simulator=s, channel_rng=np.random.default_rng(1)) for s in ("timeline", "processes")]
+    assert runs[0][1] == runs[1][1] and runs[0][0][0].end == runs[1][0][0].end

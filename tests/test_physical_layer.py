@@ -1,0 +1,203 @@
+"""The physical layer's formulas against hand-computed values: TR 38.901 path loss, noise,
+Shannon rates, weakest-member multicast, outages, energy; the seeded cell layout."""
+
+import math
+
+import numpy as np
+import pytest
+
+from netsim import energy, pathloss, radio
+from netsim.cell import Cell
+from netsim.physical import LinkBudget, PhysicalSystem
+
+GHZ = 1e9
+
+# Hand computation, fc = 3.5 GHz, h_UT = 1.5 m, c = 3e8 m/s, h_E = 1 m:
+# UMi (h_BS = 10 m): d'BP = 4 * 9 * 0.5 * 3.5e9 / 3e8 = 210 m
+#   d2D = 20 m:  d3D = sqrt(20^2 + 8.5^2) = 21.7313;  PL1 = 32.4 + 21 log10(21.7313) + 20 log10(3.5) = 71.360167
+#                NLOS' = 35.3 log10(21.7313) + 22.4 + 21.3 log10(3.5) = 81.187785
+#   d2D = 150 m: d3D = 150.2406;  PL1 = 88.993897;  NLOS' = 110.829245
+#   d2D = 400 m: d3D = 400.0903 (beyond d'BP);
+#                PL2 = 32.4 + 40 log10(400.0903) + 20 log10(3.5) - 9.5 log10(210^2 + 8.5^2) = 103.238761
+#                NLOS' = 125.844828
+# UMa (h_BS = 25 m): d'BP = 4 * 24 * 0.5 * 3.5e9 / 3e8 = 560 m
+#   d2D = 50 m:   d3D = 55.2472;   PL1 = 28 + 22 log10(55.2472) + 20 log10(3.5) = 77.212182
+#                 NLOS' = 13.54 + 39.08 log10(55.2472) + 20 log10(3.5) = 92.510838
+#   d2D = 300 m:  d3D = 300.9190;  PL1 = 93.407253;  NLOS' = 121.279172
+#   d2D = 1000 m: d3D = 1000.2761; PL2 = 28 + 40 log10(1000.2761) + 20 log10(3.5) - 9 log10(560^2 + 23.5^2) = 109.411895
+#                 NLOS' = 141.666046
+HAND = {
+    ("umi", "los"): ((20, 150, 400), (71.360167, 88.993897, 103.238761)),
+    ("umi", "nlos"): ((20, 150, 400), (81.187785, 110.829245, 125.844828)),
+    ("uma", "los"): ((50, 300, 1000), (77.212182, 93.407253, 109.411895)),
+    ("uma", "nlos"): ((50, 300, 1000), (92.510838, 121.279172, 141.666046)),
+}
+HEIGHTS = {"umi": 10.0, "uma": 25.0}
+
+
+@pytest.mark.parametrize("scenario,state", list(HAND))
+def test_path_loss_equals_hand_computed_tr38901_values(scenario, state):
+    distances, expected = HAND[(scenario, state)]
+    prop = pathloss.SCENARIOS[scenario]
+    formula = prop.los_db if state == "los" else prop.nlos_db
+    got = formula(np.array(distances, dtype=float), HEIGHTS[scenario], 1.5, 3.5 * GHZ)
+    np.testing.assert_allclose(got, expected, atol=1e-6)
+    per_device = prop.path_loss_db(distances, [state == "los"] * 3, HEIGHTS[scenario], 1.5, 3.5 * GHZ)
+    np.testing.assert_allclose(per_device, expected, atol=1e-6)
+
+
+def test_breakpoint_distance():
+    assert pathloss.breakpoint_distance_m(10, 1.5, 3.5 * GHZ) == pytest.approx(210.0)
+    assert pathloss.breakpoint_distance_m(25, 1.5, 3.5 * GHZ) == pytest.approx(560.0)
+
+
+def test_nlos_is_never_below_los():
+    # UMa at d2D = 10 m with h_UT = 12.5 m: d3D = 16.0078, LOS PL1 = 65.376664 exceeds
+    # NLOS' = 13.54 + 39.08 log10(16.0078) + 20 log10(3.5) - 0.6 * 11 = 64.886653, so NLOS = LOS
+    assert pathloss.uma_nlos_db(10.0, 25.0, 12.5, 3.5 * GHZ) == pytest.approx(65.376664, abs=1e-6)
+    d = np.linspace(10, 5000, 400)
+    for prop in pathloss.SCENARIOS.values():
+        assert np.all(prop.nlos_db(d, HEIGHTS[prop.name], 1.5, 3.5 * GHZ) >= prop.los_db(d, HEIGHTS[prop.name], 1.5, 3.5 * GHZ))
+
+
+def test_los_probability_table_7_4_2_1():
+    # UMi at 36 m: 18/36 + exp(-1) (1 - 18/36) = 0.5 + 0.5 e^-1;  UMa at 63 m: 18/63 + e^-1 (45/63)
+    assert pathloss.umi_los_probability(36.0) == pytest.approx(0.5 + 0.5 * math.exp(-1))
+    assert pathloss.uma_los_probability(63.0) == pytest.approx(18 / 63 + math.exp(-1) * 45 / 63)
+    assert pathloss.umi_los_probability(12.0) == 1.0 == pathloss.uma_los_probability(18.0)
+
+
+def test_noise_snr_and_shannon_rate():
+    # -174 + 10 log10(20e6) + 9 = -91.9897 dBm
+    assert radio.noise_power_dbm(20e6, 9.0) == pytest.approx(-174 + 73.0103 + 9, abs=1e-4)
+    # 30 dBm - 100 dB of loss over 10 MHz, NF 0: noise -104 dBm, SNR 34 dB
+    assert radio.snr_db(30.0, -100.0, 10e6, 0.0) == pytest.approx(34.0)
+    assert radio.shannon_rate_bps(10e6, 15.0) == pytest.approx(40e6)  # 10 MHz * log2(16)
+    gap = 10 * math.log10(3)  # SNR 15 over a 4.77 dB gap is 5: log2(6)
+    assert radio.shannon_rate_bps(10e6, 15.0, gap) == pytest.approx(10e6 * math.log2(6))
+    # SNR 20 dB: log2(101) = 6.658 bit/s/Hz, capped at 5.5547 (TS 38.214 CQI 15, 64QAM 948/1024)
+    assert radio.shannon_rate_bps(1e6, 100.0, 0.0, 5.5547) == pytest.approx(5.5547e6)
+    assert radio.dbm_to_w(23.0) == pytest.approx(0.19953, rel=1e-4)
+    assert radio.w_to_dbm(1.0) == pytest.approx(30.0)
+
+
+def test_energy_formulas():
+    assert energy.transmit_energy_j(0.2, 0.5) == pytest.approx(0.1)
+    assert energy.receive_energy_j(0.1, 3.0) == pytest.approx(0.3)
+    # kappa 1e-28, 2e4 cycles/sample x 100 samples, 1 GHz: 1e-28 * 2e6 * 1e18 = 2e-4 J in 2 ms
+    assert energy.compute_energy_j(1e-28, 2e6, 1e9) == pytest.approx(2e-4)
+    assert energy.compute_time_s(2e6, 1e9) == pytest.approx(2e-3)
+
+
+def flat_system(snr_db_by_device, **extra):
+    """A 1 MHz link at 1 W, no fading: the geometry only sizes the system."""
+    cell = Cell(scenario="umi", distances_m=tuple([50.0] * len(snr_db_by_device)), los="los", shadowing=False)
+    budget = LinkBudget(1e6, 1.0, 0.0)
+    return PhysicalSystem(cell, budget, budget, fading="none", **extra)
+
+
+def channel_with(snr_db, **extra):
+    """One round's channel with the given per-device SNRs (dB), both directions."""
+    system = flat_system(snr_db, **extra)
+    network = system.bind(system.cell.place(len(snr_db), np.random.default_rng(0)), [1.0] * len(snr_db))
+    channel = network.draw_round(np.random.default_rng(1))
+    snr = np.array(snr_db, dtype=float)
+    return type(channel)(network, snr, snr)
+
+
+def test_multicast_airtime_is_payload_over_the_weakest_members_rate():
+    channel = channel_with([20.0, 10.0, 0.0, -20.0], outage_snr_db=-10.0)
+    rates = 1e6 * np.log2(1 + 10 ** (np.array([20.0, 10.0, 0.0]) / 10))
+    assert channel.stream_airtime_s((0, 1), 1e6) == pytest.approx(1e6 / rates[1])
+    assert channel.stream_airtime_s((0, 1, 2), 1e6) == pytest.approx(1e6 / rates[2])  # 1 Mbit at 1 Mbit/s: 1 s
+    assert channel.stream_airtime_s((0,), 5e5) == pytest.approx(5e5 / rates[0])
+    # device 3 (-20 dB) is in outage: it does not slow the stream down, it misses it
+    assert list(channel.downlink_outage) == [False, False, False, True]
+    assert channel.stream_airtime_s((0, 3), 1e6) == pytest.approx(1e6 / rates[0])
+    assert channel.stream_airtime_s((3,), 1e6) == 0.0
+
+
+def test_fdma_share_concentrates_the_power():
+    channel = channel_with([0.0, 0.0])
+    # half of 1 MHz with the SNR doubled: 0.5e6 * log2(1 + 2) bit/s
+    assert channel.uplink_share_bps(0, 2) == pytest.approx(0.5e6 * math.log2(3))
+    assert channel.uplink_share_bps(0, 1) == pytest.approx(1e6)
+
+
+def test_rayleigh_fading_has_unit_mean_power_and_is_redrawn_each_round():
+    cell = Cell(scenario="uma", bs_height_m=25.0, inner_radius_m=35.0, outer_radius_m=289.0)
+    budget = LinkBudget(20e6, 1.0, 5.0)
+    system = PhysicalSystem(cell, budget, budget)
+    network = system.bind(cell.place(4, np.random.default_rng(0)), [1.0] * 4)
+    rng = np.random.default_rng(2)
+    mean_dl, _ = system.mean_snr_db(network.layout)
+    draws = np.array([network.draw_round(rng).downlink_snr_db for _ in range(20000)])
+    gains = 10 ** ((draws - mean_dl) / 10)
+    np.testing.assert_allclose(gains.mean(axis=0), 1.0, atol=0.03)
+    assert not np.allclose(draws[0], draws[1])
+
+
+def test_layout_is_seeded_uniform_over_the_annulus_with_table_los_and_shadowing():
+    cell = Cell(scenario="umi", inner_radius_m=10.0, outer_radius_m=200.0)
+    layout = cell.place(40000, np.random.default_rng(5))
+    d = layout.distance_m
+    assert d.min() >= 10.0 and d.max() <= 200.0
+    # uniform over the area: d^2 uniform on [100, 40000], mean 20050
+    assert np.mean(d**2) == pytest.approx(20050, rel=0.01)
+    expected_los = pathloss.umi_los_probability(d).mean()
+    assert layout.los.mean() == pytest.approx(expected_los, abs=0.01)
+    assert layout.shadowing_db[layout.los].std() == pytest.approx(4.0, rel=0.03)
+    assert layout.shadowing_db[~layout.los].std() == pytest.approx(7.82, rel=0.03)
+    again = cell.place(40000, np.random.default_rng(5))
+    np.testing.assert_array_equal(again.x_m, layout.x_m)
+    flat = Cell(scenario="umi", inner_radius_m=10.0, outer_radius_m=200.0, los="nlos", shadowing=False).place(40000, np.random.default_rng(5))
+    np.testing.assert_array_equal(flat.x_m, layout.x_m)  # same positions, other LOS mode
+    assert not flat.los.any() and not flat.shadowing_db.any()
+
+
+def test_given_distances():
+    layout = Cell(distances_m=(10.0, 50.0, 99.0), los="los").place(3, np.random.default_rng(0))
+    np.testing.assert_allclose(layout.distance_m, [10.0, 50.0, 99.0])
+    with pytest.raises(ValueError, match="3 distances given for 2 devices"):
+        Cell(distances_m=(10.0, 50.0, 99.0)).place(2, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("cell,message", [
+    (dict(inner_radius_m=-5.0), "radii must be > 0"),
+    (dict(outer_radius_m=-100.0), "radii must be > 0"),
+    (dict(inner_radius_m=150.0, outer_radius_m=100.0), "inner radius 150 m is above the outer radius 100 m"),
+    (dict(carrier_hz=-3.5e9), "carrier frequency must be > 0"),
+    (dict(carrier_hz=200e9), "0.5..100 GHz"),
+    (dict(inner_radius_m=5.0), "10 m <= d2D"),
+    (dict(scenario="rma"), "unknown propagation scenario"),
+    (dict(los="sometimes"), "unknown LOS mode"),
+    (dict(scenario="uma", bs_height_m=25.0, ut_height_m=15.0), "< 13"),
+])
+def test_impossible_cells_are_refused(cell, message):
+    with pytest.raises(ValueError, match=message):
+        Cell(**cell)
+
+
+@pytest.mark.parametrize("budget,message", [
+    (LinkBudget(-1e6, 1.0, 5.0), "bandwidth must be > 0"),
+    (LinkBudget(1e6, -0.2, 5.0), "transmit power must be > 0"),
+    (LinkBudget(1e6, 0.2, -1.0), "noise figure must be >= 0"),
+])
+def test_impossible_links_are_refused(budget, message):
+    with pytest.raises(ValueError, match=message):
+        PhysicalSystem(Cell(), budget, LinkBudget(1e6, 0.2, 5.0))
+    with pytest.raises(ValueError, match=message):
+        PhysicalSystem(Cell(), LinkBudget(1e6, 0.2, 5.0), budget)
+
+
+@pytest.mark.parametrize("extra,message", [
+    (dict(cpu_hz=-1e9), "CPU frequency must be > 0"),
+    (dict(uplink_access="cdma"), "unknown uplink access"),
+    (dict(fading="rician"), "unknown fading model"),
+    (dict(kappa=-1.0), "kappa must be >= 0"),
+    (dict(receive_power_w=-0.1), "receive_power_w must be >= 0"),
+])
+def test_impossible_systems_are_refused(extra, message):
+    budget = LinkBudget(1e6, 0.2, 5.0)
+    with pytest.raises(ValueError, match=message):
+        PhysicalSystem(Cell(), budget, budget, **extra)

@@ -11,6 +11,7 @@ from typing import Sequence
 import numpy as np
 
 from figures.results import read_run
+from figures.style import algorithm_style
 
 TIME_LABELS = {"T_dl": "simulated time / $T_{dl}$", "s": "simulated time (s)"}
 
@@ -58,7 +59,8 @@ def plot_accuracy_vs_time(
         for run in runs:
             label = run.label if name else f"{run.label} ({run.summary.get('system', '')})"
             x = run.time if axis == "time" else run.energy_j
-            ax.plot(x, run.mean_accuracy, label=label, linewidth=1.6)
+            ax.plot(x, run.mean_accuracy, label=label, linewidth=1.6, markevery=max(1, len(x) // 8),
+                    **algorithm_style(run.label))
         if axis == "energy":
             ax.set_xlabel("energy of all devices (J)")
         else:

@@ -99,11 +99,3 @@ def choices(steps: list[Step], rows: list[dict], systems) -> list[dict]:
                        "time_to_target": best["time_to_target"], "bits_to_target": best["bits_to_target"]})
     return answer
 
-
-def silhouette_of(learner) -> dict[int, float]:
-    """Run a user-centric learner's set-up computation (round 0, no network needed) and return
-    its silhouette curve (the learner must have ``streams = "auto"``)."""
-    everyone = range(learner.num_devices)
-    learner.local_update(0, everyone)
-    learner.aggregate(0, everyone)
-    return dict(learner.silhouette)

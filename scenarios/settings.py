@@ -165,6 +165,8 @@ _USER_CENTRIC = {
     "variance_batch_fraction": Setting(float, low=0, high=1, low_open=True, high_open=True),
     "variance_batch_size": positive_int(none=True),
     "variance_divisor": Setting(float, low=1),  # at most the smallest local set: checked with the data
+    "formation": Setting(str, choices=("similarity", "channel")),
+    "silhouette_loss": non_negative(),
 }
 
 ALGORITHM_OPTIONS: dict[str, dict[str, Setting]] = {

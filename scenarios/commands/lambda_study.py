@@ -48,9 +48,10 @@ def execute(args):
     from figures.lambda_study import plot_lambda_study
     from scenarios.compare import run_all
     from scenarios.datasets import resolve_data_dir
-    from scenarios.lambda_study import choices, measure, silhouette_of, staircase
+    from scenarios.lambda_study import choices, measure, staircase
     from scenarios.results import atomic_write_text, check_output_dir, json_text, make_output_dir, remove_stale_staging, sha256_text
     from scenarios.runner import RunSpec, prepare
+    from scenarios.silhouette import setup_silhouette
     from scenarios.systems import get_system
     from scenarios.tables import rows_csv
 
@@ -69,7 +70,8 @@ def execute(args):
         return RunSpec(args.scenario, "user-centric", system=args.system, rounds=args.rounds, seed=args.seed,
                        options={**options, "streams": streams}, training=training)
 
-    silhouette = silhouette_of(prepare(spec("auto"), data_dir).learner)
+    prepare(spec("auto"), data_dir)  # every setting checked
+    silhouette = setup_silhouette(spec("auto"), data_dir)
     steps = staircase(silhouette)
     specs = [spec(step.k) for step in steps]
     names = [prepare(s, data_dir).name for s in specs]  # every training checked before anything is written

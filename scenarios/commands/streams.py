@@ -32,17 +32,19 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from learning.weights import choose_stream_count
-    from scenarios.lambda_study import silhouette_of
     from scenarios.datasets import resolve_data_dir
 
     for lam in args.lambdas:
         ALGORITHM_OPTIONS["user-centric"]["lam"].check("--lambda", lam)
     RUN_SETTINGS["seed"].check("--seed", args.seed)
+    from scenarios.silhouette import setup_silhouette
+
     get_scenario(args.scenario)
     options = {**dict(parse_option(text) for text in args.option), "streams": "auto"}
     spec = RunSpec(args.scenario, "user-centric", seed=args.seed, options=options, training=training_overrides(args))
-    learner = prepare(spec, str(resolve_data_dir(args.data_dir))).learner
-    silhouette = silhouette_of(learner)  # the set-up phase's computation; no network needed here
+    data_dir = str(resolve_data_dir(args.data_dir))
+    prepare(spec, data_dir)  # every setting checked
+    silhouette = setup_silhouette(spec, data_dir)
     chosen = {repr(lam): choose_stream_count(silhouette, lam) for lam in args.lambdas}
     data_out = {"silhouette": {str(k): s for k, s in silhouette.items()}, "chosen": chosen}
     curve = table(["k", "silhouette"], [[k, f"{s:+.3f}"] for k, s in silhouette.items()])

@@ -1,0 +1,194 @@
+"""The journal's figures from result folders (user-centric FL, V-B to V-D): Fig. 2 and 3
+(accuracy against rounds and bits), Fig. 5 (silhouette curves), Fig. 6 (accuracy against time
+on three systems, every run re-timed from its recorded plans, not retrained).
+
+Every figure is one IEEE column wide, in PDF and PNG. A run label's several seeds are drawn as
+their mean with a shaded min-max band; where the x value (time, bits) differs between seeds,
+the x of a point is the seeds' mean at that evaluated round.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from figures.results import ResultError, RunCurve, read_run
+from figures.style import COLUMN_WIDTH_IN, algorithm_style, ieee_style
+
+FORMATS = ("pdf", "png")
+BAND = "min-max over seeds"
+SCENARIO_STYLE = (("#1f77b4", "o", "-"), ("#d62728", "s", "--"), ("#2ca02c", "^", ":"), ("#9467bd", "D", "-."))
+
+
+@dataclass(frozen=True)
+class Band:
+    """Seeds of one label at their common evaluated rounds: mean x, mean, min and max y."""
+
+    x: np.ndarray
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    seeds: int
+
+
+def seed_band(curves: Sequence[RunCurve], x: str = "rounds", y: str = "mean_accuracy") -> Band:
+    """``x``: ``rounds``, ``time`` or ``bits`` (downlink + uplink); ``y``: a curve field."""
+    common = sorted(set.intersection(*(set(c.rounds) for c in curves)))
+    if not common:
+        raise ResultError(f"runs of {curves[0].label} share no evaluated round")
+    xs, ys = [], []
+    for c in curves:
+        at = {r: i for i, r in enumerate(c.rounds)}
+        index = [at[r] for r in common]
+        if x == "rounds":
+            xs.append(np.array(common, dtype=float))
+        elif x == "time":
+            xs.append(np.array(c.time)[index])
+        elif x == "bits":
+            xs.append(np.array(c.downlink_bits)[index] + np.array(c.uplink_bits)[index])
+        else:
+            raise ValueError(f"unknown x axis {x!r}")
+        ys.append(np.array(getattr(c, y))[index])
+    ys = np.stack(ys)
+    return Band(np.mean(xs, axis=0), ys.mean(axis=0), ys.min(axis=0), ys.max(axis=0), len(curves))
+
+
+def draw_band(ax, label: str, band: Band) -> None:
+    style = algorithm_style(label)
+    ax.plot(band.x, band.mean, label=label, markevery=max(1, len(band.x) // 8), **style)
+    if band.seeds > 1:
+        ax.fill_between(band.x, band.low, band.high, color=style["color"], alpha=0.18, linewidth=0)
+
+
+def save(fig, stem: Path) -> list[Path]:
+    """``stem``.pdf and ``stem``.png, each written to a temporary name and renamed."""
+    written = []
+    for fmt in FORMATS:
+        final = stem.with_suffix(f".{fmt}")
+        tmp = final.with_name(f".{final.name}.tmp")
+        try:
+            fig.savefig(tmp, format=fmt)
+            os.replace(tmp, final)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+        written.append(final)
+    return written
+
+
+def _legend_below(fig, axes) -> None:
+    handles, labels = {}, []
+    for ax in axes:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            if l not in handles:
+                handles[l] = h
+                labels.append(l)
+    fig.legend([handles[l] for l in labels], labels, loc="outside lower center", ncol=2, frameon=False)
+
+
+def _read(folders: Sequence[str | Path]) -> list[RunCurve]:
+    return [read_run(f) for f in folders]
+
+
+def accuracy_panels(
+    panels: Mapping[str, Mapping[str, Sequence[str | Path]]],
+    stem: Path,
+    x: str = "rounds",
+    x_label: str = "communication round",
+    curves: Mapping[str, Mapping[str, Sequence[RunCurve]]] | None = None,
+) -> list[Path]:
+    """One panel per title (stacked), one band per label; ``panels``: title -> label -> folders
+    of that label's seeds. ``curves`` replaces reading the folders (re-timed curves)."""
+    curves = curves or {t: {l: _read(f) for l, f in runs.items()} for t, runs in panels.items()}
+    with ieee_style() as plt:
+        fig, axes = plt.subplots(len(curves), 1, figsize=(COLUMN_WIDTH_IN, 1.7 * len(curves) + 1.0),
+                                 squeeze=False, layout="constrained")
+        axes = axes[:, 0]
+        for ax, (title, runs) in zip(axes, curves.items()):
+            for label, seeds in runs.items():
+                draw_band(ax, label, seed_band(seeds, x))
+            ax.set_title(title)
+            ax.set_ylabel("avg. validation acc.")
+            ax.set_xlabel(x_label)
+            ax.grid(alpha=0.3)
+            if x == "bits":
+                ax.set_xscale("log")
+        _legend_below(fig, axes)
+        try:
+            return save(fig, stem)
+        finally:
+            plt.close(fig)
+
+
+def stackoverflow_figure(runs: Mapping[str, Sequence[str | Path]], stem: Path, title: str) -> list[Path]:
+    """Fig. 3: accuracy against rounds (a) and against downlink + uplink bits (b)."""
+    curves = {label: _read(folders) for label, folders in runs.items()}
+    with ieee_style() as plt:
+        fig, axes = plt.subplots(2, 1, figsize=(COLUMN_WIDTH_IN, 4.4), layout="constrained")
+        for ax, (x, x_label) in zip(axes, (("rounds", "communication round"), ("bits", "bits sent (downlink + uplink)"))):
+            for label, seeds in curves.items():
+                draw_band(ax, label, seed_band(seeds, x))
+            ax.set_ylabel("avg. validation acc.")
+            ax.set_xlabel(x_label)
+            ax.grid(alpha=0.3)
+        axes[0].set_title(f"(a) {title}: accuracy against rounds")
+        axes[1].set_title(f"(b) {title}: accuracy against bits")
+        axes[1].set_xscale("log")
+        _legend_below(fig, axes)
+        try:
+            return save(fig, stem)
+        finally:
+            plt.close(fig)
+
+
+def read_silhouette(path: Path) -> dict[str, dict[int, dict[int, float]]]:
+    """``silhouette.csv`` (scenario, seed, k, silhouette) -> scenario -> seed -> k -> score."""
+    out: dict[str, dict[int, dict[int, float]]] = {}
+    try:
+        with open(path, newline="") as handle:
+            for row in csv.DictReader(handle):
+                out.setdefault(row["scenario"], {}).setdefault(int(row["seed"]), {})[int(row["k"])] = float(row["silhouette"])
+    except (OSError, ValueError, KeyError) as error:
+        raise ResultError(f"{path} is not a silhouette table ({error.__class__.__name__}: {error})") from None
+    return out
+
+
+def silhouette_figure(path: Path, stem: Path, names: Mapping[str, str], max_k: int = 10) -> list[Path]:
+    """Fig. 5: the silhouette score of k-means on W's rows for k = 2..``max_k`` (k = 1 and
+    k = m are 0 by convention, not drawn), one line per scenario, mean and band over seeds."""
+    table = read_silhouette(path)
+    with ieee_style() as plt:
+        fig, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 2.8), layout="constrained")
+        for (scenario, seeds), (colour, marker, line) in zip(table.items(), SCENARIO_STYLE * 4):
+            ks = sorted(set.intersection(*(set(k for k in curve if 2 <= k <= max_k and k < max(curve)) for curve in seeds.values())))
+            scores = np.array([[curve[k] for k in ks] for curve in seeds.values()])
+            ax.plot(ks, scores.mean(axis=0), color=colour, marker=marker, linestyle=line, label=names.get(scenario, scenario))
+            if len(seeds) > 1:
+                ax.fill_between(ks, scores.min(axis=0), scores.max(axis=0), color=colour, alpha=0.18, linewidth=0)
+        ax.set_xlabel("number of clusters k")
+        ax.set_ylabel("silhouette score")
+        ax.grid(alpha=0.3)
+        fig.legend(loc="outside lower center", ncol=2, frameon=False)
+        try:
+            return save(fig, stem)
+        finally:
+            plt.close(fig)
+
+
+def systems_figure(runs: Mapping[str, Sequence[str | Path]], systems: Mapping, stem: Path) -> list[Path]:
+    """Fig. 6: one panel per system (name -> ``NetworkSystem``), every run re-timed on it from
+    its recorded plans with compute draws from the run's own seed (so all algorithms of a seed
+    see the same draws), accuracy against time / T_dl."""
+    from figures.retime import retimed_curve
+
+    curves = {
+        name: {label: [retimed_curve(f, system, np.random.default_rng(read_run(f).config["seed"])) for f in folders]
+               for label, folders in runs.items()}
+        for name, system in systems.items()
+    }
+    return accuracy_panels({}, stem, "time", "simulated time / $T_{dl}$", curves=curves)

@@ -1,0 +1,209 @@
+"""The journal's experiment set (user-centric FL, section V, Tables I and II, Fig. 2, 3, 5, 6)
+at a chosen scale, run through ``run_experiment`` in worker processes; finished runs are reused.
+
+Rounds, training settings and algorithm options are the registry's (read when the command runs);
+a scale only chooses how many rounds (a fraction of the scenario's), seeds and evaluations.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from scenarios.errors import UsageError
+from scenarios.registry import get_scenario
+from scenarios.runner import RunSpec, build_data, run_experiment
+from scenarios.workers import worker_pool
+
+# Tables I and II, Fig. 2 and 5: the three image scenarios (MNIST stands in for EMNIST)
+TABLE_SCENARIOS = ("mnist-label-shift", "mnist-rotation", "cifar10-concept-shift")
+TEXT_SCENARIO = "stackoverflow-tags"  # Fig. 3
+TIME_SCENARIO = "mnist-rotation"  # Fig. 6, re-timed on the three systems
+TIME_SYSTEMS = ("wireless-slow-ul", "wireless-fast-ul", "wired")
+SYSTEM = "wireless-slow-ul"  # where every run trains; learning does not depend on it (no deadline)
+
+# (algorithm, options) in the paper's Table I row order, then Table II's extra columns; oracle
+# only where the scenario has true groups
+TABLE_VARIANTS = (
+    ("user-centric", {"streams": None}),
+    ("user-centric", {"streams": 4}),
+    ("scaffold", {}),
+    ("ditto", {}),
+    ("pfedme", {}),
+    ("fedprox", {}),
+    ("local", {}),
+    ("fedavg", {}),
+    ("oracle", {}),
+    ("cfl", {}),
+    ("fedfomo", {}),
+)
+# Fig. 3 (V-B): full personalization and 16 streams against the baselines
+TEXT_VARIANTS = (
+    ("user-centric", {"streams": None}),
+    ("user-centric", {"streams": 16}),
+    ("fedfomo", {}),
+    ("cfl", {}),
+    ("ditto", {}),
+    ("pfedme", {}),
+    ("scaffold", {}),
+    ("fedprox", {}),
+    ("fedavg", {}),
+    ("local", {}),
+)
+# Fig. 6: the labels drawn (a readable subset of the rotation runs)
+TIME_LABELS = ("user-centric k=m", "user-centric k=4", "oracle", "cfl", "fedfomo", "fedavg", "local")
+
+
+@dataclass(frozen=True)
+class Scale:
+    """How much of the experiment set to run: ``rounds_fraction`` of each scenario's rounds (or
+    ``fixed_rounds``), ``seeds`` seeds, about ``evaluations`` evaluations per run, and (for the
+    quick scales only) the ``participation`` fraction of devices that train in a round (the
+    set-up round and every evaluation still take all devices)."""
+
+    name: str
+    seeds: int
+    evaluations: int | None  # None: every round
+    rounds_fraction: float = 1.0
+    fixed_rounds: int | None = None
+    participation: float | None = None  # None: the scenario's (all devices in the journal's)
+    description: str = ""
+
+    def rounds(self, scenario_rounds: int) -> int:
+        if self.fixed_rounds is not None:
+            return self.fixed_rounds
+        return max(1, round(self.rounds_fraction * scenario_rounds))
+
+    def evaluate_every(self, rounds: int) -> int:
+        return 1 if self.evaluations is None else max(1, rounds // self.evaluations)
+
+
+SCALES = {
+    "smoke": Scale("smoke", seeds=1, evaluations=None, fixed_rounds=1, participation=0.1,
+                   description="1 round in which a tenth of the devices train, 1 seed: the tests' scale, numbers meaningless"),
+    "quick": Scale("quick", seeds=1, evaluations=None, fixed_rounds=2, participation=0.25,
+                   description="2 rounds in which a quarter of the devices train, 1 seed, evaluation every round: "
+                   "the whole pipeline in minutes, numbers meaningless"),
+    "medium": Scale("medium", seeds=2, evaluations=10, rounds_fraction=0.1,
+                    description="a tenth of each scenario's rounds, 2 seeds, 10 evaluations per run"),
+    "paper": Scale("paper", seeds=5, evaluations=None,
+                   description="each scenario's full rounds, 5 seeds (Table II: 'averaged over 5 experiments'), "
+                   "evaluation every round"),
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One algorithm variant on one scenario, over the seeds."""
+
+    scenario: str
+    label: str
+    specs: tuple[RunSpec, ...]
+
+
+@dataclass
+class Plan:
+    scale: Scale
+    seeds: int
+    rounds: dict[str, int]  # per scenario
+    scenario_rounds: dict[str, int]  # the registry's
+    evaluate_every: dict[str, int]
+    cells: list[Cell]
+    silhouette_specs: list[RunSpec]  # Fig. 5: the user-centric set-up per scenario and seed
+    has_groups: dict[str, bool]
+
+
+@dataclass
+class Outcome:
+    plan: Plan
+    folders: dict[tuple[str, str], list[str]]  # (scenario, label) -> result folder per seed
+    silhouette: dict[str, dict[int, dict[int, float]]]  # scenario -> seed -> k -> s_k
+    ran: int
+    reused: int
+    timings: dict[str, tuple[float, float]] = field(default_factory=dict)  # folder name -> (wall s, CPU s), runs run now
+
+
+def get_scale(name: str) -> Scale:
+    if name not in SCALES:
+        raise UsageError(f"unknown scale {name!r}; choose from: {', '.join(SCALES)}")
+    return SCALES[name]
+
+
+def make_plan(scale: Scale, seeds: int | None, data_dir: str | None) -> Plan:
+    """Every run of the experiment set at ``scale``; builds each scenario's data once (seed 0)
+    to fail early on missing files and to know which scenarios have true groups."""
+    seeds = scale.seeds if seeds is None else seeds
+    if seeds < 1:
+        raise UsageError(f"--seeds must be >= 1, got {seeds}")
+    scenarios = (*TABLE_SCENARIOS, TEXT_SCENARIO)
+    has_groups = {name: build_data(name, 0, data_dir).groups is not None for name in scenarios}
+    scenario_rounds = {name: get_scenario(name).rounds for name in scenarios}
+    rounds = {name: scale.rounds(r) for name, r in scenario_rounds.items()}
+    every = {name: scale.evaluate_every(r) for name, r in rounds.items()}
+    cells = []
+    for name in scenarios:
+        variants = TEXT_VARIANTS if name == TEXT_SCENARIO else TABLE_VARIANTS
+        for algorithm, options in variants:
+            if algorithm == "oracle" and not has_groups[name]:
+                continue
+            specs = tuple(RunSpec(name, algorithm, SYSTEM, rounds[name], seed, dict(options), evaluate_every=every[name],
+                                  participation=scale.participation)
+                          for seed in range(seeds))
+            cells.append(Cell(name, specs[0].label, specs))
+    silhouette = [RunSpec(name, "user-centric", SYSTEM, rounds[name], seed) for name in TABLE_SCENARIOS for seed in range(seeds)]
+    return Plan(scale, seeds, rounds, scenario_rounds, every, cells, silhouette, has_groups)
+
+
+def _run(spec: RunSpec, out_root: Path, data_dir: str | None, progress) -> tuple[str, bool, float, float]:
+    """(result folder, reused, wall seconds, CPU seconds of this process): the times are
+    reported (how long the scale takes), never part of a result."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    summary = run_experiment(spec, out_root, data_dir, progress)
+    return summary["result_dir"], bool(summary["reused"]), time.perf_counter() - wall, time.process_time() - cpu
+
+
+def _silhouette(spec: RunSpec, out_root: Path, data_dir: str | None) -> dict[int, float]:
+    from scenarios.silhouette import setup_silhouette
+
+    return setup_silhouette(spec, data_dir, cache_dir=out_root)
+
+
+def _work(spec: RunSpec, samples: dict[str, int]) -> float:
+    """A rough cost, only to start the longest runs first (it changes no number)."""
+    heavy = {"pfedme": 15.0, "scaffold": 5.0, "ditto": 2.0, "fedfomo": 1.5, "user-centric": 1.5}
+    return samples[spec.scenario] * (spec.rounds or 1) * heavy.get(spec.algorithm, 1.0)
+
+
+def execute_plan(plan: Plan, out_root: Path, data_dir: str | None, jobs: int,
+                 progress: bool = False) -> Outcome:
+    """Run (or reuse) every run and compute every silhouette curve, in ``jobs`` worker
+    processes (one torch thread each); results do not depend on ``jobs``."""
+    specs = [s for cell in plan.cells for s in cell.specs]
+    samples = {name: sum(d.num_train for d in build_data(name, 0, data_dir).devices) for name in plan.rounds}
+    order = sorted(range(len(specs)), key=lambda i: -_work(specs[i], samples))
+    results: dict[int, tuple[str, bool, float, float]] = {}
+    curves: dict[int, dict[int, float]] = {}
+    if jobs <= 1:
+        for i in order:
+            results[i] = _run(specs[i], out_root, data_dir, progress)
+        for i, spec in enumerate(plan.silhouette_specs):
+            curves[i] = _silhouette(spec, out_root, data_dir)
+    else:
+        with worker_pool(jobs) as pool:  # one torch thread each, dying with this process
+            run_futures = {i: pool.submit(_run, specs[i], out_root, data_dir, progress) for i in order}
+            curve_futures = {i: pool.submit(_silhouette, s, out_root, data_dir) for i, s in enumerate(plan.silhouette_specs)}
+            results = {i: f.result() for i, f in run_futures.items()}
+            curves = {i: f.result() for i, f in curve_futures.items()}
+    folders: dict[tuple[str, str], list[str]] = {}
+    position = 0
+    for cell in plan.cells:
+        folders[(cell.scenario, cell.label)] = [results[position + k][0] for k in range(len(cell.specs))]
+        position += len(cell.specs)
+    silhouette: dict[str, dict[int, dict[int, float]]] = {}
+    for i, spec in enumerate(plan.silhouette_specs):
+        silhouette.setdefault(spec.scenario, {})[spec.seed] = curves[i]
+    reused = sum(1 for r in results.values() if r[1])
+    timings = {Path(r[0]).name: (r[2], r[3]) for r in results.values() if not r[1]}
+    return Outcome(plan, folders, silhouette, ran=len(results) - reused, reused=reused, timings=timings)

@@ -1,0 +1,50 @@
+"""The silhouette curve of a scenario's collaboration vectors (journal IV-C, Fig. 5): the
+user-centric set-up (gradients and eq. 10 variances at the initial model, eq. 9 weights), then
+k-means on W's rows for every k, as Algorithm 2 sees them before training starts."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from scenarios.registry import get_scenario
+from scenarios.results import atomic_write_text, json_text
+from scenarios.runner import RunSpec, build_data, build_learner
+
+FORMAT_VERSION = 1
+
+
+def setup_silhouette(spec: RunSpec, data_dir: str | None, cache_dir: Path | None = None) -> dict[int, float]:
+    """``k -> s_k`` for the user-centric learner of ``spec`` (its options, training and seed;
+    ``streams`` is set to ``auto`` so that the curve is computed) after the set-up round.
+
+    With ``cache_dir``, the curve is kept there as JSON with the learner's resolved config and
+    read back, not recomputed, while that config is the same.
+    """
+    spec = dataclasses.replace(spec, algorithm="user-centric", options={**spec.options, "streams": "auto"})
+    scenario = get_scenario(spec.scenario)
+    learner = build_learner(spec, build_data(spec.scenario, spec.seed, data_dir), scenario)
+    config = json.loads(json.dumps({
+        "format_version": FORMAT_VERSION,
+        "scenario": {"name": scenario.name, "version": scenario.version},
+        "algorithm_options": learner.options,
+        "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs},
+        "training": dataclasses.asdict(learner.setup.training),
+        "seed": spec.seed,
+    }))
+    path = None if cache_dir is None else Path(cache_dir) / f"silhouette_{spec.scenario}_s{spec.seed}.json"
+    if path is not None and path.exists():
+        try:
+            kept = json.loads(path.read_text())
+            if kept["config"] == config:
+                return {int(k): float(s) for k, s in kept["silhouette"].items()}
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # unreadable: computed again and rewritten below
+    everyone = range(learner.num_devices)
+    learner.local_update(0, everyone)  # the set-up phase's computation; no network needed here
+    learner.aggregate(0, everyone)
+    curve = dict(learner.silhouette)
+    if path is not None:
+        atomic_write_text(path, json_text({"config": config, "silhouette": {str(k): s for k, s in curve.items()}}))
+    return curve

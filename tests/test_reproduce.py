@@ -1,0 +1,201 @@
+"""``fl-cosim reproduce``: the paper's numbers as the journal prints them, the figure helpers on
+hand-made curves, bad input, and the report of the smoke scale on the real data sets (its
+structure, not its numbers)."""
+
+import csv
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from figures.journal import seed_band
+from figures.results import RunCurve
+from figures.style import ALGORITHM_STYLE, algorithm_style
+from scenarios.cli import main
+from scenarios.journal_numbers import PAPER_ALGORITHMS, TABLE_I, TABLE_II, TABLE_II_PROPOSED, paper_table_ii
+from scenarios.reproduce import SCALES, TABLE_SCENARIOS, TABLE_VARIANTS, TEXT_SCENARIO, Scale
+from scenarios.runner import RunSpec
+
+JOURNAL = Path(__file__).resolve().parents[1].parent / "shared" / "papers" / "user-centric-fl-wireless-journal.md"
+TABLE_I_LABELS = list(TABLE_I)
+TABLE_II_LABELS = ["ditto", "fedavg", "oracle", "cfl", "fedfomo", "pfedme", "user-centric k=m", "user-centric k=4"]
+
+
+def _plain(text: str) -> str:
+    """A table cell without Markdown/HTML/LaTeX decoration, citation marks or spaces."""
+    text = re.sub(r"<[^>]+>|\$|\\pm|\[\d+\]", "", text)
+    return re.sub(r"\s+", "", text)
+
+
+def _journal_tables():
+    if not JOURNAL.exists():
+        pytest.skip(f"the journal's text is not at {JOURNAL}")
+    lines = JOURNAL.read_text().splitlines()
+    start_i = next(i for i, line in enumerate(lines) if line.startswith("TABLE I:"))
+    start_ii = next(i for i, line in enumerate(lines) if line.startswith("TABLE II:"))
+    rows_i = [line.split("\t") for line in lines[start_i + 4 : start_i + 13]]
+    rows_ii = [line.split("\t") for line in lines[start_ii + 4 : start_ii + 7]]
+    return rows_i, rows_ii
+
+
+def _numbers(cell: str) -> list[float]:
+    return [float(x) for x in re.findall(r"\d+\.\d+|\d+", _plain(cell))]
+
+
+def test_table_i_is_the_journals():
+    rows, _ = _journal_tables()
+    by_name = {_plain(row[0]): row[1:] for row in rows}
+    assert len(by_name) == len(TABLE_I) == 9
+    for label, ours in TABLE_I.items():
+        cells = by_name[_plain(PAPER_ALGORITHMS[label])]
+        for scenario, cell in zip(TABLE_SCENARIOS, cells):
+            expected = None if cell.strip() == "-" else tuple(_numbers(cell))
+            assert ours[scenario] == expected, (label, scenario)
+
+
+def test_table_ii_is_the_journals():
+    _, rows = _journal_tables()
+    columns = ["ditto", "fedavg", "oracle", "cfl", "fedfomo", "pfedme", "proposed"]
+    for scenario, row in zip(TABLE_SCENARIOS, rows):
+        for column, cell in zip(columns, row[1:]):
+            numbers = _numbers(cell)
+            assert TABLE_II[scenario][column] == (numbers[0] if numbers else None), (scenario, column)
+        k = int(_numbers(row[-1])[1])
+        proposed, note = TABLE_II_PROPOSED[scenario]
+        assert note == f"k = {k}"
+        assert proposed == ("user-centric k=m" if k == 20 else f"user-centric k={k}")
+        assert paper_table_ii(scenario, proposed) == TABLE_II[scenario]["proposed"]
+    assert paper_table_ii("mnist-rotation", "user-centric k=m") is None
+
+
+def test_every_label_has_its_own_colour_and_marker():
+    pairs = list(ALGORITHM_STYLE.values())
+    assert len(set(c for c, _ in pairs)) == len(pairs)
+    for label in [RunSpec("s", a, options=o).label for a, o in TABLE_VARIANTS]:
+        assert label in ALGORITHM_STYLE
+    assert algorithm_style("fedavg") == {"color": "#000000", "marker": "x"}
+    assert algorithm_style("something new") == algorithm_style("something new")
+
+
+def _curve(seed_rounds, accuracy, time, down, up):
+    return RunCurve("fedavg", list(seed_rounds), list(time), list(accuracy), list(accuracy), list(down), list(up), {}, {})
+
+
+def test_seed_band_is_mean_min_max_over_the_common_rounds():
+    a = _curve([0, 2, 4], [0.1, 0.5, 0.7], [0.0, 10.0, 20.0], [1, 2, 3], [10, 20, 30])
+    b = _curve([0, 2, 4, 6], [0.3, 0.3, 0.9, 1.0], [0.0, 14.0, 30.0, 40.0], [1, 2, 3, 4], [10, 20, 30, 40])
+    band = seed_band([a, b], "time")
+    np.testing.assert_allclose(band.x, [0.0, 12.0, 25.0])
+    np.testing.assert_allclose(band.mean, [0.2, 0.4, 0.8])
+    np.testing.assert_allclose(band.low, [0.1, 0.3, 0.7])
+    np.testing.assert_allclose(band.high, [0.3, 0.5, 0.9])
+    np.testing.assert_allclose(seed_band([a, b], "rounds").x, [0, 2, 4])
+    np.testing.assert_allclose(seed_band([a, b], "bits").x, [11, 22, 33])
+    assert band.seeds == 2
+
+
+def test_scale_rounds_and_evaluations():
+    assert Scale("x", 1, 10, rounds_fraction=0.2).rounds(100) == 20
+    assert Scale("x", 1, 10, rounds_fraction=0.2).evaluate_every(20) == 2
+    assert Scale("x", 1, None, fixed_rounds=3).rounds(250) == 3
+    assert Scale("x", 1, None).evaluate_every(100) == 1
+    assert SCALES["paper"].seeds == 5 and SCALES["paper"].rounds(123) == 123 and SCALES["paper"].participation is None
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--scale", "huge"], "unknown scale 'huge'"),
+    (["--seeds", "0"], "--seeds must be >= 1"),
+    (["--jobs", "0"], "--jobs must be >= 1"),
+])
+def test_bad_input_is_one_line_and_writes_nothing(capsys, tmp_path, argv, needle):
+    out = tmp_path / "report"
+    assert main(["reproduce", *argv, "--out", str(out), "--runs", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def _data_dir() -> str:
+    data_dir = os.environ.get("FL_COSIM_DATA")
+    if not data_dir:
+        pytest.skip("reproduce needs MNIST, CIFAR-10 and Stack Overflow: FL_COSIM_DATA is not set")
+    from scenarios.datasets import dataset_status
+    from scenarios.registry import get_scenario
+
+    needed = {d for s in (*TABLE_SCENARIOS, TEXT_SCENARIO) for d in get_scenario(s).datasets}
+    missing = [f"{row['name']} ({row['detail']})" for row in dataset_status(data_dir, verify=False)
+               if row["name"] in needed and not row["found"]]
+    if missing:
+        pytest.skip(f"reproduce needs {', '.join(missing)}")
+    return data_dir
+
+
+def _rows(path: Path) -> list[dict]:
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.mark.slow
+def test_smoke_scale_writes_every_table_and_figure(capsys, tmp_path):
+    data_dir = _data_dir()
+    out, runs = tmp_path / "report", tmp_path / "runs"
+    argv = ["reproduce", "--scale", "smoke", "--out", str(out), "--runs", str(runs), "--data-dir", data_dir, "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["scale"] == "smoke" and data["ran"] == data["runs"] and data["reused"] == 0
+
+    table1 = _rows(out / "table1.csv")
+    assert list(table1[0]) == ["scenario", "algorithm", "paper_algorithm", "seeds", "rounds", "mean_accuracy_pct",
+                               "std_over_seeds_pct", "paper_mean_accuracy_pct", "paper_spread_pct"]
+    assert [(r["scenario"], r["algorithm"]) for r in table1] == [(s, l) for l in TABLE_I_LABELS for s in TABLE_SCENARIOS]
+    for row in table1:
+        paper = TABLE_I[row["algorithm"]][row["scenario"]]
+        assert row["paper_mean_accuracy_pct"] == ("" if paper is None else f"{paper[0]:.1f}")
+        ran = not (row["algorithm"] == "oracle" and row["scenario"] == "mnist-label-shift")
+        assert row["seeds"] == ("1" if ran else "0")
+        assert (0 <= float(row["mean_accuracy_pct"]) <= 100) if ran else row["mean_accuracy_pct"] == ""
+    table2 = _rows(out / "table2.csv")
+    assert [(r["scenario"], r["algorithm"]) for r in table2] == [(s, l) for s in TABLE_SCENARIOS for l in TABLE_II_LABELS]
+    assert {r["paper_worst_accuracy_pct"] for r in table2 if r["scenario"] == "cifar10-concept-shift"} >= {"19.6", "48.8", "49.1"}
+
+    report = (out / "report.md").read_text()
+    for needle in ("Scale **smoke**", "MNIST stands in for EMNIST", "## Table I", "## Table II", "79.4 (±4.2)", "/ 76.4 (k = 4)",
+                   "Machine:", "Wall time"):
+        assert needle in report, needle
+    figures = ("fig2_accuracy_vs_rounds", "fig3_stackoverflow", "fig5_silhouette", "fig6_accuracy_vs_time")
+    for stem in figures:
+        assert f"]({stem}.png)" in report
+        assert (out / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (out / f"{stem}.pdf").read_bytes()[:5] == b"%PDF-"
+    silhouette = _rows(out / "silhouette.csv")
+    assert {r["scenario"] for r in silhouette} == set(TABLE_SCENARIOS)
+    listed = _rows(out / "runs.csv")
+    assert {r["scenario"] for r in listed} == {*TABLE_SCENARIOS, TEXT_SCENARIO}
+    assert all((runs / r["result_folder"] / "summary.json").exists() for r in listed)
+
+    # a second time every run is reused and the tables are the same
+    before = (out / "table1.csv").read_text()
+    assert main(argv) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["ran"] == 0 and again["reused"] == data["runs"]
+    assert (out / "table1.csv").read_text() == before
+
+
+def test_silhouette_is_kept_and_read_back_while_the_config_is_the_same(tmp_path, capsys):
+    from scenarios.silhouette import setup_silhouette
+
+    spec = RunSpec("digits-rotation", "user-centric", seed=1)
+    curve = setup_silhouette(spec, None, cache_dir=tmp_path)
+    assert main(["streams", "--seed", "1", "--json"]) == 0
+    assert {int(k): s for k, s in json.loads(capsys.readouterr().out)["silhouette"].items()} == curve
+    path = tmp_path / "silhouette_digits-rotation_s1.json"
+    kept = json.loads(path.read_text())
+    kept["silhouette"] = {k: 0.5 for k in kept["silhouette"]}
+    path.write_text(json.dumps(kept))
+    assert set(setup_silhouette(spec, None, cache_dir=tmp_path).values()) == {0.5}  # read back, not recomputed
+    other = RunSpec("digits-rotation", "user-centric", seed=1, training={"batch_size": 32})
+    assert set(setup_silhouette(other, None, cache_dir=tmp_path).values()) != {0.5}  # another config: computed again
+    assert json.loads(path.read_text())["config"]["training"]["batch_size"] == 32

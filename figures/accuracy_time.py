@@ -3,6 +3,7 @@ or in seconds on a physical cell) and, on a physical cell, against the devices' 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Sequence
@@ -13,6 +14,13 @@ from figures.results import read_run
 from figures.style import algorithm_style
 
 TIME_LABELS = {"T_dl": "simulated time / $T_{dl}$", "s": "simulated time (s)"}
+
+
+def figure_name(stem: str, result_dirs: Sequence[str | Path], suffix: str = ".png") -> str:
+    """``stem`` plus a short hash of the runs' folder names: a figure of other runs gets another
+    name, so figures never replace each other silently (the same runs give the same figure)."""
+    names = "\n".join(sorted(Path(d).name for d in result_dirs))
+    return f"{stem}_{hashlib.sha256(names.encode('utf-8')).hexdigest()[:10]}{suffix}"
 
 
 def plot_accuracy_vs_time(

@@ -6,13 +6,21 @@ import argparse
 import json
 import sys
 
-from scenarios.commands import cell, compare, datasets, listing, penalty, plot, reproduce, round_time, run, scenario, streams
+from scenarios.commands import (cell, compare, datasets, lambda_study, listing, penalty, plot, reproduce, round_time, run,
+                               scenario, streams, sweep)
 from scenarios.errors import UsageError
+from scenarios.results import finite
+from scenarios.settings import Setting
+
+THREADS = Setting(int, low=1, high=1024)
+WORKERS = Setting(int, low=1, high=1024)
 
 COMMANDS = {
     "run": run,
     "compare": compare,
+    "sweep": sweep,
     "streams": streams,
+    "lambda-study": lambda_study,
     "round-time": round_time,
     "plot": plot,
     "reproduce": reproduce,
@@ -65,12 +73,11 @@ def main(argv=None) -> int:
         if args.command is None:
             parser.print_help()
             return 2
-        if args.threads < 1:
-            raise UsageError(f"--threads must be >= 1, got {args.threads}")
-        if args.workers is not None and args.workers < 1:
-            raise UsageError(f"--workers must be >= 1, got {args.workers}")
+        THREADS.check("--threads", args.threads)
+        if args.workers is not None:
+            WORKERS.check("--workers", args.workers)
         set_threads(args.threads, args.workers)
-        data, text = COMMANDS[args.command].execute(args)
+        data, text, *status = COMMANDS[args.command].execute(args)
     except UsageError as error:
         print(f"fl-cosim: error: {error}", file=sys.stderr)
         return 2
@@ -78,10 +85,10 @@ def main(argv=None) -> int:
         print("fl-cosim: interrupted", file=sys.stderr)
         return 130
     if getattr(args, "json", False):
-        print(json.dumps(data, indent=2))
+        print(json.dumps(finite(data), indent=2, allow_nan=False))
     else:
         print(text)
-    return 0
+    return status[0] if status else 0
 
 
 if __name__ == "__main__":

@@ -7,9 +7,7 @@ a scale only chooses how many rounds (a fraction of the scenario's), seeds and e
 
 from __future__ import annotations
 
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -17,6 +15,7 @@ from typing import Callable
 from scenarios.errors import UsageError
 from scenarios.registry import get_scenario
 from scenarios.runner import RunSpec, build_data, run_experiment
+from scenarios.workers import worker_pool
 
 # Tables I and II, Fig. 2 and 5: the three image scenarios (MNIST stands in for EMNIST)
 TABLE_SCENARIOS = ("mnist-label-shift", "mnist-rotation", "cifar10-concept-shift")
@@ -171,12 +170,6 @@ def _silhouette(spec: RunSpec, out_root: Path, data_dir: str | None) -> dict[int
     return setup_silhouette(spec, data_dir, cache_dir=out_root)
 
 
-def _one_thread() -> None:
-    import torch
-
-    torch.set_num_threads(1)
-
-
 def _work(spec: RunSpec, samples: dict[str, int]) -> float:
     """A rough cost, only to start the longest runs first (it changes no number)."""
     heavy = {"pfedme": 15.0, "scaffold": 5.0, "ditto": 2.0, "fedfomo": 1.5, "user-centric": 1.5}
@@ -184,7 +177,7 @@ def _work(spec: RunSpec, samples: dict[str, int]) -> float:
 
 
 def execute_plan(plan: Plan, out_root: Path, data_dir: str | None, jobs: int,
-                 progress: Callable[[str], None] | None = None) -> Outcome:
+                 progress: bool = False) -> Outcome:
     """Run (or reuse) every run and compute every silhouette curve, in ``jobs`` worker
     processes (one torch thread each); results do not depend on ``jobs``."""
     specs = [s for cell in plan.cells for s in cell.specs]
@@ -198,8 +191,7 @@ def execute_plan(plan: Plan, out_root: Path, data_dir: str | None, jobs: int,
         for i, spec in enumerate(plan.silhouette_specs):
             curves[i] = _silhouette(spec, out_root, data_dir)
     else:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
-                                 initializer=_one_thread) as pool:
+        with worker_pool(jobs) as pool:  # one torch thread each, dying with this process
             run_futures = {i: pool.submit(_run, specs[i], out_root, data_dir, progress) for i in order}
             curve_futures = {i: pool.submit(_silhouette, s, out_root, data_dir) for i, s in enumerate(plan.silhouette_specs)}
             results = {i: f.result() for i, f in run_futures.items()}

@@ -1,5 +1,10 @@
 """Build a learner and a network system, run the co-simulation, write one result folder.
 
+A run's folder is named by a readable prefix and a hash of its full resolved config, so two
+different configs never share a folder. Everything is checked (``prepare``) before any file
+or folder is created. A run whose loss or parameters turn NaN or infinite stops and is
+written as ``diverged`` (round and reason).
+
 One seed per run, split by ``numpy.random.SeedSequence`` into independent streams: the data
 partition, the learner (model init, per-device batches, server choices) and the network
 (compute times). The partition and the learner streams do not depend on the algorithm, so
@@ -10,35 +15,42 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import json
 import re
 import sys
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import torch
 
 from learning.algorithms import LearnerSetup
 from learning.data import FederatedData
 from learning.engine import release
 from learning.training import LocalTraining
-from netsim import RoundRecord, TraceEvent, run_cosimulation
+from netsim import RoundRecord, TraceEvent, run_cosimulation, simulate_rounds
 from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
+from figures.results import RESULT_FILES, folder_problem
 from scenarios.errors import UsageError
+from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
-from scenarios.results import csv_text, ensure_writable_dir, json_text, staged_folder
+from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
 from scenarios.scenario import Scenario
 from scenarios.seeds import seed_streams
+from scenarios.settings import ALGORITHM_OPTIONS, NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_options, check_training
 from scenarios.systems import get_system
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: hash-named folders, checksums in summary.json, empty cells for non-finite numbers
 
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One run: which scenario, algorithm (and its options), network system, rounds, seed."""
+    """One run: which scenario, algorithm (and its options), network system (and its timing,
+    deadline and optional ``rho``/``t_min``/``inv_mu`` in place of the preset's), rounds,
+    seed, evaluation period and participation (None: the scenario's)."""
 
     scenario: str
     algorithm: str
@@ -49,9 +61,14 @@ class RunSpec:
     mode: str = "pipelined"
     deadline: float | None = None
     evaluate_every: int = 1
+    participation: float | None = None
+    rho: float | None = None
+    t_min: float | None = None
+    inv_mu: float | None = None
     training: dict = field(default_factory=dict)  # overrides of the scenario's LocalTraining fields
+    devices: int | None = None  # scenario knobs (None: the scenario's), where the scenario has them
+    alpha: float | None = None
     radio: dict = field(default_factory=dict)  # overrides of a physical cell preset's parameters
-    participation: float | None = None  # fraction of devices that train per round; None: the scenario's
 
     @property
     def label(self) -> str:
@@ -65,22 +82,63 @@ class RunSpec:
         return label
 
     @property
-    def run_name(self) -> str:
-        extra = "".join(f"_{k}-{v}" for k, v in sorted(self.options.items()) if k != "streams")
-        extra += "".join(f"_{k}-{v}" for k, v in sorted(self.training.items()))
-        radio = "".join(f"_{k}-{v}" for k, v in sorted(self.radio.items()))
-        extra += "" if self.participation is None else f"_participation-{self.participation}"
-        raw = f"{self.scenario}_{self.label}{extra}_{self.system}{radio}_{self.mode}_s{self.seed}"
+    def prefix(self) -> str:
+        """The readable part of the folder name (the hash of the config makes it unique)."""
+        raw = f"{self.scenario}_{self.label}_{self.system}_s{self.seed}"
         return re.sub(r"[^A-Za-z0-9._-]+", "-", raw.replace(" k=", "_k"))
 
 
+def checked_spec(spec: RunSpec) -> RunSpec:
+    """``spec`` with every setting typed and range-checked (UsageError naming the key)."""
+    get_scenario(spec.scenario)
+    get_algorithm(spec.algorithm)
+    values = {key: RUN_SETTINGS[key].check(key.replace("_", "-"), getattr(spec, key)) for key in RUN_SETTINGS}
+    values.update({key: NETWORK_SETTINGS[key].check(key.replace("_", "-"), getattr(spec, key)) for key in NETWORK_SETTINGS})
+    scenario = get_scenario(spec.scenario)
+    for key, setting in SCENARIO_KNOBS.items():
+        values[key] = setting.check(key, getattr(spec, key))
+        if values[key] is not None and key not in scenario.knobs:
+            takes = ", ".join(scenario.knobs) or "none"
+            raise UsageError(f"scenario {spec.scenario!r} has no {key} setting (its settings: {takes})")
+    if not isinstance(spec.options, dict):
+        raise UsageError(f"options must be a table of key = value, got {spec.options!r}")
+    options = check_options(spec.algorithm, spec.options)
+    if "streams" in ALGORITHM_OPTIONS[spec.algorithm] and options.get("lam", 0.0) != 0.0 and options.get("streams") != "auto":
+        raise UsageError(f"{spec.algorithm}: lam (lambda) applies only with streams = 'auto' (Algorithm 2 picks k by it)")
+    spec = replace(spec, options=options, training=check_training(spec.training), **values)
+    network_system(spec)
+    return spec
+
+
+def network_system(spec: RunSpec):
+    """The spec's network: its preset, with ``rho``/``t_min``/``inv_mu`` where given."""
+    system = get_system(spec.system, spec.mode, spec.deadline, spec.radio)
+    overrides = {k: getattr(spec, k) for k in ("rho", "t_min", "inv_mu") if getattr(spec, k) is not None}
+    if not overrides:
+        return system
+    if isinstance(system, PhysicalSystem):
+        raise UsageError(f"--rho, --t-min and --inv-mu apply to the normalized systems, not to the cell {spec.system!r}")
+    try:
+        return replace(system, **overrides)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def scenario_knobs(spec: RunSpec) -> dict:
+    """The scenario's knobs for this run: its defaults with the run's values where given."""
+    scenario = get_scenario(spec.scenario)
+    return {key: (default if getattr(spec, key) is None else getattr(spec, key)) for key, (_, default) in scenario.knobs.items()}
+
+
 @functools.lru_cache(maxsize=4)
-def build_data(scenario_name: str, seed: int, data_dir: str | None) -> FederatedData:
-    """The scenario's federated data for a seed (cached: several runs of a command share it)."""
+def build_data(scenario_name: str, seed: int, data_dir: str | None, knobs: tuple = ()) -> FederatedData:
+    """The scenario's federated data for a seed (cached: several runs of a command share it);
+    ``knobs``: (name, value) pairs of the scenario's knobs."""
     scenario = get_scenario(scenario_name)
     data_seq, _, _ = seed_streams(seed)
+    keywords = {scenario.knobs[name][0]: value for name, value in knobs}
     try:
-        return scenario.build(np.random.default_rng(data_seq), Path(data_dir) if data_dir else None)
+        return scenario.build(np.random.default_rng(data_seq), Path(data_dir) if data_dir else None, **keywords)
     except ValueError as error:
         raise UsageError(f"scenario {scenario_name!r}: {error}") from None
 
@@ -122,7 +180,8 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
     return {
         "format_version": FORMAT_VERSION,
         "label": spec.label,
-        "scenario": {"name": scenario.name, "version": scenario.version, "description": scenario.description},
+        "scenario": {"name": scenario.name, "version": scenario.version, "description": scenario.description,
+                     "settings": scenario_knobs(spec)},
         "algorithm": spec.algorithm,
         "algorithm_options": learner.options,  # every option, defaults resolved
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
@@ -164,72 +223,173 @@ def bind_network(system, network_seq: np.random.SeedSequence, samples: np.ndarra
     return system.bind(layout, samples, np.random.default_rng(planning_seq)), np.random.default_rng(fading_seq)
 
 
-def run_experiment(
-    spec: RunSpec,
-    out_root: Path,
-    data_dir: str | None = None,
-    progress: Callable[[str], None] | None = None,
-    reuse: bool = True,
-) -> dict:
-    """Run ``spec`` and write its folder under ``out_root``; returns the run's summary.
+def config_hash(config: dict) -> str:
+    """SHA-256 of the canonical JSON of a resolved config (the identity of a run)."""
+    return hashlib.sha256(json_text(config, indent=None).encode("utf-8")).hexdigest()
 
-    With ``reuse``, a finished folder with the same resolved config is not run again.
-    Everything that can be checked is checked before any file is written.
-    """
+
+@dataclass
+class PreparedRun:
+    """A checked run, ready to simulate: its learner, network, resolved config and folder name."""
+
+    spec: RunSpec
+    learner: object
+    system: object  # as named (NetworkSystem or PhysicalSystem)
+    network: object  # what the engine drives (a physical system bound to its cell layout)
+    channel_rng: object  # fading draws of a physical network (None for a normalized one)
+    samples: np.ndarray
+    rounds: int
+    config: dict
+
+    @property
+    def name(self) -> str:
+        return f"{self.spec.prefix}_{config_hash(self.config)[:12]}"
+
+
+def prepare(spec: RunSpec, data_dir: str | None = None) -> PreparedRun:
+    """Check ``spec`` and build what it needs (data, learner): every error a run can have
+    from its inputs is raised here, before anything is written."""
+    spec = checked_spec(spec)
     scenario = get_scenario(spec.scenario)
     rounds = scenario.rounds if spec.rounds is None else spec.rounds
-    if rounds < 1:
-        raise UsageError(f"rounds must be >= 1, got {rounds}")
-    if spec.evaluate_every < 1:
-        raise UsageError(f"evaluate-every must be >= 1, got {spec.evaluate_every}")
-    system = get_system(spec.system, spec.mode, spec.deadline, spec.radio)
-    get_algorithm(spec.algorithm)
-    out_root = ensure_writable_dir(out_root)
-    data = build_data(spec.scenario, spec.seed, data_dir)
+    system = network_system(spec)
+    data = build_data(spec.scenario, spec.seed, data_dir, tuple(sorted(scenario_knobs(spec).items())))
     samples = samples_per_update(resolved_training(spec, scenario), data)
     _, _, network_seq = seed_streams(spec.seed)
     network, channel_rng = bind_network(system, network_seq, samples)
     airtime = network.multicast_airtime_s_per_bit if channel_rng is not None else None
     learner = build_learner(spec, data, scenario, airtime)
-    config = resolved_config(spec, scenario, system, learner, rounds, samples)
-    final = out_root / spec.run_name
-    if reuse and (final / "summary.json").exists() and _read_json(final / "config.json") == _jsonable(config):
-        return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": True}
+    config = _jsonable(resolved_config(spec, scenario, system, learner, rounds, samples))
+    return PreparedRun(spec, learner, system, network, channel_rng, samples, rounds, config)
 
-    physical = isinstance(system, PhysicalSystem)
+
+def run_folder(prepared: PreparedRun, out_root: Path) -> Path:
+    return Path(out_root) / prepared.name
+
+
+def reusable(folder: Path, config: dict) -> str | None:
+    """Why ``folder`` cannot be reused for ``config`` (None: it can)."""
+    problem = folder_problem(folder)
+    if problem is None and _read_json(folder / "config.json") != config:
+        problem = "its config.json differs"
+    return problem
+
+
+def run_experiment(
+    spec: RunSpec,
+    out_root: Path,
+    data_dir: str | None = None,
+    progress: bool = False,
+    reuse: bool = True,
+    warn: Callable[[str], None] | None = None,
+) -> dict:
+    """Run ``spec`` and write its folder under ``out_root``; returns the run's summary.
+
+    Everything that can be checked is checked before any file or folder is created. With
+    ``reuse``, a complete folder (every file matching its checksum) of the same config is not
+    run again; a damaged one is run again and replaced, saying so through ``warn``.
+    """
+    prepared = prepare(spec, data_dir)
+    check_output_dir(out_root)
+    return run_prepared(prepared, out_root, progress, reuse, warn)
+
+
+def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, reuse: bool = True,
+                 warn: Callable[[str], None] | None = None) -> dict:
+    spec, learner, rounds = prepared.spec, prepared.learner, prepared.rounds
+    final = run_folder(prepared, out_root)
+    if reuse and final.exists():
+        problem = reusable(final, prepared.config)
+        if problem is None:
+            return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": True}
+        (warn or stderr_line)(f"fl-cosim: running {final.name} again: {problem}")
+    physical = isinstance(prepared.system, PhysicalSystem)
     unit, unit_digits = ("s", 3) if physical else ("T_dl", 1)
+    bar = Progress(spec.label, rounds) if progress else None
+    records: list[RoundRecord] = []
+    has_validation = np.array([d.y_val.shape[0] > 0 for d in learner.data.devices])
 
-    def report(record: RoundRecord) -> None:
-        every = max(1, rounds // 10)
-        if progress is not None and record.evaluation is not None and record.server_round % every == 0:
-            progress(
-                f"[{spec.label}] round {record.server_round}/{rounds}  t={record.end:.{unit_digits}f} {unit}  "
-                f"mean acc {record.evaluation.mean_accuracy:.3f}"
-            )
+    def watch(record: RoundRecord) -> None:
+        records.append(record)
+        check_finite(record, learner, has_validation)
+        if bar is not None:
+            note = ""
+            if record.evaluation is not None:
+                note = f"t={record.end:.{unit_digits}f} {unit}  mean acc {record.evaluation.mean_accuracy:.3f}"
+            bar.update(record.server_round, note)
 
+    _, _, network_seq = seed_streams(spec.seed)
+    diverged = None
     try:
-        records, trace = run_cosimulation(
-            learner, network, rounds, np.random.default_rng(network_seq), report, spec.evaluate_every, channel_rng=channel_rng
+        records_done, trace = run_cosimulation(
+            learner, prepared.network, rounds, np.random.default_rng(network_seq), watch, spec.evaluate_every,
+            channel_rng=prepared.channel_rng,
         )
+        records = records_done
+    except Diverged as stop:
+        diverged = {"round": stop.server_round, "reason": stop.reason}
+        # the network does not depend on the learning: the recorded plans on the same draws give the trace
+        network, channel_rng = bind_network(prepared.system, network_seq, prepared.samples)
+        _, trace = simulate_rounds([r.plan for r in records], network, learner.model_bits,
+                                   np.random.default_rng(network_seq), channel_rng=channel_rng)
     except ValueError as error:
         raise UsageError(f"{spec.label}: {error}") from None
     finally:
         release(learner.trainer)  # training worker processes, if the backend started any
-    summary = summarize(spec, records, learner, trace if physical else None)
+        if bar is not None:
+            bar.close()
+    summary = summarize(spec, records, learner, trace if physical else None, diverged)
+    texts = {
+        "config.json": json_text(prepared.config),
+        "rounds.csv": rounds_csv(records, learner.num_devices, physical, diverged["round"] if diverged else None),
+        "trace.csv": trace_csv(trace),
+        "plans.jsonl": plans_jsonl(records),
+    }
+    summary["files"] = {name: sha256_text(texts[name]) for name in RESULT_FILES}
+    summary["config_hash"] = config_hash(prepared.config)
+    make_output_dir(out_root)
     with staged_folder(final) as folder:
-        (folder / "config.json").write_text(json_text(config))
-        (folder / "rounds.csv").write_text(rounds_csv(records, learner.num_devices, physical))
-        (folder / "trace.csv").write_text(trace_csv(trace))
-        (folder / "plans.jsonl").write_text(plans_jsonl(records))
-        (folder / "summary.json").write_text(json_text(summary))
-    return {**summary, "result_dir": str(final), "reused": False}
+        for name, text in texts.items():
+            (folder / name).write_bytes(text.encode("utf-8"))
+        (folder / "summary.json").write_bytes(json_text(summary).encode("utf-8"))
+    return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": False}
 
 
-def summarize(spec: RunSpec, records: list[RoundRecord], learner, trace: list[TraceEvent] | None = None) -> dict:
+class Diverged(Exception):
+    """Raised from the round callback when the loss or the parameters stop being finite."""
+
+    def __init__(self, server_round: int, reason: str):
+        super().__init__(server_round, reason)  # SimPy re-raises it from these arguments
+        self.server_round = server_round
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"diverged at round {self.server_round}: {self.reason}"
+
+
+def check_finite(record: RoundRecord, learner, has_validation: np.ndarray) -> None:
+    """Stop a run whose validation loss or model parameters are NaN or infinite."""
+    evaluation = record.evaluation
+    if evaluation is not None:
+        loss = np.asarray(evaluation.loss, dtype=float)[has_validation]
+        bad = ~np.isfinite(loss)
+        if bad.any():
+            kind = "NaN" if np.isnan(loss[bad]).any() else "infinite"
+            raise Diverged(record.server_round, f"validation loss is {kind} on {int(bad.sum())} of {loss.size} devices")
+    theta = getattr(learner, "theta", None)
+    if isinstance(theta, torch.Tensor) and not bool(torch.isfinite(theta).all()):
+        raise Diverged(record.server_round, "model parameters are NaN or infinite")
+
+
+def summarize(spec: RunSpec, records: list[RoundRecord], learner, trace: list[TraceEvent] | None = None,
+              diverged: dict | None = None) -> dict:
     """The run's summary; on a physical network (``trace`` given) with its energy: totals by
-    kind from the trace and per-device totals from the rounds."""
+    kind from the trace and per-device totals from the rounds. A diverged run has no final
+    accuracy (null), its status and where it stopped."""
     last = records[-1]
-    evaluation = last.evaluation
+    evaluated = [r for r in records if r.evaluation is not None]
+    evaluation = evaluated[-1].evaluation if evaluated else None
+    extras = dict(evaluation.extras) if evaluation is not None else {}
     sending = [r for r in records if r.server_round > 0 and r.num_streams > 0]
     summary = {
         "label": spec.label,
@@ -237,11 +397,12 @@ def summarize(spec: RunSpec, records: list[RoundRecord], learner, trace: list[Tr
         "scenario": spec.scenario,
         "system": spec.system,
         "seed": spec.seed,
+        "status": "diverged" if diverged else "finished",
         "rounds": last.server_round,
         # streams: what Algorithm 2 chose, else the last round that sent anything down
-        "streams": int(evaluation.extras.get("streams_chosen", sending[-1].num_streams if sending else 0)),
-        "final_mean_accuracy": evaluation.mean_accuracy,
-        "final_worst_accuracy": evaluation.worst_accuracy,
+        "streams": int(extras.get("streams_chosen", sending[-1].num_streams if sending else 0)),
+        "final_mean_accuracy": None if diverged else evaluation.mean_accuracy,
+        "final_worst_accuracy": None if diverged else evaluation.worst_accuracy,
         "simulated_time": float(last.end),
         "downlink_bits": float(sum(r.downlink_bits for r in records)),
         "uplink_bits": float(sum(r.uplink_bits for r in records)),
@@ -265,7 +426,10 @@ def summarize(spec: RunSpec, records: list[RoundRecord], learner, trace: list[Tr
             "transmit_energy_j": by_kind["uplink"] + by_kind["dropped"],
             "device_energy_j": device_j.tolist(),
         })
-    summary.update({k: v for k, v in evaluation.extras.items() if k != "streams_chosen"})
+    if diverged:
+        summary["diverged"] = diverged
+    else:
+        summary.update({k: v for k, v in extras.items() if k != "streams_chosen"})
     return summary
 
 
@@ -278,9 +442,10 @@ def dropped_counts(records: list[RoundRecord]) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = False) -> str:
+def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = False, diverged_round: int | None = None) -> str:
     """One row per round; on a physical network also the round's energy, cumulative energy and
-    each device's energy in the round (``energy_j_<d>``), in joules."""
+    each device's energy in the round (``energy_j_<d>``), in joules. Non-finite numbers are
+    empty cells; the evaluation of a diverged round is left empty: its accuracies measure nothing."""
     header = ["round", "time", "duration", "downlink_bits", "uplink_bits", "streams", "participants", "received",
               "computed", "arrived", "mean_accuracy", "worst_accuracy", "mean_loss"] + [f"accuracy_{d}" for d in range(num_devices)]
     if physical:
@@ -294,12 +459,12 @@ def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = Fa
         computed = len(r.outcome.computed) if r.outcome else 0
         row = [r.server_round, repr(float(r.end)), repr(float(r.duration)), repr(downlink), repr(uplink),
                r.num_streams, participants, received, computed, len(r.arrived)]
-        if r.evaluation is None:
+        if r.evaluation is None or r.server_round == diverged_round:
             row += [""] * (3 + num_devices)
         else:
             e = r.evaluation
-            row += [repr(e.mean_accuracy), repr(e.worst_accuracy), repr(float(np.mean(e.loss)))]
-            row += [repr(float(a)) for a in e.accuracy]
+            row += [number_cell(e.mean_accuracy), number_cell(e.worst_accuracy), number_cell(np.mean(e.loss))]
+            row += [number_cell(a) for a in e.accuracy]
         if physical:
             per_device = [float((r.energy_j or {}).get(d, 0.0)) for d in range(num_devices)]
             spent += sum(per_device)
@@ -325,8 +490,8 @@ def _read_json(path: Path):
 
 
 def _jsonable(data):
-    return json.loads(json.dumps(data))
+    return json.loads(json_text(data))
 
 
-def stderr_progress(line: str) -> None:
+def stderr_line(line: str) -> None:
     print(line, file=sys.stderr, flush=True)

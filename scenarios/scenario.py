@@ -21,7 +21,8 @@ class Scenario:
     """``build(rng, data_dir)`` makes the federated data; the rest are the paper's defaults.
 
     ``algorithm_options`` are defaults per algorithm name (e.g. user-centric's variance
-    mini-batch size); ``datasets`` names the files it needs, for clear errors and skips.
+    mini-batch size); ``datasets`` names the files it needs, for clear errors and skips;
+    ``knobs`` the settings a run may change (``build`` takes them as keywords).
     """
 
     name: str
@@ -36,6 +37,8 @@ class Scenario:
     algorithm_options: dict = field(default_factory=dict)
     datasets: tuple[str, ...] = ()
     small: bool = False  # cheap enough for the conformance test
+    # settings a run may change (``devices``, ``alpha``): name -> (keyword of ``build``, default)
+    knobs: dict = field(default_factory=dict)
 
     @property
     def versioned_name(self) -> str:

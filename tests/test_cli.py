@@ -35,17 +35,17 @@ def test_round_time_json_matches_closed_form(capsys):
 @pytest.mark.parametrize("argv,needle", [
     (["run", "--scenario", "nope"], "unknown scenario 'nope'"),
     (["run", "--algorithm", "fedsgd"], "unknown algorithm 'fedsgd'"),
-    (["run", "--rounds", "0"], "rounds must be >= 1"),
+    (["run", "--rounds", "0"], "rounds must be an integer in 1..100000"),
     (["run", "--system", "satellite"], "unknown system"),
     (["run", "--algorithm", "user-centric", "--streams", "21", "--rounds", "1"], "streams must be in 1..20"),
     (["run", "--streams", "-3"], "--streams must be >= 1"),
-    (["round-time", "--devices", "5", "--streams", "2", "--rho", "-1", "--t-min", "1", "--inv-mu", "0"], "rho must be > 0"),
+    (["round-time", "--devices", "5", "--streams", "2", "--rho", "-1", "--t-min", "1", "--inv-mu", "0"], "--rho must be a finite number > 0"),
     (["round-time", "--devices", "5", "--streams", "9", "--rho", "1", "--t-min", "1", "--inv-mu", "0"], "--streams must be in 1..5"),
     (["round-time", "--devices", "5"], "required"),
-    (["plot", "/nonexistent/folder"], "not a result folder"),
-    (["streams", "--lambda", "-1"], "--lambda must be >= 0"),
+    (["plot", "/nonexistent/folder"], "not a complete result folder: no such folder"),
+    (["streams", "--lambda", "-1"], "--lambda must be a finite number >= 0"),
     (["run", "--algorithm", "fedavg", "--option", "mu=1"], "no algorithm of this run takes option 'mu'"),
-    (["run", "--algorithm", "fedprox", "--option", "mu=-1", "--rounds", "1"], "fedprox mu must be >= 0"),
+    (["run", "--algorithm", "fedprox", "--option", "mu=-1", "--rounds", "1"], "fedprox option mu must be a finite number >= 0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, argv, needle):
     os.chdir(tmp_path)

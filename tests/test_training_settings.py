@@ -109,14 +109,14 @@ def test_training_settings_are_recorded_in_the_config(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--lr", "0"], "lr must be a positive finite number"),
-    (["--lr", "nan"], "lr must be a positive finite number"),
-    (["--momentum", "1"], "momentum must be in [0, 1)"),
-    (["--batch-size", "0"], "batch_size must be an integer >= 1"),
-    (["--epochs", "-1"], "epochs must be an integer >= 1"),
+    (["--lr", "0"], "training lr must be a finite number > 0, got 0.0"),
+    (["--lr", "nan"], "training lr must be a finite number > 0, got nan"),
+    (["--momentum", "1"], "training momentum must be a finite number in [0, 1), got 1.0"),
+    (["--batch-size", "0"], "training batch_size must be an integer >= 1"),
+    (["--epochs", "-1"], "training epochs must be an integer >= 1"),
     (["--optimizer", "rmsprop"], "invalid choice"),
     (["--init", "xavier"], "invalid choice"),
-    (["--device", "tpu"], "device must be cpu or cuda"),
+    (["--device", "tpu"], "training device must be cpu, cuda or cuda:N"),
 ])
 def test_bad_training_settings_get_one_line_and_nothing_written(tmp_path, capsys, flags, message):
     out = tmp_path / "out"

@@ -65,6 +65,103 @@ def bits(value: float) -> str:
     return f"{value:.0f} bit"
 
 
+def add_quiet(parser) -> None:
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr (also off under --json)")
+
+
+def add_run_settings(parser) -> None:
+    """The settings ``run`` and ``compare`` share: algorithms and their options, network, rounds."""
+    from scenarios.registry import DEFAULT_SCENARIO
+    from scenarios.systems import DEFAULT_SYSTEM
+
+    parser.add_argument("--scenario", default=DEFAULT_SCENARIO, help=f"scenario name (default {DEFAULT_SCENARIO}; see 'fl-cosim list')")
+    parser.add_argument("--streams", help="user-centric stream count: an integer k, 'auto' (Algorithm 2) or 'm' "
+                        "(default: m; an error when no algorithm of the run takes streams)")
+    parser.add_argument("--lambda", dest="lam", type=float,
+                        help="lambda of c(k, s_k) = s_k - lambda k; only with --streams auto (default 0)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="algorithm option, repeatable (e.g. mu=0.5); goes to every algorithm of the run that takes it")
+    parser.add_argument("--system", default=DEFAULT_SYSTEM, help=f"network system (default {DEFAULT_SYSTEM}; see 'fl-cosim list')")
+    parser.add_argument("--mode", choices=("pipelined", "barrier"), default="pipelined", help="timing mode (default pipelined)")
+    parser.add_argument("--deadline", type=float,
+                        help="round deadline (T_dl units; seconds on a physical cell); late devices are dropped from aggregation")
+    parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a physical cell preset's parameter, repeatable (e.g. uplink_access=fdma; see 'fl-cosim cell')")
+    parser.add_argument("--rho", type=float, help="T_ul / T_dl in place of the system's")
+    parser.add_argument("--t-min", type=float, help="minimum compute time in T_dl, in place of the system's")
+    parser.add_argument("--inv-mu", type=float, help="mean extra compute delay 1/mu in T_dl, in place of the system's")
+    parser.add_argument("--participation", type=float, help="fraction of devices sampled per round (default: the scenario's)")
+    parser.add_argument("--devices", type=int, help="number of devices, where the scenario allows it (default: the scenario's)")
+    parser.add_argument("--alpha", type=float, help="Dirichlet label-shift alpha, where the scenario allows it (default: the scenario's)")
+    parser.add_argument("--rounds", type=int, help="training rounds after the set-up round (default: the scenario's)")
+    parser.add_argument("--eval-every", type=int, default=1, help="evaluate every N rounds (default 1)")
+    parser.add_argument("--out", default="results", help="output folder (default ./results)")
+    parser.add_argument("--force", action="store_true", help="run again even when an identical finished run exists")
+    add_quiet(parser)
+    add_training(parser)
+    add_data_dir(parser)
+    add_json(parser)
+
+
+def takes(algorithm: str, key: str) -> bool:
+    from learning.algorithms.base import known_options
+    from scenarios.registry import get_algorithm
+
+    return key in known_options(get_algorithm(algorithm))
+
+
+def route_options(args, variants: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """Each (algorithm, options) variant with the command line's options routed to it:
+    ``--option KEY=VALUE`` to every algorithm that takes KEY (an error if none does),
+    ``--streams`` to the algorithms that take streams (an error if none does), ``--lambda``
+    only with ``--streams auto``. Identical variants are kept once."""
+    options = dict(parse_option(text) for text in args.option)
+    names = [name for name, _ in variants]
+    for key in options:
+        if not any(takes(name, key) for name in names):
+            raise UsageError(f"no algorithm of this run takes option {key!r} (see 'fl-cosim list' for each one's options)")
+    streaming = [name for name in names if takes(name, "streams")]
+    if args.streams is not None and not streaming:
+        raise UsageError(f"--streams applies to algorithms with streams ({', '.join(sorted(_streaming_algorithms()))}); "
+                         "none is in this run")
+    if args.lam is not None:
+        if parse_streams(args.streams) != "auto" and options.get("streams") != "auto":
+            raise UsageError("--lambda applies only with --streams auto (Algorithm 2 picks k by lambda)")
+        if "lam" in options:
+            raise UsageError("give lambda once: --lambda or --option lam=..., not both")
+    routed, seen = [], set()
+    for name, defaults in variants:
+        run_options = {**defaults, **{k: v for k, v in options.items() if takes(name, k)}}
+        if name in streaming:
+            if args.streams is not None:
+                run_options["streams"] = parse_streams(args.streams)
+            if args.lam is not None:
+                run_options["lam"] = args.lam
+        key = (name, tuple(sorted((k, repr(v)) for k, v in run_options.items())))
+        if key not in seen:
+            seen.add(key)
+            routed.append((name, run_options))
+    return routed
+
+
+def _streaming_algorithms() -> list[str]:
+    from learning.algorithms import ALGORITHMS
+
+    return [name for name in ALGORITHMS if takes(name, "streams")]
+
+
+def spec_settings(args) -> dict:
+    """The RunSpec fields the shared run settings give (checked when the spec is prepared)."""
+    return {"system": args.system, "rounds": args.rounds, "mode": args.mode, "deadline": args.deadline,
+            "evaluate_every": args.eval_every, "participation": args.participation, "rho": args.rho,
+            "t_min": args.t_min, "inv_mu": args.inv_mu, "training": training_overrides(args), "devices": args.devices,
+            "alpha": args.alpha, "radio": dict(parse_option(text) for text in args.radio)}
+
+
+def show_progress(args) -> bool:
+    return not (getattr(args, "quiet", False) or getattr(args, "json", False))
+
+
 def add_training(parser) -> None:
     """Training settings that override the scenario's (recorded in each run's config.json)."""
     from learning.engine import BACKENDS

@@ -6,11 +6,14 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 
-from scenarios.commands.common import add_data_dir, add_json, add_training, parse_streams, table, training_overrides
-from scenarios.errors import UsageError
-from scenarios.registry import DEFAULT_SCENARIO, get_algorithm, get_scenario
-from scenarios.runner import RunSpec, stderr_progress
-from scenarios.systems import DEFAULT_SYSTEM
+from scenarios.commands.common import add_run_settings, route_options, show_progress, spec_settings, table
+from scenarios.registry import get_algorithm, get_scenario
+from scenarios.runner import RunSpec
+from scenarios.settings import Setting
+
+SEEDS = Setting(int, low=1, high=10_000)
+JOBS = Setting(int, low=1, high=256)
+TARGET = Setting(float, low=0, high=1, low_open=True, none=True)
 
 
 def add_parser(subparsers) -> None:
@@ -19,72 +22,67 @@ def add_parser(subparsers) -> None:
         help="compare algorithms over seeds: accuracy tables, time and bits to a target",
         description="Run (or reuse finished runs of) each algorithm over N seeds; print and write "
         "(CSV and Markdown) the average per-device accuracy (Table I) and worst-device accuracy "
-        "(Table II), mean and std over seeds, and the simulated time (T_dl; seconds on a cell) and bits to reach a "
-        "target mean accuracy.",
+        "(Table II), mean and std over seeds, and the simulated time (T_dl) and bits to reach a "
+        "target mean accuracy; and a CSV with one row per run and seed. Diverged runs are marked "
+        "and left out of the means.",
     )
-    parser.add_argument("--scenario", default=DEFAULT_SCENARIO, help=f"scenario (default {DEFAULT_SCENARIO})")
     parser.add_argument("--algorithm", nargs="+", metavar="A", help="algorithms (default: all registered; "
-                        "user-centric runs with k = m and k = auto)")
+                        "user-centric runs with k = m and k = auto unless --streams is given)")
     parser.add_argument("--seeds", type=int, default=3, help="number of seeds, 0..N-1 (default 3)")
-    parser.add_argument("--rounds", type=int, help="training rounds (default: the scenario's)")
-    parser.add_argument("--system", default=DEFAULT_SYSTEM, help=f"network system (default {DEFAULT_SYSTEM})")
-    parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a physical cell preset's parameter, repeatable (see 'fl-cosim cell')")
     parser.add_argument("--target", type=float, help="target mean accuracy (default: 90%% of the best final mean accuracy)")
-    parser.add_argument("--eval-every", type=int, default=1, help="evaluate every N rounds (default 1)")
-    parser.add_argument("--out", default="results", help="output folder (default ./results)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="runs in parallel worker processes (default: 2, or 1 on a 1-core machine)")
-    add_training(parser)
-    add_data_dir(parser)
-    add_json(parser)
+    add_run_settings(parser)
 
 
 def specs(args) -> dict[str, list[RunSpec]]:
     from learning.algorithms import ALGORITHMS
 
     get_scenario(args.scenario)
-    if args.seeds < 1:
-        raise UsageError(f"--seeds must be >= 1, got {args.seeds}")
-    if args.target is not None and not 0 < args.target <= 1:
-        raise UsageError(f"--target must be in (0, 1], got {args.target}")
-    radio = dict(parse_option(text) for text in args.radio)
-    from scenarios.systems import get_system
-
-    get_system(args.system, radio=radio)  # refuse a bad system before anything runs
+    SEEDS.check("--seeds", args.seeds)
+    TARGET.check("--target", args.target)
+    JOBS.check("--jobs", args.jobs)
     names = args.algorithm or list(ALGORITHMS)
     variants = []
     for name in names:
         get_algorithm(name)
-        if name == "user-centric":
-            variants += [(name, {"streams": parse_streams("m")}), (name, {"streams": "auto"})]
+        if name == "user-centric" and args.streams is None:
+            variants += [(name, {"streams": None}), (name, {"streams": "auto"})]
         else:
             variants.append((name, {}))
-    training = training_overrides(args)
     out = {}
-    for name, options in variants:
-        runs = [RunSpec(args.scenario, name, args.system, args.rounds, seed, options, evaluate_every=args.eval_every,
-                        training=training)
-                for seed in range(args.seeds)]
+    for name, options in route_options(args, variants):
+        runs = [RunSpec(args.scenario, name, seed=seed, options=options, **spec_settings(args)) for seed in range(args.seeds)]
         out[runs[0].label] = runs
     return out
 
 
 def execute(args):
-    from scenarios.compare import compare, markdown, table_rows
+    from scenarios.compare import compare, markdown, numeric_rows, table_rows
     from scenarios.datasets import resolve_data_dir
-    from scenarios.results import atomic_write_text, csv_text, ensure_writable_dir
+    from scenarios.results import atomic_write_text, check_output_dir, csv_text, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.runner import prepare
+    from scenarios.tables import RUN_COLUMNS, rows_csv, run_row
 
     plan = specs(args)
-    out = ensure_writable_dir(Path(args.out))
-    if args.jobs < 1:
-        raise UsageError(f"--jobs must be >= 1, got {args.jobs}")
-    rows, target = compare(plan, out, str(resolve_data_dir(args.data_dir)), args.target, stderr_progress, args.jobs)
+    data_dir = str(resolve_data_dir(args.data_dir))
+    out = check_output_dir(Path(args.out))
+    names = []
+    for runs in plan.values():  # every run checked (data, learner) before anything is written
+        names += [prepare(spec, data_dir).name for spec in runs]
+    make_output_dir(out)
+    remove_stale_staging(out)
+    rows, target, curves = compare(plan, out, data_dir, args.target, show_progress(args), args.jobs, reuse=not args.force)
     header, body = table_rows(rows)
-    stem = out / f"compare_{args.scenario}_{args.system}_{args.seeds}seeds"
-    atomic_write_text(stem.with_suffix(".csv"), csv_text(header, body))
-    atomic_write_text(stem.with_suffix(".md"), f"Target mean accuracy: {target}\n\n" + markdown(header, body))
+    tag = sha256_text("\n".join(names) + f"\ntarget={args.target}")[:10]
+    stem = out / f"compare_{args.scenario}_{args.system}_{args.seeds}seeds_{tag}"
+    paths = {kind: stem.with_name(stem.name + suffix) for kind, suffix in
+             (("csv", ".csv"), ("markdown", ".md"), ("runs_csv", "_runs.csv"))}
+    atomic_write_text(paths["csv"], csv_text(*numeric_rows(rows)))
+    atomic_write_text(paths["markdown"], f"Target mean accuracy: {target}\n\n" + markdown(header, body))
+    per_run = [run_row({**c.summary, "result_dir": c.folder}) for cs in curves.values() for c in cs]
+    atomic_write_text(paths["runs_csv"], rows_csv(per_run, RUN_COLUMNS))
     data = {"scenario": args.scenario, "system": args.system, "seeds": args.seeds, "target": target,
-            "rows": [asdict(r) for r in rows], "csv": str(stem.with_suffix(".csv")), "markdown": str(stem.with_suffix(".md"))}
+            "rows": [asdict(r) for r in rows], **{k: str(p) for k, p in paths.items()}}
     text = f"{args.scenario} on {args.system}, {args.seeds} seeds, target mean accuracy {target}\n" + table(header, body)
-    return data, text + f"\n\nwrote {stem.with_suffix('.csv')} and {stem.with_suffix('.md')}"
+    return data, text + f"\n\nwrote {paths['csv']}, {paths['markdown']} and {paths['runs_csv']}"

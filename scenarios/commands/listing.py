@@ -17,12 +17,17 @@ def execute(args):
     from scenarios.cells import CELLS
     from scenarios.systems import SYSTEMS, system_names
 
+    from scenarios.settings import ALGORITHM_OPTIONS
+
     options = {name: known_options(cls) for name, cls in ALGORITHMS.items()}
-    data = {"scenarios": list(SCENARIOS), "algorithms": list(ALGORITHMS), "systems": system_names(), "algorithm_options": options}
+    allowed = {name: {key: ALGORITHM_OPTIONS[name][key].allowed() + (", or none" if ALGORITHM_OPTIONS[name][key].none else "")
+                      for key in options[name]} for name in ALGORITHMS}
+    data = {"scenarios": list(SCENARIOS), "algorithms": list(ALGORITHMS), "systems": system_names(), "algorithm_options": options,
+            "algorithm_option_ranges": allowed}
     lines = ["scenarios:"] + [f"  {s.name} (v{s.version}): {s.description}" for s in SCENARIOS.values()]
     lines += ["algorithms (options with defaults; set with --option KEY=VALUE):"]
     for name, cls in ALGORITHMS.items():
-        settings = ", ".join(f"{k}={v!r}" for k, v in options[name].items())
+        settings = "\n      ".join(f"{k}={v!r}: {allowed[name][k]}" for k, v in options[name].items())
         lines.append(f"  {name}: {summary(cls)}" + (f"\n      {settings}" if settings else ""))
     lines += ["systems (normalized, time in T_dl):"] + [f"  {p.name}: {p.description}" for p in SYSTEMS.values()]
     lines += ["systems (physical cells, time in seconds; 'fl-cosim cell NAME' describes one):"]

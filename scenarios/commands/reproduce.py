@@ -38,7 +38,6 @@ def execute(args):
     from scenarios.reproduce import execute_plan, get_scale, make_plan
     from scenarios.reproduction_report import write_report
     from scenarios.results import ensure_writable_dir
-    from scenarios.runner import stderr_progress
 
     started = time.perf_counter()  # wall time of the command, for the report only
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
@@ -53,7 +52,7 @@ def execute(args):
         if path.exists() and not path.is_dir():
             raise UsageError(f"cannot write to {str(path)!r}: it is a file")
     runs, out = ensure_writable_dir(runs), ensure_writable_dir(out)
-    outcome = execute_plan(plan, runs, data_dir, args.jobs, stderr_progress)
+    outcome = execute_plan(plan, runs, data_dir, args.jobs, not getattr(args, "json", False))  # progress on stderr
     command = "fl-cosim reproduce " + " ".join(
         shlex.quote(a) for a in ("--scale", scale.name, "--seeds", str(plan.seeds), "--jobs", str(args.jobs)))
     written = write_report(outcome, out, command, time.perf_counter() - started, load)

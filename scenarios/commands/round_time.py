@@ -7,6 +7,7 @@ import numpy as np
 from netsim import NetworkSystem, RoundPlan, Stream, expected_round_time_barrier, simulate_rounds
 from scenarios.commands.common import add_json
 from scenarios.errors import UsageError
+from scenarios.settings import MAX_ROUND_TIME_DEVICES, MAX_ROUND_TIME_EVENTS, NETWORK_SETTINGS, RUN_SETTINGS, Setting
 
 MODEL_BITS = 1.0  # payloads are whole models, so time is in T_dl units whatever the model size
 
@@ -37,12 +38,16 @@ def round_plan(devices: int, streams: int) -> RoundPlan:
 
 
 def execute(args):
-    if args.devices < 1:
-        raise UsageError(f"--devices must be >= 1, got {args.devices}")
+    Setting(int, low=1, high=MAX_ROUND_TIME_DEVICES).check("--devices", args.devices)
     if not 1 <= args.streams <= args.devices:
         raise UsageError(f"--streams must be in 1..{args.devices} (the devices), got {args.streams}")
-    if args.rounds < 1:
-        raise UsageError(f"--rounds must be >= 1, got {args.rounds}")
+    RUN_SETTINGS["rounds"].check("--rounds", args.rounds)
+    if args.devices * args.rounds > MAX_ROUND_TIME_EVENTS:
+        raise UsageError(f"--devices x --rounds must be at most {MAX_ROUND_TIME_EVENTS:,} (about a minute of simulation), "
+                         f"got {args.devices * args.rounds:,}")
+    RUN_SETTINGS["seed"].check("--seed", args.seed)
+    for key in ("rho", "t_min", "inv_mu"):
+        NETWORK_SETTINGS[key].check("--" + key.replace("_", "-"), getattr(args, key))
     try:
         system = NetworkSystem(rho=args.rho, t_min=args.t_min, inv_mu=args.inv_mu, mode=args.mode)
     except ValueError as error:

@@ -17,6 +17,9 @@ def execute(args):
     from scenarios.datasets import resolve_data_dir
     from scenarios.describe import describe_scenario
 
+    from scenarios.settings import RUN_SETTINGS
+
+    RUN_SETTINGS["seed"].check("--seed", args.seed)
     info = describe_scenario(args.name, resolve_data_dir(args.data_dir), args.seed)
     lines = [f"{k}: {v}" for k, v in info.items() if not isinstance(v, (list, dict))]
     for key, value in info.items():

@@ -4,9 +4,9 @@ stream count Algorithm 2 picks for each lambda (journal IV-C, eq. 12)."""
 from __future__ import annotations
 
 from scenarios.commands.common import add_data_dir, add_json, add_training, parse_option, table, training_overrides
-from scenarios.errors import UsageError
+from scenarios.settings import ALGORITHM_OPTIONS, RUN_SETTINGS
 from scenarios.registry import DEFAULT_SCENARIO, get_scenario
-from scenarios.runner import RunSpec
+from scenarios.runner import RunSpec, prepare
 
 DEFAULT_LAMBDAS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
 
@@ -34,14 +34,17 @@ def execute(args):
     from learning.weights import choose_stream_count
     from scenarios.datasets import resolve_data_dir
 
-    if any(lam < 0 for lam in args.lambdas):
-        raise UsageError("every --lambda must be >= 0")
+    for lam in args.lambdas:
+        ALGORITHM_OPTIONS["user-centric"]["lam"].check("--lambda", lam)
+    RUN_SETTINGS["seed"].check("--seed", args.seed)
     from scenarios.silhouette import setup_silhouette
 
     get_scenario(args.scenario)
     options = {**dict(parse_option(text) for text in args.option), "streams": "auto"}
     spec = RunSpec(args.scenario, "user-centric", seed=args.seed, options=options, training=training_overrides(args))
-    silhouette = setup_silhouette(spec, str(resolve_data_dir(args.data_dir)))
+    data_dir = str(resolve_data_dir(args.data_dir))
+    prepare(spec, data_dir)  # every setting checked
+    silhouette = setup_silhouette(spec, data_dir)
     chosen = {repr(lam): choose_stream_count(silhouette, lam) for lam in args.lambdas}
     data_out = {"silhouette": {str(k): s for k, s in silhouette.items()}, "chosen": chosen}
     curve = table(["k", "silhouette"], [[k, f"{s:+.3f}"] for k, s in silhouette.items()])

@@ -22,31 +22,31 @@ ROTATION_EQ10 = {"variance_batch_fraction": 0.6}
 CONCEPT_SHIFT_EQ10 = {"variance_batch_fraction": 0.75}
 
 
-def grouped_digits(rng: np.random.Generator, group_shift) -> FederatedData:
-    """20 devices in 4 groups over the digits, labels split by a Dirichlet label shift, a
-    validation split each; ``group_shift(groups, rng)`` gives the per-device transform."""
+def grouped_digits(rng: np.random.Generator, group_shift, num_devices: int = NUM_DEVICES, alpha: float = LABEL_ALPHA) -> FederatedData:
+    """``num_devices`` (20) devices in 4 groups over the digits, labels split by a Dirichlet(alpha)
+    label shift, a validation split each; ``group_shift(groups, rng)`` gives the per-device transform."""
     from sklearn.datasets import load_digits
 
     digits = load_digits()
     x = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
     y = digits.target.astype(np.int64)
-    groups = equal_groups(NUM_DEVICES, NUM_GROUPS)
+    groups = equal_groups(num_devices, NUM_GROUPS)
     transform = group_shift(groups, rng)
-    parts = dirichlet_label_split(y, NUM_DEVICES, LABEL_ALPHA, rng, min_size=20)
+    parts = dirichlet_label_split(y, num_devices, alpha, rng, min_size=20)
     devices = devices_from_indices(x, y, parts, VALIDATION_FRACTION, rng, transform)
     return FederatedData(devices, num_classes=10, groups=groups, info={"dataset": "sklearn-digits"})
 
 
-def build_digits_rotation(rng: np.random.Generator, data_dir=None) -> FederatedData:
+def build_digits_rotation(rng: np.random.Generator, data_dir=None, num_devices: int = NUM_DEVICES, alpha: float = LABEL_ALPHA) -> FederatedData:
     """Group g's images are rotated by ``90 g`` degrees (covariate shift, journal V-A)."""
 
     def rotation(groups, rng):
         return lambda device, xs, ys: (rotate_images(xs, int(groups[device])), ys)
 
-    return grouped_digits(rng, rotation)
+    return grouped_digits(rng, rotation, num_devices, alpha)
 
 
-def build_digits_concept_shift(rng: np.random.Generator, data_dir=None) -> FederatedData:
+def build_digits_concept_shift(rng: np.random.Generator, data_dir=None, num_devices: int = NUM_DEVICES, alpha: float = LABEL_ALPHA) -> FederatedData:
     """Each group relabels the digits by its own random permutation (group concept shift,
     journal V-A): one global model cannot fit all groups."""
 
@@ -54,7 +54,7 @@ def build_digits_concept_shift(rng: np.random.Generator, data_dir=None) -> Feder
         permutations = group_label_permutations(NUM_GROUPS, 10, rng)
         return lambda device, xs, ys: (xs, permutations[groups[device]][ys])
 
-    return grouped_digits(rng, relabeling)
+    return grouped_digits(rng, relabeling, num_devices, alpha)
 
 
 DIGITS_ROTATION = Scenario(
@@ -70,6 +70,7 @@ DIGITS_ROTATION = Scenario(
     training=LocalTraining(lr=0.05, momentum=0.9, batch_size=16, epochs=1),
     rounds=60,
     algorithm_options={name: ROTATION_EQ10 for name in ("user-centric", "parallel-user-centric")},
+    knobs={"devices": ("num_devices", NUM_DEVICES), "alpha": ("alpha", LABEL_ALPHA)},
     small=True,
 )
 
@@ -86,6 +87,7 @@ DIGITS_CONCEPT_SHIFT = Scenario(
     training=LocalTraining(lr=0.05, momentum=0.9, batch_size=16, epochs=1),
     rounds=40,
     algorithm_options={name: CONCEPT_SHIFT_EQ10 for name in ("user-centric", "parallel-user-centric")},
+    knobs={"devices": ("num_devices", NUM_DEVICES), "alpha": ("alpha", LABEL_ALPHA)},
     small=True,
 )
 

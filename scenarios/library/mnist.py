@@ -64,6 +64,7 @@ def _label_shift(name: str, dataset: str, note: str) -> Scenario:
             f"{VALIDATION_FRACTION:.0%} validation per device, LeNet-5"
         ),
         build=partial(build_label_shift, dataset=dataset, **LABEL_SHIFT),
+        knobs={"devices": ("num_devices", LABEL_SHIFT["num_devices"]), "alpha": ("alpha", LABEL_SHIFT["alpha"])},
         model_name="lenet5",
         model_kwargs={"in_channels": 1, "image_size": 28, "num_classes": NUM_CLASSES[dataset]},
         training=JOURNAL_TRAINING,
@@ -83,6 +84,7 @@ def _rotation(name: str, dataset: str, note: str) -> Scenario:
             f"{VALIDATION_FRACTION:.0%} validation per device, LeNet-5"
         ),
         build=partial(build_rotation, dataset=dataset, **ROTATION),
+        knobs={"devices": ("num_devices", ROTATION["num_devices"]), "alpha": ("alpha", ROTATION["alpha"])},
         model_name="lenet5",
         model_kwargs={"in_channels": 1, "image_size": 28, "num_classes": NUM_CLASSES[dataset]},
         training=JOURNAL_TRAINING,

@@ -1,0 +1,71 @@
+"""The lambda study on one page (journal IV-C and Fig. 6): the silhouette curve, the staircase
+k*(lambda), and the time and bits to the target accuracy of each k on each system. Drawn from
+the study's JSON file only."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+
+def plot_lambda_study(study_file: str | Path, out_file: str | Path) -> Path:
+    """Four panels from ``study_file`` into ``out_file`` (PNG, or PDF by suffix), atomically."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    study = json.loads(Path(study_file).read_text())
+    silhouette = dict(sorted((int(k), v) for k, v in study["silhouette"].items()))
+    steps = study["staircase"]
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
+    ax = axes[0][0]
+    ax.plot(list(silhouette), list(silhouette.values()), marker="o", linewidth=1.4)
+    ax.set_xlabel("streams k")
+    ax.set_ylabel("silhouette $s_k$ of k-means on W's rows")
+    ax.set_title("silhouette curve")
+    ax = axes[0][1]
+    finite_ends = [s["lambda_to"] for s in steps if s["lambda_to"] is not None]
+    right = 1.25 * max(finite_ends) if finite_ends else 1.0
+    xs, ys = [], []
+    for step in steps:
+        xs += [step["lambda_from"], step["lambda_to"] if step["lambda_to"] is not None else right]
+        ys += [step["k"], step["k"]]
+    ax.plot(xs, ys, drawstyle="steps-post", linewidth=1.8)
+    ax.set_xlim(0, right)
+    ax.set_xlabel("lambda")
+    ax.set_ylabel("k* = argmax_k $s_k$ - lambda k")
+    ax.set_title("Algorithm 2's staircase")
+    target = study["target"]
+    for ax, key, label in ((axes[1][0], "time_to_target", "time to target / $T_{dl}$"),
+                           (axes[1][1], "bits_to_target", "bits to target (down + up)")):
+        for system in study["systems"]:
+            rows = sorted((r for r in study["rows"] if r["system"] == system and r[key] is not None), key=lambda r: r["k"])
+            ax.plot([r["k"] for r in rows], [r[key] for r in rows], marker="o", label=system)
+            if key == "bits_to_target":
+                break  # the same on every system: one line
+        ax.set_xticks(sorted({step["k"] for step in steps}))
+        ax.set_xlabel("streams k (one training each)")
+        ax.set_ylabel(label)
+        ax.set_title(f"{label.split(' /')[0]} (target mean accuracy {target})")
+        ax.grid(alpha=0.3)
+        if key == "time_to_target":
+            ax.legend(fontsize=8)
+    for ax in axes[0]:
+        ax.grid(alpha=0.3)
+    axes[0][0].xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    axes[0][1].yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    fig.suptitle(f"which lambda? {study['scenario']}, seed {study['seed']}")
+    fig.tight_layout()
+    out_file = Path(out_file)
+    tmp = out_file.with_name(f".{out_file.name}.{os.getpid()}.tmp")
+    try:
+        fig.savefig(tmp, format="pdf" if out_file.suffix.lower() == ".pdf" else "png", dpi=120)
+        os.replace(tmp, out_file)
+    finally:
+        plt.close(fig)
+        if tmp.exists():
+            tmp.unlink()
+    return out_file

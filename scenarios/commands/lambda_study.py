@@ -1,0 +1,127 @@
+"""``fl-cosim lambda-study``: which lambda for my system? The silhouette curve, the staircase
+k*(lambda), and time and bits to a target accuracy for each k on each network system."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from scenarios.commands.common import add_data_dir, add_json, add_quiet, add_training, parse_option, show_progress, table, training_overrides
+from scenarios.errors import UsageError
+from scenarios.settings import Setting
+
+JOBS = Setting(int, low=1, high=256)
+TARGET = Setting(float, low=0, high=1, low_open=True, none=True)
+
+
+def add_parser(subparsers) -> None:
+    from scenarios.registry import DEFAULT_SCENARIO
+    from scenarios.systems import DEFAULT_SYSTEM, SYSTEMS
+
+    parser = subparsers.add_parser(
+        "lambda-study",
+        help="which lambda for my system: silhouette, k*(lambda), time and bits to accuracy per k and system",
+        description="The user-centric set-up's silhouette curve; the staircase k*(lambda) of Algorithm 2; one "
+        "training per k on the staircase (on --system), re-timed on every system from its recorded plans; "
+        "the time and bits to the target accuracy of each k on each system; and per system the lambdas "
+        "that reach the target soonest. Writes a JSON file, CSV and Markdown tables and a figure page.",
+    )
+    parser.add_argument("--scenario", default=DEFAULT_SCENARIO, help=f"scenario (default {DEFAULT_SCENARIO})")
+    parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
+    parser.add_argument("--rounds", type=int, help="training rounds of each k (default: the scenario's)")
+    parser.add_argument("--system", default=DEFAULT_SYSTEM, help=f"system the trainings run on (default {DEFAULT_SYSTEM})")
+    parser.add_argument("--systems", nargs="+", metavar="SYSTEM", default=list(SYSTEMS),
+                        help="systems to re-time on (default: all)")
+    parser.add_argument("--target", type=float, help="target mean accuracy (default: 90%% of the best final mean accuracy)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="user-centric option, repeatable (not streams or lam: the study varies k)")
+    parser.add_argument("--out", default="results", help="output folder (default ./results)")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="trainings in parallel (default 2)")
+    parser.add_argument("--force", action="store_true", help="train again even when identical finished runs exist")
+    add_quiet(parser)
+    add_training(parser)
+    add_data_dir(parser)
+    add_json(parser)
+
+
+def execute(args):
+    from figures.lambda_study import plot_lambda_study
+    from scenarios.compare import run_all
+    from scenarios.datasets import resolve_data_dir
+    from scenarios.lambda_study import choices, measure, staircase
+    from scenarios.results import atomic_write_text, check_output_dir, json_text, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.runner import RunSpec, prepare
+    from scenarios.silhouette import setup_silhouette
+    from scenarios.systems import get_system
+    from scenarios.tables import rows_csv
+
+    JOBS.check("--jobs", args.jobs)
+    TARGET.check("--target", args.target)
+    systems = {name: get_system(name) for name in dict.fromkeys(args.systems)}
+    options = dict(parse_option(text) for text in args.option)
+    for key in ("streams", "lam"):
+        if key in options:
+            raise UsageError(f"lambda-study varies {key} itself; leave out --option {key}=...")
+    training = training_overrides(args)
+    data_dir = str(resolve_data_dir(args.data_dir))
+    out = check_output_dir(Path(args.out))
+
+    def spec(streams) -> RunSpec:
+        return RunSpec(args.scenario, "user-centric", system=args.system, rounds=args.rounds, seed=args.seed,
+                       options={**options, "streams": streams}, training=training)
+
+    prepare(spec("auto"), data_dir)  # every setting checked
+    silhouette = setup_silhouette(spec("auto"), data_dir)
+    steps = staircase(silhouette)
+    specs = [spec(step.k) for step in steps]
+    names = [prepare(s, data_dir).name for s in specs]  # every training checked before anything is written
+    make_output_dir(out)
+    remove_stale_staging(out)
+    folders = dict(zip((step.k for step in steps), run_all(specs, out, data_dir, args.jobs, show_progress(args), not args.force)))
+    rows, target = measure(folders, systems, args.seed, args.target)
+    answer = choices(steps, rows, systems)
+    step_of = {step.k: step for step in steps}
+    for row in rows:
+        row.update(lambda_from=step_of[row["k"]].lambda_from, lambda_to=step_of[row["k"]].lambda_to)
+    tag = sha256_text("\n".join(names) + f"\n{sorted(systems)}\ntarget={args.target}")[:10]
+    stem = out / f"lambda_study_{args.scenario}_s{args.seed}_{tag}"
+    study = {"scenario": args.scenario, "seed": args.seed, "trained_on": args.system, "systems": list(systems),
+             "target": target, "silhouette": {str(k): v for k, v in silhouette.items()},
+             "staircase": [step.__dict__ for step in steps], "rows": rows, "choices": answer}
+    paths = {"json": stem.with_suffix(".json"), "table": stem.with_name(stem.name + ".csv"),
+             "choices": stem.with_name(stem.name + "_choices.csv"), "markdown": stem.with_suffix(".md"),
+             "figure": stem.with_suffix(".png")}
+    atomic_write_text(paths["json"], json_text(study))
+    columns = ["k", "lambda_from", "lambda_to", "system", "final_mean_accuracy", "time_to_target", "bits_to_target",
+               "total_time", "total_bits", "run"]
+    atomic_write_text(paths["table"], rows_csv(rows, columns))
+    choice_columns = ["system", "k", "lambda_from", "lambda_to", "time_to_target", "bits_to_target"]
+    atomic_write_text(paths["choices"], rows_csv(answer, choice_columns))
+    header, body = choice_table(answer)
+    staircase_header, staircase_body = ["lambda", "k*"], [[_interval(s.lambda_from, s.lambda_to), s.k] for s in steps]
+    atomic_write_text(paths["markdown"], f"# Which lambda? {args.scenario}, seed {args.seed}\n\nTarget mean accuracy: {target}\n\n"
+                      + markdown(header, body) + "\n" + markdown(staircase_header, [list(map(str, r)) for r in staircase_body]))
+    plot_lambda_study(paths["json"], paths["figure"])
+    text = (f"{args.scenario}, seed {args.seed}: target mean accuracy {target}\n\nAlgorithm 2's staircase\n"
+            + table(staircase_header, staircase_body) + "\n\nwhich lambda for my system\n" + table(header, body)
+            + "\n\nwrote " + ", ".join(str(p) for p in paths.values()))
+    return {**study, **{k: str(p) for k, p in paths.items()}}, text
+
+
+def _interval(start: float, end: float | None) -> str:
+    return f"[{start:.4g}, {'inf' if end is None else f'{end:.4g}'})"
+
+
+def choice_table(answer: list[dict]) -> tuple[list[str], list[list[str]]]:
+    header = ["system", "lambda", "k*", "time to target / T_dl", "bits to target"]
+    body = [[a["system"], "-" if a["k"] is None else _interval(a["lambda_from"], a["lambda_to"]),
+             "-" if a["k"] is None else str(a["k"]),
+             "-" if a["time_to_target"] is None else f"{a['time_to_target']:.1f}",
+             "-" if a["bits_to_target"] is None else f"{a['bits_to_target']:.4g}"] for a in answer]
+    return header, body
+
+
+def markdown(header: list[str], body: list[list[str]]) -> str:
+    from scenarios.compare import markdown as md
+
+    return md(header, body)

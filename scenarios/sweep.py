@@ -1,0 +1,299 @@
+"""Sweeps: a TOML file names a grid (and/or a list) of runs; each run goes to its hash-named
+folder, on local worker processes or a Ray cluster; a killed sweep resumes where it stopped.
+
+The file (every key optional except at least one ``[[algorithm]]`` or ``[[run]]``)::
+
+    seeds = 3                      # 0, 1, 2; or a list: [0, 5]
+    [settings]                     # every run: any run setting (SETTING_KEYS)
+    scenario = "digits-rotation"
+    rounds = 20
+    training = { lr = 0.05 }
+    [grid]                         # every combination of these lists
+    system = ["wired", "wireless-slow-ul"]
+    training = { epochs = [1, 2] }
+    [[algorithm]]                  # each algorithm, with fixed options and an option grid
+    name = "user-centric"
+    options = { variance_batch_fraction = 0.6 }
+    grid = { streams = [2, 4, "auto"], lam = [0.0] }
+    [[run]]                        # explicit runs (a list), on top of the settings
+    algorithm = "fedprox"
+    options = { mu = 0.5 }
+    system = "wired"
+
+Runs are expanded in file order (grid combinations, then algorithms and their option
+combinations, then seeds; then the ``[[run]]`` list) and identical runs are kept once. The
+results table has one row per run and seed, in that order, with plain numbers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from scenarios.errors import UsageError
+from scenarios.runner import RunSpec
+from scenarios.settings import RUN_SETTINGS, Setting
+
+SETTING_KEYS = ("scenario", "system", "rounds", "mode", "deadline", "evaluate_every", "participation", "rho", "t_min",
+                "inv_mu", "devices", "alpha", "training")
+TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run")
+ALGORITHM_KEYS = ("name", "options", "grid")
+RUN_KEYS = SETTING_KEYS + ("algorithm", "options")
+SEEDS = Setting(int, low=1, high=10_000)
+MAX_RUNS = 100_000
+
+
+def read_sweep_file(path: Path) -> dict:
+    path = Path(path)
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise UsageError(f"sweep file {str(path)!r} does not exist") from None
+    except IsADirectoryError:
+        raise UsageError(f"sweep file {str(path)!r} is a folder") from None
+    except OSError as error:
+        raise UsageError(f"cannot read sweep file {str(path)!r}: {error.strerror or error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path.name}: not valid TOML ({str(error).splitlines()[0]})") from None
+
+
+def expand(config: dict, where: str = "sweep") -> list[RunSpec]:
+    """The runs a sweep file names, in order, duplicates removed (not yet checked: ``prepare``)."""
+    _known(config, TOP_KEYS, where)
+    seeds = _seeds(config.get("seeds", [0]), where)
+    settings = _table(config.get("settings", {}), f"{where} [settings]")
+    _known(settings, SETTING_KEYS, f"{where} [settings]")
+    grid = _table(config.get("grid", {}), f"{where} [grid]")
+    _known(grid, SETTING_KEYS, f"{where} [grid]")
+    algorithms = _list_of_tables(config.get("algorithm", []), f"{where} [[algorithm]]")
+    explicit = _list_of_tables(config.get("run", []), f"{where} [[run]]")
+    if not algorithms and not explicit:
+        raise UsageError(f"{where}: names no run; add an [[algorithm]] (with name = ...) or a [[run]]")
+    specs: list[RunSpec] = []
+    for combination in _combinations(_flatten(grid), f"{where} [grid]"):
+        base = _merge(settings, combination)
+        for index, entry in enumerate(algorithms):
+            label = f"{where} [[algorithm]] #{index + 1}"
+            _known(entry, ALGORITHM_KEYS, label)
+            if "name" not in entry:
+                raise UsageError(f"{label}: needs name = \"ALGORITHM\"")
+            options = _table(entry.get("options", {}), f"{label} options")
+            option_grid = _table(entry.get("grid", {}), f"{label} grid")
+            for option_combination in _combinations(option_grid, f"{label} grid"):
+                for seed in seeds:
+                    specs.append(_spec(base, entry["name"], {**options, **option_combination}, seed, label))
+    for index, entry in enumerate(explicit):
+        label = f"{where} [[run]] #{index + 1}"
+        _known(entry, RUN_KEYS, label)
+        if "algorithm" not in entry:
+            raise UsageError(f"{label}: needs algorithm = \"ALGORITHM\"")
+        base = _merge(settings, {k: v for k, v in entry.items() if k in SETTING_KEYS})
+        for seed in seeds:
+            specs.append(_spec(base, entry["algorithm"], _table(entry.get("options", {}), f"{label} options"), seed, label))
+    if len(specs) > MAX_RUNS:
+        raise UsageError(f"{where}: {len(specs):,} runs; at most {MAX_RUNS:,} in one sweep")
+    unique, seen = [], set()
+    for spec in specs:
+        key = repr(spec)
+        if key not in seen:
+            seen.add(key)
+            unique.append(spec)
+    return unique
+
+
+def _spec(settings: dict, algorithm, options: dict, seed: int, where: str) -> RunSpec:
+    if not isinstance(algorithm, str):
+        raise UsageError(f"{where}: algorithm must be a name, got {algorithm!r}")
+    values = dict(settings)
+    if "scenario" not in values:
+        from scenarios.registry import DEFAULT_SCENARIO
+
+        values["scenario"] = DEFAULT_SCENARIO
+    training = values.pop("training", {})
+    return RunSpec(algorithm=algorithm, seed=seed, options=dict(options), training=dict(training), **values)
+
+
+def _seeds(value, where: str) -> list[int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return list(range(SEEDS.check(f"{where} seeds", value)))
+    if isinstance(value, list) and value:
+        return [RUN_SETTINGS["seed"].check(f"{where} seeds", seed) for seed in value]
+    raise UsageError(f"{where}: seeds must be a count (an integer >= 1) or a non-empty list of seeds, got {value!r}")
+
+
+def _known(table: dict, keys: Sequence[str], where: str) -> None:
+    unknown = [k for k in table if k not in keys]
+    if unknown:
+        raise UsageError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(keys)}")
+
+
+def _table(value, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise UsageError(f"{where} must be a table (key = value), got {value!r}")
+    return value
+
+
+def _list_of_tables(value, where: str) -> list[dict]:
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise UsageError(f"{where} must be an array of tables ([[...]] sections)")
+    return value
+
+
+def _flatten(grid: dict) -> dict:
+    """``{"training": {"lr": [...]}}`` to ``{"training.lr": [...]}``."""
+    flat = {}
+    for key, value in grid.items():
+        if key == "training":
+            for name, values in _table(value, "[grid] training").items():
+                flat[f"training.{name}"] = values
+        else:
+            flat[key] = value
+    return flat
+
+
+def _combinations(grid: dict, where: str) -> list[dict]:
+    for key, values in grid.items():
+        if not isinstance(values, list) or not values:
+            raise UsageError(f"{where}: {key} must be a non-empty list of values, got {values!r}")
+    keys = list(grid)
+    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+
+
+def _merge(settings: dict, combination: dict) -> dict:
+    merged = {k: (dict(v) if isinstance(v, dict) else v) for k, v in settings.items()}
+    if "training" in merged:
+        merged["training"] = _table(merged["training"], "[settings] training")
+    for key, value in combination.items():
+        if key.startswith("training."):
+            merged.setdefault("training", {})[key.split(".", 1)[1]] = value
+        elif key == "training":
+            merged["training"] = {**merged.get("training", {}), **_table(value, "training")}
+        else:
+            merged[key] = value
+    return merged
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """A checked run of a sweep: its spec, folder name and resolved config."""
+
+    spec: RunSpec
+    name: str
+    config: dict
+
+
+def plan(specs: Sequence[RunSpec], data_dir: str | None, progress: Callable[[int], None] | None = None) -> list[PlannedRun]:
+    """Every run checked and named (its data and learner built once) before anything is written;
+    runs whose configs resolve to the same folder are kept once."""
+    from scenarios.runner import prepare
+
+    planned, names = [], set()
+    for index, spec in enumerate(specs):
+        prepared = prepare(spec, data_dir)
+        if prepared.name not in names:
+            names.add(prepared.name)
+            planned.append(PlannedRun(prepared.spec, prepared.name, prepared.config))
+        if progress:
+            progress(index + 1)
+    return planned
+
+
+def run_locally(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, jobs: int,
+                done: Callable[[int], None]) -> list[dict]:
+    """Each run on a worker process (``jobs`` of them, dying with this one); summaries in order."""
+    from concurrent.futures import as_completed
+
+    from scenarios.runner import run_experiment
+    from scenarios.workers import worker_pool
+
+    if jobs <= 1 or len(runs) <= 1:
+        summaries = []
+        for run in runs:
+            summaries.append(run_experiment(run.spec, out, data_dir))
+            done(1)
+        return summaries
+    with worker_pool(jobs) as pool:
+        futures = [pool.submit(run_experiment, run.spec, out, data_dir) for run in runs]
+        for _ in as_completed(futures):
+            done(1)
+        return [future.result() for future in futures]
+
+
+def _run_on_ray(spec: RunSpec, out: str, data_dir: str | None) -> dict:
+    import torch
+
+    from scenarios.runner import run_experiment
+
+    torch.set_num_threads(1)
+    return run_experiment(spec, Path(out), data_dir)
+
+
+def check_ray() -> None:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise UsageError("--ray needs Ray: pip install 'fl-cosim[ray]'") from None
+
+
+def start_ray(address: str | None, jobs: int) -> None:
+    """Connect to the Ray cluster at ``address`` or, for ``local`` (or None), start a local
+    instance with ``jobs`` CPUs; its workers import this checkout (PYTHONPATH). UsageError if
+    Ray cannot start or the cluster cannot be reached."""
+    import ray
+
+    root = str(Path(__file__).resolve().parents[1])
+    pythonpath = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    kwargs = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False,
+              "runtime_env": {"env_vars": {"PYTHONPATH": pythonpath}}}
+    try:
+        if address in (None, "local"):
+            ray.init(num_cpus=jobs, **kwargs)
+        else:
+            ray.init(address=address, **kwargs)
+    except Exception as error:  # Ray raises many types for an unreachable or broken cluster
+        raise UsageError(f"cannot start or reach Ray at {address or 'local'}: {str(error).splitlines()[0]}") from None
+
+
+def run_on_ray(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, done: Callable[[int], None]) -> list[dict]:
+    """Each run as a Ray task (one CPU each) on the cluster ``start_ray`` joined; the result
+    folders must be on a file system the cluster's nodes share. Summaries in order; Ray is
+    shut down at the end."""
+    import ray
+
+    try:
+        task = ray.remote(num_cpus=1, max_retries=0)(_run_on_ray)
+        pending = {task.remote(run.spec, str(out), data_dir): index for index, run in enumerate(runs)}
+        summaries: list[dict | None] = [None] * len(runs)
+        waiting = list(pending)
+        while waiting:
+            ready, waiting = ray.wait(waiting, num_returns=1)
+            for ref in ready:
+                summaries[pending[ref]] = ray.get(ref)
+                done(1)
+        return summaries
+    finally:
+        ray.shutdown()
+
+
+def setting_columns(configs: Sequence[dict]) -> list[str]:
+    """The settings columns of a sweep's table: network, participation, evaluation period, every
+    training field and every algorithm option any run has (``option_KEY``, ``training_KEY``)."""
+    options = sorted({k for c in configs for k in c["algorithm_options"]})
+    training = sorted({k for c in configs for k in c["training"]})
+    return (["devices", "alpha", "mode", "deadline", "rho", "t_min", "inv_mu", "participation", "evaluate_every"]
+            + [f"training_{k}" for k in training] + [f"option_{k}" for k in options])
+
+
+def setting_values(config: dict) -> dict:
+    system = config["system"]
+    values = {"devices": config["num_devices"], "alpha": config["scenario"]["settings"].get("alpha")}
+    values.update({k: system.get(k) for k in ("mode", "deadline", "rho", "t_min", "inv_mu")})
+    values.update({"participation": config["participation"], "evaluate_every": config["evaluate_every"]})
+    values.update({f"training_{k}": v for k, v in config["training"].items()})
+    values.update({f"option_{k}": v for k, v in config["algorithm_options"].items()})
+    return values

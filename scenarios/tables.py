@@ -1,0 +1,67 @@
+"""The per-run results table: one row per run and seed, plain numbers (an empty cell where there
+is none), for CSV and Parquet that pandas reads directly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from scenarios.results import atomic_write_bytes, atomic_write_text, csv_text, number_cell
+
+RUN_COLUMNS = ["run", "scenario", "algorithm", "label", "system", "seed", "status", "diverged_round", "diverged_reason",
+               "rounds", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time", "downlink_bits",
+               "uplink_bits", "clustering_ari", "estimation_error"]
+NUMBER_COLUMNS = {"final_mean_accuracy", "final_worst_accuracy", "simulated_time", "downlink_bits", "uplink_bits",
+                  "clustering_ari", "estimation_error"}
+
+
+def run_row(summary: dict, extra: dict | None = None) -> dict:
+    """One run's row (``extra``: more columns, such as the settings a sweep varies)."""
+    diverged = summary.get("diverged") or {}
+    row = {
+        "run": Path(summary["result_dir"]).name if "result_dir" in summary else "",
+        "scenario": summary["scenario"], "algorithm": summary["algorithm"], "label": summary["label"],
+        "system": summary["system"], "seed": summary["seed"], "status": summary.get("status", "finished"),
+        "diverged_round": diverged.get("round"), "diverged_reason": diverged.get("reason"),
+        "rounds": summary["rounds"], "streams": summary["streams"],
+    }
+    row.update({k: summary.get(k) for k in RUN_COLUMNS if k not in row})
+    row.update(extra or {})
+    return row
+
+
+def cell(column: str, value) -> str:
+    if value is None:
+        return ""
+    if column in NUMBER_COLUMNS or isinstance(value, float):
+        return number_cell(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def rows_csv(rows: Sequence[dict], columns: Sequence[str]) -> str:
+    return csv_text(list(columns), ([cell(c, row.get(c)) for c in columns] for row in rows))
+
+
+def write_tables(rows: Sequence[dict], columns: Sequence[str], stem: Path) -> list[Path]:
+    """``stem``.csv, and ``stem``.parquet when pyarrow is importable (both atomic); the paths."""
+    csv_path = stem.with_suffix(".csv")
+    text = rows_csv(rows, columns)
+    atomic_write_text(csv_path, text)
+    written = [csv_path]
+    try:
+        import pyarrow  # noqa: F401 (pandas writes Parquet through it)
+    except ImportError:
+        return written
+    import io
+
+    import pandas
+
+    frame = pandas.read_csv(io.StringIO(text))  # the Parquet file reads back as the CSV does
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    parquet_path = stem.with_suffix(".parquet")
+    atomic_write_bytes(parquet_path, buffer.getvalue())
+    written.append(parquet_path)
+    return written

@@ -1,0 +1,186 @@
+"""``fl-cosim sweep``: expansion of the TOML file, one table row per run and seed with plain
+numbers, resumption after SIGKILL to byte-identical tables with no orphan process, and the
+same table on a local Ray instance."""
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from figures.results import folder_problem
+from scenarios.cli import main
+from scenarios.errors import UsageError
+from scenarios.sweep import expand
+
+ROOT = Path(__file__).resolve().parents[1]
+TWELVE_RUNS = """
+seeds = 3
+[settings]
+rounds = 3
+[grid]
+system = ["wired", "wireless-slow-ul"]
+[[algorithm]]
+name = "fedavg"
+[[algorithm]]
+name = "local"
+"""
+
+
+def test_grid_and_list_expand_in_file_order_without_duplicates():
+    specs = expand({
+        "seeds": [0, 7],
+        "settings": {"rounds": 2, "training": {"lr": 0.05}},
+        "grid": {"system": ["wired", "wireless-fast-ul"], "training": {"epochs": [1, 2]}},
+        "algorithm": [{"name": "fedavg"}, {"name": "user-centric", "options": {"variance_batch_fraction": 0.5},
+                                           "grid": {"streams": [2, "auto"]}}],
+        "run": [{"algorithm": "fedprox", "options": {"mu": 0.5}, "system": "wired"},
+                {"algorithm": "fedavg", "system": "wired", "rounds": 2, "training": {"lr": 0.05, "epochs": 1}}],
+    })
+    assert len(specs) == 2 * 2 * (1 + 2) * 2 + 2  # the second [[run]] repeats grid runs: kept once
+    first = specs[0]
+    assert (first.system, first.training, first.algorithm, first.seed, first.rounds) == ("wired", {"lr": 0.05, "epochs": 1}, "fedavg", 0, 2)
+    assert [s.seed for s in specs[:2]] == [0, 7]
+    assert specs[2].options == {"variance_batch_fraction": 0.5, "streams": 2}
+    assert specs[-2].algorithm == "fedprox" and specs[-2].options == {"mu": 0.5}
+
+
+@pytest.mark.parametrize("config,message", [
+    ({}, "names no run"),
+    ({"algorithm": [{"name": "fedavg"}], "sedes": 3}, "unknown key 'sedes'"),
+    ({"algorithm": [{"name": "fedavg"}], "seeds": 0}, "seeds must be an integer in 1..10000"),
+    ({"algorithm": [{"name": "fedavg"}], "seeds": [-1]}, "seeds must be an integer in 0.."),
+    ({"algorithm": [{"name": "fedavg"}], "grid": {"rounds": 5}}, "rounds must be a non-empty list"),
+    ({"algorithm": [{"name": "fedavg"}], "settings": {"rouns": 5}}, "unknown key 'rouns'"),
+    ({"algorithm": [{"options": {}}]}, "needs name"),
+    ({"run": [{"system": "wired"}]}, "needs algorithm"),
+])
+def test_malformed_sweeps_are_refused(config, message):
+    with pytest.raises(UsageError, match=message):
+        expand(config)
+
+
+def test_sweep_table_has_a_row_per_run_and_seed_with_plain_numbers(capsys, tmp_path):
+    pandas = pytest.importorskip("pandas")
+    config = tmp_path / "study.toml"
+    config.write_text(
+        'seeds = 2\n[settings]\nrounds = 1\n[[algorithm]]\nname = "fedavg"\n'
+        '[[algorithm]]\nname = "fedprox"\ngrid = { mu = [0.1, 1e9] }\n')
+    out = tmp_path / "out"
+    assert main(["sweep", str(config), "--out", str(out), "--json", "--jobs", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["runs"], data["ran"], data["diverged"]) == (6, 6, 2)
+    table = pandas.read_csv(data["tables"][0])
+    assert len(table) == 6 and list(table["seed"]) == [0, 1] * 3
+    assert table["final_mean_accuracy"].dtype.kind == "f" and table["option_mu"].dtype.kind == "f"
+    diverged = table[table["status"] == "diverged"]
+    assert list(diverged["option_mu"]) == [1e9, 1e9] and diverged["final_mean_accuracy"].isna().all()
+    assert (diverged["diverged_round"] == 1).all()
+    if len(data["tables"]) > 1:
+        assert pandas.read_parquet(data["tables"][1]).equals(table)
+    assert main(["sweep", str(config), "--out", str(out), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["ran"] == 0 and Path(again["tables"][0]).read_bytes() == Path(data["tables"][0]).read_bytes()
+
+
+def sweep_command(config: Path, out: Path, *extra, quiet: bool = True) -> list[str]:
+    return [sys.executable, "-m", "scenarios.cli", "sweep", str(config), "--out", str(out), "--jobs", "2", *extra] + (
+        ["--quiet"] if quiet else [])
+
+
+def environment() -> dict:
+    return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def processes_naming(text: str) -> list[int]:
+    """Live processes whose command line holds ``text`` (a sweep and its forked workers)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text in cmdline and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def wait_gone(text: str, timeout_s: float) -> list[int]:
+    deadline = time.monotonic() + timeout_s
+    while (left := processes_naming(text)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+def tables(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in out.iterdir() if p.suffix in (".csv", ".parquet")}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The twelve-run sweep, uninterrupted (in this process): its folder, and how long its runs
+    took (to spread the kills over a sweep's life, start-up included)."""
+    root = tmp_path_factory.mktemp("sweep")
+    config = root / "twelve.toml"
+    config.write_text(TWELVE_RUNS)
+    start = time.monotonic()
+    assert main(["sweep", str(config), "--out", str(root / "reference"), "--quiet", "--jobs", "2"]) == 0
+    return config, root / "reference", time.monotonic() - start
+
+
+def test_sigkilled_sweep_resumes_to_identical_tables_without_orphans(reference, tmp_path):
+    config, reference_out, duration_s = reference
+    expected = tables(reference_out)
+    assert len(expected) >= 1 and len([p for p in reference_out.iterdir() if p.is_dir()]) == 12
+    work = tmp_path / "work"
+    moments = random.Random(2024)
+    interrupted = 0
+    for kill in range(5):
+        # kill at a random moment of the run phase (after the checks: the sweep's first progress line)
+        sweep = subprocess.Popen(sweep_command(config, work, quiet=False), cwd=ROOT, env=environment(),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        running = threading.Event()
+
+        def watch(stream=sweep.stderr, running=running):
+            for line in stream:
+                if line.startswith("[sweep]"):
+                    running.set()
+
+        threading.Thread(target=watch, daemon=True).start()
+        assert running.wait(timeout=300), "the sweep never started its runs"
+        time.sleep(moments.uniform(0.0, 1.5))
+        os.kill(sweep.pid, signal.SIGKILL)
+        sweep.wait(timeout=30)
+        left = wait_gone(str(work), timeout_s=20)
+        for pid in left:  # clean up before failing: these are this test's processes
+            os.kill(pid, signal.SIGKILL)
+        assert left == [], f"orphans after kill {kill}"
+        complete = [p for p in work.iterdir() if p.is_dir() and not p.name.startswith(".") and folder_problem(p) is None]
+        interrupted += len(complete) < 12
+        copy = tmp_path / f"resumed-{kill}"
+        if work.exists():
+            shutil.copytree(work, copy)
+        assert main(["sweep", str(config), "--out", str(copy), "--quiet", "--jobs", "2"]) == 0
+        assert tables(copy) == expected, f"resume after kill {kill}"
+        assert sorted(p.name for p in copy.iterdir()) == sorted(p.name for p in reference_out.iterdir())
+        shutil.rmtree(copy)
+    assert interrupted >= 1  # at least one kill stopped the sweep in the middle of its runs
+
+
+def test_sweep_on_a_local_ray_instance_gives_the_same_table(reference, tmp_path):
+    pytest.importorskip("ray", reason="Ray is not installed (pip install 'fl-cosim[ray]')")
+    config, reference_out, _ = reference
+    out = tmp_path / "ray"
+    subprocess.run(sweep_command(config, out, "--ray"), cwd=ROOT, env=environment(),
+                   check=True, timeout=600, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert tables(out) == tables(reference_out)

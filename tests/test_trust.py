@@ -1,0 +1,235 @@
+"""Results people can trust: no silent replacement, no reuse of damaged folders, divergence
+marked and stopped, JSON without NaN, options reaching the algorithms that take them, worker
+processes that die with their parent. Through the command line, as a user would."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from scenarios.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, out_dir, *argv):
+    code, out, err = cli(capsys, "run", "--out", out_dir, "--json", "--no-figure", *argv)
+    assert code == 0, err
+    return json.loads(out)["runs"]
+
+
+def folders(path: Path) -> list[str]:
+    return sorted(p.name for p in path.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("first,second", [
+    (["--rounds", "2"], ["--rounds", "3"]),
+    (["--rounds", "2", "--deadline", "200"], ["--rounds", "2", "--deadline", "150"]),
+    (["--rounds", "2"], ["--rounds", "2", "--eval-every", "2"]),
+    (["--rounds", "2"], ["--rounds", "2", "--participation", "0.5"]),
+    (["--rounds", "2"], ["--rounds", "2", "--rho", "2.5"]),
+    (["--rounds", "2"], ["--rounds", "2", "--lr", "0.02"]),
+    (["--rounds", "2"], ["--rounds", "2", "--devices", "8", "--alpha", "0.5"]),
+    (["--rounds", "2", "--algorithm", "fedprox"], ["--rounds", "2", "--algorithm", "fedprox", "--option", "mu=0.2"]),
+])
+def test_every_setting_gets_its_own_folder(capsys, tmp_path, first, second):
+    argv = ["--algorithm", "fedavg"]
+    a = run_json(capsys, tmp_path, *argv, *first)[0]
+    b = run_json(capsys, tmp_path, *argv, *second)[0]
+    assert a["result_dir"] != b["result_dir"]
+    assert len(folders(tmp_path)) == 2  # the first run is still there, untouched
+    again = run_json(capsys, tmp_path, *argv, *first)[0]
+    assert again["result_dir"] == a["result_dir"] and again["final_mean_accuracy"] == a["final_mean_accuracy"]
+
+
+def test_devices_and_alpha_can_be_set_for_a_training_run(capsys, tmp_path):
+    run = run_json(capsys, tmp_path, "--algorithm", "fedavg", "--rounds", "1", "--devices", "8", "--alpha", "0.5",
+                   "--participation", "0.5", "--t-min", "2", "--inv-mu", "0.5")[0]
+    config = json.loads((Path(run["result_dir"]) / "config.json").read_text())
+    assert config["num_devices"] == 8 and config["scenario"]["settings"] == {"devices": 8, "alpha": 0.5}
+    assert config["participation"] == 0.5 and (config["system"]["t_min"], config["system"]["inv_mu"]) == (2.0, 0.5)
+    rounds = (Path(run["result_dir"]) / "rounds.csv").read_text().splitlines()
+    assert rounds[-1].split(",")[6] == "4"  # participants: half of the 8 devices
+
+
+def test_figures_of_other_runs_do_not_replace_each_other(capsys, tmp_path):
+    cli(capsys, "run", "--algorithm", "fedavg", "--rounds", "1", "--out", tmp_path)
+    cli(capsys, "run", "--algorithm", "local", "--rounds", "1", "--out", tmp_path)
+    figures = [p for p in tmp_path.iterdir() if p.suffix == ".png"]
+    assert len(figures) == 2
+    target = tmp_path / "mine.png"
+    target.write_bytes(b"keep me")
+    code, out, err = cli(capsys, "plot", *[tmp_path / f for f in folders(tmp_path)], "--out", target)
+    assert code == 2 and "exists" in err and target.read_bytes() == b"keep me"
+    code, _, _ = cli(capsys, "plot", *[tmp_path / f for f in folders(tmp_path)], "--out", target, "--force")
+    assert code == 0 and target.read_bytes().startswith(b"\x89PNG")
+
+
+def test_truncated_rounds_csv_is_not_reused_and_plot_refuses_it(capsys, tmp_path):
+    run = run_json(capsys, tmp_path, "--algorithm", "fedavg", "--rounds", "3")[0]
+    rounds_csv = Path(run["result_dir"]) / "rounds.csv"
+    whole = rounds_csv.read_text()
+    rounds_csv.write_text(whole[: len(whole) * 2 // 3])  # cut in the middle of a row
+    code, out, err = cli(capsys, "plot", run["result_dir"], "--out", tmp_path / "f.png")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "rounds.csv" in err and not (tmp_path / "f.png").exists()
+    again = run_json(capsys, tmp_path, "--algorithm", "fedavg", "--rounds", "3")[0]
+    assert again["result_dir"] == run["result_dir"]
+    assert rounds_csv.read_text() == whole  # run again, not reused
+
+
+def test_truncated_run_does_not_change_the_compare_table(capsys, tmp_path):
+    argv = ["compare", "--algorithm", "fedavg", "local", "--seeds", "2", "--rounds", "2", "--out", tmp_path, "--json", "--jobs", "1"]
+    code, out, _ = cli(capsys, *argv)
+    first = json.loads(out)
+    table = Path(first["csv"]).read_text()
+    victim = next(p for p in tmp_path.iterdir() if p.is_dir() and "_local_" in p.name)
+    trace = victim / "trace.csv"
+    trace.write_text("")  # a damaged file of a finished run
+    code, out, _ = cli(capsys, *argv)
+    assert code == 0 and Path(json.loads(out)["csv"]).read_text() == table
+    assert trace.read_text() != ""
+
+
+def test_divergence_stops_the_run_marks_it_and_exits_nonzero(capsys, tmp_path):
+    code, out, err = cli(capsys, "run", "--algorithm", "fedprox", "--option", "mu=1e9", "--rounds", "5",
+                         "--out", tmp_path, "--json", "--no-figure")
+    assert code == 1 and "diverged at round 1" in err
+    run = json.loads(out)["runs"][0]
+    assert run["status"] == "diverged" and run["final_mean_accuracy"] is None
+    summary = json.loads((Path(run["result_dir"]) / "summary.json").read_text())
+    assert summary["diverged"]["round"] == 1 and "NaN" in summary["diverged"]["reason"]
+    assert summary["rounds"] == 1  # stopped: no round after the one that diverged
+    rows = (Path(run["result_dir"]) / "rounds.csv").read_text().splitlines()
+    assert len(rows) == 3 and "nan" not in rows[-1].lower()
+
+
+def test_divergence_does_not_stop_compare_and_is_in_its_tables(capsys, tmp_path):
+    code, out, _ = cli(capsys, "compare", "--algorithm", "fedavg", "fedprox", "--option", "mu=1e9", "--seeds", "2",
+                       "--rounds", "2", "--out", tmp_path, "--json", "--jobs", "1")
+    assert code == 0
+    data = json.loads(out)
+    rows = {r["label"]: r for r in data["rows"]}
+    assert rows["fedprox"]["diverged"] == 2 and rows["fedprox"]["mean_accuracy"] == [None, None]
+    assert rows["fedavg"]["diverged"] == 0 and rows["fedavg"]["mean_accuracy"][0] > 0
+    per_run = Path(data["runs_csv"]).read_text().splitlines()
+    assert len(per_run) == 5 and sum(",diverged,1," in line for line in per_run) == 2
+
+
+def test_compare_csv_holds_plain_numbers(capsys, tmp_path):
+    pandas = pytest.importorskip("pandas")
+    code, out, _ = cli(capsys, "compare", "--algorithm", "fedavg", "local", "--seeds", "2", "--rounds", "1",
+                       "--out", tmp_path, "--json", "--jobs", "1")
+    data = json.loads(out)
+    table = pandas.read_csv(data["csv"])
+    assert table["mean_accuracy"].dtype.kind == "f" and table["reached"].dtype.kind == "i"
+    runs = pandas.read_csv(data["runs_csv"])
+    assert len(runs) == 4 and sorted(runs["seed"]) == [0, 0, 1, 1]
+    assert runs.groupby("algorithm")["final_mean_accuracy"].mean()["fedavg"] == pytest.approx(table["mean_accuracy"][0])
+
+
+def test_compare_takes_run_settings(capsys, tmp_path):
+    code, out, err = cli(capsys, "compare", "--algorithm", "user-centric", "--streams", "auto", "--lambda", "0.05",
+                         "--mode", "barrier", "--deadline", "500", "--seeds", "1", "--rounds", "1", "--out", tmp_path,
+                         "--json", "--jobs", "1")
+    assert code == 0, err
+    data = json.loads(out)
+    assert [r["label"] for r in data["rows"]] == ["user-centric k=auto"]
+    config = json.loads(next(p for p in tmp_path.iterdir() if p.is_dir()).joinpath("config.json").read_text())
+    assert config["algorithm_options"]["lam"] == 0.05 and config["system"]["mode"] == "barrier"
+    assert config["system"]["deadline"] == 500
+    folder = next(p for p in tmp_path.iterdir() if p.is_dir())
+    before = (folder / "summary.json").stat().st_ino
+    code, _, _ = cli(capsys, "compare", "--algorithm", "user-centric", "--streams", "auto", "--lambda", "0.05",
+                     "--mode", "barrier", "--deadline", "500", "--seeds", "1", "--rounds", "1", "--out", tmp_path,
+                     "--json", "--jobs", "1", "--force")
+    assert code == 0 and (folder / "summary.json").stat().st_ino != before  # run again, not reused
+
+
+def test_json_never_holds_nan(capsys, tmp_path):
+    code, out, _ = cli(capsys, "run", "--scenario", "synthetic-gaussian", "--algorithm", "fedavg", "--rounds", "1",
+                       "--out", tmp_path, "--json", "--no-figure")
+    assert code == 0 and "NaN" not in out
+    run = json.loads(out)["runs"][0]
+    assert run["final_mean_accuracy"] is None  # regression: no accuracy, and JSON says so with null
+    for name in ("summary.json", "config.json"):
+        assert "NaN" not in (Path(run["result_dir"]) / name).read_text()
+
+
+@pytest.mark.parametrize("algorithm", ["ditto", "pfedme"])
+def test_option_lam_reaches_every_algorithm_that_takes_it(capsys, tmp_path, algorithm):
+    run = run_json(capsys, tmp_path, "--algorithm", algorithm, "--option", "lam=0.37", "--rounds", "1")[0]
+    config = json.loads((Path(run["result_dir"]) / "config.json").read_text())
+    assert config["algorithm_options"]["lam"] == 0.37
+
+
+def test_compare_workers_die_with_their_parent(tmp_path):
+    """SIGKILL the parent of a compare with two worker processes: every worker is gone soon after."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "scenarios.cli", "compare", "--algorithm", "fedavg", "local", "oracle", "--seeds", "3",
+         "--rounds", "40", "--jobs", "2", "--quiet", "--out", str(tmp_path / "out")],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        workers = wait_for_children(parent.pid, 2, timeout_s=120)
+        assert len(workers) >= 2, "compare never started its workers"
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=30)
+    left = wait_gone(workers, timeout_s=20)
+    for pid in left:  # clean up before failing: these are this test's processes
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def wait_for_children(pid: int, count: int, timeout_s: float) -> list[int]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = children(pid)
+        if len(found) >= count:
+            time.sleep(1.0)  # let them take work
+            return children(pid)
+        time.sleep(0.2)
+    return children(pid)
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_gone(pids: list[int], timeout_s: float) -> list[int]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        left = [p for p in pids if alive(p)]
+        if not left:
+            return []
+        time.sleep(0.2)
+    return [p for p in pids if alive(p)]

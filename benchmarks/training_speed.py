@@ -1,7 +1,7 @@
 """Training speed, side by side in one run (wall-clock; not a test).
 
 Usage: FL_COSIM_DATA=/work/shared/datasets python3 benchmarks/training_speed.py [--rounds R] [--repeats K]
-       [--run-repeats K] [--parts 123]
+       [--run-repeats K] [--eval-every E] [--parts 123]
 
 On ``mnist-rotation`` (100 devices, about 480 training images each, LeNet-5 28x28, SGD lr 0.01
 momentum 0.9, batch 64, E = 1), prints:
@@ -13,11 +13,11 @@ momentum 0.9, batch 64, E = 1), prints:
    backend and a GPU exist (else a note). Each is timed ``repeats`` times, interleaved, and the
    fastest repeat counts (on a shared machine the fastest is the least disturbed).
 2. a whole ``fl-cosim run --scenario mnist-rotation --algorithm fedavg --optimizer sgd --rounds R``
-   (a subprocess with the command's defaults: start-up, data loading, evaluation every round
-   and the result files included) against the plain 2-thread loop doing the same training
-   (R rounds of every device, FedAvg's average; in this process, no start-up), and the
-   co-simulation overhead: the whole run over the engine's training alone (the same R rounds
-   of local updates and aggregation with the run's backend, in this process).
+   (a subprocess with the command's defaults: start-up, data loading, evaluation every round,
+   result files and figure) against the plain 2-thread loop doing the same training (R rounds
+   of every device and FedAvg's average; in this process, no start-up), interleaved; and the
+   co-simulation overhead: the run's wall-clock over the time it spent in the learner's calls
+   (training; training and evaluation), timed inside that same run.
 3. the network engine alone: wall-clock per round at 1,000 and 10,000 devices.
 """
 
@@ -89,18 +89,6 @@ def engine_round(learner) -> None:
     learner.trainer.train_many([learner.job(d, learner.theta[d]) for d in devices])
 
 
-def learning_alone(learner, rounds: int, evaluate: bool) -> None:
-    """The run's learning without the network, start-up or files: plan, local updates,
-    aggregation, and (``evaluate``) the run's evaluation after every round."""
-    for server_round in range(rounds + 1):
-        plan = learner.plan_round(server_round)
-        if plan is not None:
-            learner.local_update(server_round, plan.participants)
-            learner.aggregate(server_round, plan.participants)
-        if evaluate:
-            learner.evaluate(server_round)
-
-
 def timed(action) -> float:
     start = time.perf_counter()
     action()
@@ -124,16 +112,44 @@ def threads(count: int, workers_count: int | None = 1):
     return setup
 
 
-def full_run(rounds: int, out: Path) -> tuple[float, dict]:
-    """Wall-clock of a whole ``fl-cosim run`` in a subprocess, and its JSON."""
-    command = [sys.executable, "-m", "scenarios.cli", "run", "--scenario", SCENARIO, "--algorithm", "fedavg",
-               "--optimizer", "sgd", "--rounds", str(rounds), "--out", str(out), "--force", "--json"]
+def full_run(rounds: int, out: Path, eval_every: int) -> tuple[float, dict]:
+    """Wall-clock of a whole ``fl-cosim run`` in a subprocess, and the seconds it spent in the
+    learner's calls (``timed_cli``)."""
+    timings = out / "timings.json"
+    command = [sys.executable, str(Path(__file__).resolve()), "--timed-cli", str(timings), "run", "--scenario", SCENARIO,
+               "--algorithm", "fedavg", "--optimizer", "sgd", "--rounds", str(rounds), "--eval-every", str(eval_every),
+               "--out", str(out), "--force", "--json"]
     start = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"fl-cosim run failed: {done.stderr.strip()}")
-    return elapsed, json.loads(done.stdout)
+    return elapsed, json.loads(timings.read_text())
+
+
+def timed_cli(timings: str, argv: list[str]) -> int:
+    """``fl-cosim`` itself, with the learner's calls timed (written as JSON to ``timings``)."""
+    from scenarios import cli, runner
+
+    spent = {"local_update": 0.0, "aggregate": 0.0, "evaluate": 0.0}
+    build = runner.build_learner
+
+    def build_timed(*args, **kwargs):
+        learner = build(*args, **kwargs)
+        for name in spent:
+            def wrapper(*call_args, _method=getattr(learner, name), _name=name):
+                start = time.perf_counter()
+                try:
+                    return _method(*call_args)
+                finally:
+                    spent[_name] += time.perf_counter() - start
+            setattr(learner, name, wrapper)
+        return learner
+
+    runner.build_learner = build_timed
+    code = cli.main(argv)
+    Path(timings).write_text(json.dumps(spent))
+    return code
 
 
 def network_per_round_s(devices: int, rounds: int = 3) -> float:
@@ -146,10 +162,13 @@ def network_per_round_s(devices: int, rounds: int = 3) -> float:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--timed-cli"]:
+        raise SystemExit(timed_cli(sys.argv[2], sys.argv[3:]))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30, help="rounds of the whole run (default 30)")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats of part 1 (default 3)")
     parser.add_argument("--run-repeats", type=int, default=1, help="interleaved repeats of part 2 (default 1)")
+    parser.add_argument("--eval-every", type=int, default=1, help="the whole run's --eval-every (default 1, the command's)")
     parser.add_argument("--parts", default="123", help="which parts to run (default 123)")
     parser.add_argument("--data-dir", default=os.environ.get("FL_COSIM_DATA"))
     args = parser.parse_args()
@@ -166,7 +185,7 @@ def main() -> None:
     if "1" in args.parts:
         round_speeds(data, samples, cores, args.repeats)
     if "2" in args.parts:
-        whole_run(data, args.rounds, args.run_repeats, default_backend)
+        whole_run(data, args.rounds, args.run_repeats, default_backend, args.eval_every)
     if "3" in args.parts:
         print("\n3. network engine per round (SimPy, pipelined, 10 streams)\n")
         print("| devices | s per round |\n|---|---|")
@@ -210,38 +229,32 @@ def round_speeds(data, samples: int, cores: int, repeats: int) -> None:
         print(f"| {note} | - | - |")
 
 
-def whole_run(data, rounds: int, repeats: int, default_backend: str) -> None:
-    """Part 2: a whole ``fl-cosim run`` against the plain loop and against its own learning."""
+def whole_run(data, rounds: int, repeats: int, default_backend: str, eval_every: int) -> None:
+    """Part 2: a whole ``fl-cosim run`` against the plain loop doing the same training, and
+    the run's own time split into learning and everything else."""
     plain = PlainLoop(engine_learner(data, "loop"))
-
-    def alone(evaluate: bool):
-        def action():
-            learner = engine_learner(data, default_backend)
-            learning_alone(learner, rounds, evaluate)
-            release()
-        return threads(1, None), action
-
-    times: dict[str, float] = {}
+    runs, plains = [], []
     with tempfile.TemporaryDirectory() as out:
-        candidates = {
-            "run": (threads(1, None), lambda: full_run(rounds, Path(out))),
-            "plain": (threads(2), lambda: [plain.round() for _ in range(rounds)]),
-            "train": alone(False),
-            "learn": alone(True),
-        }
-        times = fastest(candidates, repeats)
-    run_s, plain_s = times["run"], times["plain"]
+        for _ in range(repeats):
+            threads(1, None)()
+            runs.append(full_run(rounds, Path(out), eval_every))
+            threads(2)()
+            plains.append(timed(lambda: [plain.round() for _ in range(rounds)]))
+    run_s, spent = min(runs, key=lambda r: r[0])
+    plain_s = min(plains)
+    training_s = spent["local_update"] + spent["aggregate"]
+    learning_s = training_s + spent["evaluate"]
     print(f"\n2. whole run: fl-cosim run --scenario {SCENARIO} --algorithm fedavg --optimizer sgd --rounds {rounds} "
-          f"(its defaults: backend {default_backend}, {workers.usable_cores()} workers, evaluation every round, "
-          f"figure; fastest of {repeats})\n")
+          f"--eval-every {eval_every} (backend {default_backend}, {workers.usable_cores()} workers, figure; "
+          f"fastest of {repeats}, interleaved with the plain loop)\n")
     print("| what | wall-clock s | ratio |\n|---|---|---|")
     print(f"| plain PyTorch loop, 2 threads, the same training (in-process, no start-up) | {plain_s:.1f} | 1.00 |")
-    print(f"| whole fl-cosim run (subprocess: start-up, data, evaluation, files, figure) | {run_s:.1f} | "
+    print(f"| whole fl-cosim run (a subprocess: start-up, data, network, evaluation, files, figure) | {run_s:.1f} | "
           f"{plain_s / run_s:.2f}x faster |")
-    print(f"| its learning alone: local updates, aggregation, evaluation ({default_backend}) | {times['learn']:.1f} | "
-          f"run / this = {run_s / times['learn']:.3f} (co-simulation overhead) |")
-    print(f"| its training alone: local updates, aggregation ({default_backend}) | {times['train']:.1f} | "
-          f"run / this = {run_s / times['train']:.3f} |")
+    print(f"| in that run: training (local updates + aggregation) | {training_s:.1f} | "
+          f"run / training = {run_s / training_s:.3f} |")
+    print(f"| in that run: training + evaluation | {learning_s:.1f} | "
+          f"run / learning = {run_s / learning_s:.3f} (co-simulation overhead) |")
 
 if __name__ == "__main__":
     main()

@@ -237,6 +237,27 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _count_in_child(queue) -> None:
+    workers.set_workers(None)
+    queue.put(workers.worker_count())
+
+
+def test_a_process_of_a_parallel_sweep_trains_in_itself_by_default():
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_count_in_child, args=(queue,))
+    child.start()
+    assert queue.get(timeout=60) == 1
+    child.join()
+    workers.set_workers(None)
+    try:
+        assert workers.worker_count() == workers.usable_cores()
+    finally:
+        workers.set_workers(1)
+
+
 def test_workers_option_on_the_command_line(tmp_path, capsys):
     assert main(["--workers", "0", "run", "--rounds", "1", "--out", str(tmp_path)]) == 2
     assert "--workers must be >= 1" in capsys.readouterr().err

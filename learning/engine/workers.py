@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import mmap
+import multiprocessing
 import os
 import signal
 import time
@@ -58,7 +59,7 @@ def usable_cores() -> int:
 
 
 def set_workers(count: int | None) -> None:
-    """Worker processes of the ``processes`` backend in this process (None: the usable cores).
+    """Worker processes of the ``processes`` backend in this process (None: the default below).
     With 1, jobs run in this process, one after another (the ``loop`` backend's path)."""
     global _worker_count
     if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
@@ -67,7 +68,11 @@ def set_workers(count: int | None) -> None:
 
 
 def worker_count() -> int:
-    return usable_cores() if _worker_count is None else _worker_count
+    """``set_workers``'s count; by default the usable cores, but 1 inside a process that
+    ``multiprocessing`` started (a worker of a parallel sweep: its siblings use the other cores)."""
+    if _worker_count is not None:
+        return _worker_count
+    return 1 if multiprocessing.parent_process() is not None else usable_cores()
 
 
 def train_in_processes(trainer, jobs: Sequence) -> torch.Tensor:

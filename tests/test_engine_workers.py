@@ -260,7 +260,7 @@ def test_a_process_of_a_parallel_sweep_trains_in_itself_by_default():
 
 def test_workers_option_on_the_command_line(tmp_path, capsys):
     assert main(["--workers", "0", "run", "--rounds", "1", "--out", str(tmp_path)]) == 2
-    assert "--workers must be >= 1" in capsys.readouterr().err
+    assert "--workers must be an integer in 1..1024, got 0" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
 
 

@@ -14,6 +14,13 @@ COMPARE = ["compare", "--out", "out", "--rounds", "1", "--seeds", "1", "--jobs",
 ROUND_TIME = ["round-time", "--devices", "5", "--streams", "2", "--rho", "1", "--t-min", "1", "--inv-mu", "0"]
 
 CASES = [
+    # cell, penalty, reproduce
+    (["cell", "nowhere-5g"], "unknown cell preset 'nowhere-5g'"),
+    (["cell", "uma-3.5ghz", "--radio", "inner_radius_m=300"], "inner radius 300 m is above the outer radius 250 m"),
+    (["cell", "umi-3.5ghz", "--radio", "carrier_hz=-3"], "carrier frequency must be > 0 Hz, got -3"),
+    (["penalty", "nonexistent_folder"], "nonexistent_folder is not a result folder"),
+    (["reproduce", "--scale", "huge"], "unknown scale 'huge'"),
+    (["reproduce", "--seeds", "0"], "--seeds must be >= 1, got 0"),
     # run
     (RUN + ["--scenario", "nope"], "unknown scenario 'nope'"),
     (RUN + ["--algorithm", "fedsgd"], "unknown algorithm 'fedsgd'"),

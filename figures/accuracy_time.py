@@ -4,12 +4,12 @@ or in seconds on a physical cell) and, on a physical cell, against the devices' 
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from figures.save import save_figure
 from figures.results import read_run
 from figures.style import algorithm_style
 
@@ -73,14 +73,4 @@ def plot_accuracy_vs_time(
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    out_file = Path(out_file)
-    fmt = "pdf" if out_file.suffix.lower() == ".pdf" else "png"
-    tmp = out_file.with_name(f".{out_file.name}.tmp")
-    try:
-        fig.savefig(tmp, format=fmt, dpi=130)
-        os.replace(tmp, out_file)
-    finally:
-        plt.close(fig)
-        if tmp.exists():
-            tmp.unlink()
-    return out_file
+    return save_figure(fig, out_file, dpi=130)

@@ -3,10 +3,11 @@ and rate histograms (fading included) with the broadcast rate of the weakest mem
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
+
+from figures.save import save_figure
 
 
 def plot_cell(draws: dict, out_file: str | Path, title: str | None = None) -> Path:
@@ -55,14 +56,4 @@ def plot_cell(draws: dict, out_file: str | Path, title: str | None = None) -> Pa
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    out_file = Path(out_file)
-    fmt = "pdf" if out_file.suffix.lower() == ".pdf" else "png"
-    tmp = out_file.with_name(f".{out_file.name}.tmp")
-    try:
-        fig.savefig(tmp, format=fmt, dpi=120)
-        os.replace(tmp, out_file)
-    finally:
-        plt.close(fig)
-        if tmp.exists():
-            tmp.unlink()
-    return out_file
+    return save_figure(fig, out_file, dpi=120)

@@ -5,8 +5,9 @@ the study's JSON file only."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
+
+from figures.save import save_figure
 
 
 def plot_lambda_study(study_file: str | Path, out_file: str | Path) -> Path:
@@ -59,13 +60,4 @@ def plot_lambda_study(study_file: str | Path, out_file: str | Path) -> Path:
     axes[0][1].yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     fig.suptitle(f"which lambda? {study['scenario']}, seed {study['seed']}")
     fig.tight_layout()
-    out_file = Path(out_file)
-    tmp = out_file.with_name(f".{out_file.name}.{os.getpid()}.tmp")
-    try:
-        fig.savefig(tmp, format="pdf" if out_file.suffix.lower() == ".pdf" else "png", dpi=120)
-        os.replace(tmp, out_file)
-    finally:
-        plt.close(fig)
-        if tmp.exists():
-            tmp.unlink()
-    return out_file
+    return save_figure(fig, out_file, dpi=120)

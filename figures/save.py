@@ -1,0 +1,23 @@
+"""Write a matplotlib figure atomically (a temporary file, then a rename), PNG or PDF by suffix."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def save_figure(fig, out_file: str | Path, dpi: int = 120) -> Path:
+    """Save ``fig`` to ``out_file`` (PDF when it ends in .pdf, else PNG) and close it; a failed
+    write leaves no partial file."""
+    import matplotlib.pyplot as plt
+
+    out_file = Path(out_file)
+    tmp = out_file.with_name(f".{out_file.name}.{os.getpid()}.tmp")
+    try:
+        fig.savefig(tmp, format="pdf" if out_file.suffix.lower() == ".pdf" else "png", dpi=dpi)
+        os.replace(tmp, out_file)
+    finally:
+        plt.close(fig)
+        if tmp.exists():
+            tmp.unlink()
+    return out_file

@@ -13,14 +13,17 @@ class LeNet5(nn.Module):
     """LeNet-5 as in the journal paper (V-A): conv6-5x5, pool, conv16-5x5, pool, 120, 84, classes.
 
     Works for 1x28x28 (padding 2 on the first conv, the classic 32x32 geometry) and 3x32x32.
+    Each block pools before its ReLU: ``relu(maxpool(z)) = maxpool(relu(z))`` exactly, values
+    and gradients (ties of equal positive values aside), and the ReLU runs on a quarter of the
+    entries.
     """
 
     def __init__(self, in_channels: int = 1, image_size: int = 28, num_classes: int = 10):
         super().__init__()
         pad = 2 if image_size == 28 else 0
         self.features = nn.Sequential(
-            nn.Conv2d(in_channels, 6, 5, padding=pad), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(in_channels, 6, 5, padding=pad), nn.MaxPool2d(2), nn.ReLU(),
+            nn.Conv2d(6, 16, 5), nn.MaxPool2d(2), nn.ReLU(),
         )
         self.classifier = nn.Sequential(
             nn.Flatten(), nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, num_classes)
@@ -31,13 +34,14 @@ class LeNet5(nn.Module):
 
 
 class SmallCNN(nn.Module):
-    """A small CNN for 8x8 images (scikit-learn digits): conv8-3x3, pool, conv16-3x3, pool, 64, classes."""
+    """A small CNN for 8x8 images (scikit-learn digits): conv8-3x3, pool, conv16-3x3, pool, 64,
+    classes (each block pools before its ReLU, as ``LeNet5``)."""
 
     def __init__(self, in_channels: int = 1, num_classes: int = 10, width: int = 8):
         super().__init__()
         self.net = nn.Sequential(
-            nn.Conv2d(in_channels, width, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(width, 2 * width, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(in_channels, width, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
+            nn.Conv2d(width, 2 * width, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
             nn.Flatten(), nn.Linear(2 * width * 2 * 2, 64), nn.ReLU(), nn.Linear(64, num_classes),
         )
 

@@ -16,7 +16,9 @@ def model_bits(model: nn.Module, bits_per_parameter: int = 32) -> float:
 
 
 def get_flat(model: nn.Module) -> torch.Tensor:
-    return torch.nn.utils.parameters_to_vector(model.parameters()).detach().clone()
+    """The parameters as one new vector, each in its logical (row-major) order whatever its
+    memory format (the trainer keeps convolutions ``channels_last``)."""
+    return torch.cat([p.detach().reshape(-1) for p in model.parameters()])
 
 
 @torch.no_grad()

@@ -9,7 +9,7 @@ which backend runs it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Hashable, Sequence
 
 import numpy as np
@@ -23,6 +23,7 @@ from learning.models import INIT_SCHEMES
 from learning.params import flat_grad, get_flat, set_flat
 
 OPTIMIZERS = ("sgd", "adam")
+CPU_BACKENDS = ("loop", "processes")  # the reference loop, here or in worker processes: CPU only
 ADAM_BETAS = (0.9, 0.999)
 ADAM_EPS = 1e-7  # Keras's default, as the reference code's tf.keras.optimizers.Adam
 
@@ -35,10 +36,13 @@ class LocalTraining:
     ``optimizer``: ``sgd`` (the paper's text; momentum state starts afresh every local update)
     or ``adam`` (the authors' reference code: lr as given, betas 0.9/0.999, eps 1e-7, each
     device's moments and step count kept across rounds). ``init``: ``keras`` or ``torch``
-    (``learning.models.init_parameters``). ``backend``: which engine runs ``train_many``
-    (``learning.engine.BACKENDS``): ``processes`` (the default: the reference loop in one
-    worker process per core, the same numbers bit for bit) or ``loop`` (the reference, in this
-    process); ``device``: where training runs (``cpu``, ``cuda``).
+    (``learning.models.init_parameters``). ``device``: where training runs: ``cpu``,
+    ``cuda[:N]`` or ``auto`` (CUDA when PyTorch sees one). ``backend``: which engine runs
+    ``train_many`` (``learning.engine.BACKENDS``): ``loop`` (the reference, in this process),
+    ``processes`` (the reference loop in one worker process per core, the same numbers bit for
+    bit), ``batched`` (every device at once with ``torch.func``: the GPU path) or ``auto``
+    (``batched`` on a GPU, ``processes`` on the CPU). ``resolved()`` replaces ``auto``; runs
+    record the resolved settings.
     """
 
     lr: float = 0.01
@@ -47,8 +51,8 @@ class LocalTraining:
     epochs: int = 1
     optimizer: str = "sgd"
     init: str = "keras"
-    backend: str = "processes"
-    device: str = "cpu"
+    backend: str = "auto"
+    device: str = "auto"
 
     def __post_init__(self) -> None:
         if not (isinstance(self.lr, (int, float)) and 0 < self.lr < float("inf")):
@@ -65,10 +69,24 @@ class LocalTraining:
             raise ValueError(f"init must be one of {', '.join(INIT_SCHEMES)}, got {self.init!r}")
         from learning.engine import BACKENDS
 
-        if self.backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
-        if not (self.device == "cpu" or self.device.startswith("cuda")):
-            raise ValueError(f"device must be cpu or cuda[:N], got {self.device!r}")
+        if self.backend != "auto" and self.backend not in BACKENDS:
+            raise ValueError(f"backend must be auto or one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if not (self.device in ("auto", "cpu") or self.device.startswith("cuda")):
+            raise ValueError(f"device must be auto, cpu or cuda[:N], got {self.device!r}")
+        if self.device.startswith("cuda") and self.backend in CPU_BACKENDS:
+            raise ValueError(f"backend {self.backend} trains on the CPU; on {self.device} use backend batched (or auto)")
+
+    def resolved(self) -> "LocalTraining":
+        """These settings with ``auto`` replaced by this machine's choice: the device is CUDA when
+        present unless the backend is a CPU one (ValueError: a CUDA device asked for and none
+        present)."""
+        device = self.device
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() and self.backend not in CPU_BACKENDS else "cpu"
+        elif device.startswith("cuda") and not torch.cuda.is_available():
+            raise ValueError(f"device {device}: no CUDA device on this machine (use cpu or auto)")
+        backend = self.backend if self.backend != "auto" else ("batched" if device.startswith("cuda") else "processes")
+        return replace(self, device=device, backend=backend)
 
 
 @dataclass
@@ -122,7 +140,7 @@ class Trainer:
         if not noise_variance > 0:
             raise ValueError(f"noise_variance must be positive, got {noise_variance}")
         self.model = _fast_layout(model)
-        self.config = config
+        self.config = config.resolved()
         self.task = task
         self.eval_batch = eval_batch
         self.noise_variance = noise_variance

@@ -144,12 +144,13 @@ def build_data(scenario_name: str, seed: int, data_dir: str | None, knobs: tuple
 
 
 def resolved_training(spec: RunSpec, scenario: Scenario) -> LocalTraining:
-    """The scenario's training settings with the run's overrides (checked: UsageError)."""
+    """The scenario's training settings with the run's overrides, ``auto`` resolved for this
+    machine (checked: UsageError)."""
     unknown = sorted(set(spec.training) - {f.name for f in fields(LocalTraining)})
     if unknown:
         raise UsageError(f"unknown training setting {', '.join(unknown)}; settings: {', '.join(f.name for f in fields(LocalTraining))}")
     try:
-        return dataclasses.replace(scenario.training, **spec.training)
+        return dataclasses.replace(scenario.training, **spec.training).resolved()
     except ValueError as error:
         raise UsageError(f"training: {error}") from None
 

@@ -144,8 +144,8 @@ def training_settings() -> dict[str, Setting]:
         "epochs": positive_int(),
         "optimizer": Setting(str, choices=OPTIMIZERS),
         "init": Setting(str, choices=INIT_SCHEMES),
-        "backend": Setting(str, choices=tuple(BACKENDS)),
-        "device": Setting(str, pattern=r"cpu|cuda(:[0-9]+)?", pattern_text="cpu, cuda or cuda:N"),
+        "backend": Setting(str, choices=("auto", *BACKENDS)),
+        "device": Setting(str, pattern=r"auto|cpu|cuda(:[0-9]+)?", pattern_text="auto, cpu, cuda or cuda:N"),
     }
 
 

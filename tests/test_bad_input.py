@@ -25,6 +25,7 @@ CASES = [
     (RUN + ["--scenario", "nope"], "unknown scenario 'nope'"),
     (RUN + ["--algorithm", "fedsgd"], "unknown algorithm 'fedsgd'"),
     (RUN + ["--algorithm", "fedavg", "fedsgd"], "unknown algorithm 'fedsgd'"),
+    (RUN + ["--backend", "processes", "--device", "cuda"], "backend processes trains on the CPU; on cuda use backend batched"),
     (RUN + ["--rounds", "0"], "rounds must be an integer in 1..100000"),
     (RUN + ["--rounds", "1000000000000"], "rounds must be an integer in 1..100000"),
     (RUN + ["--rounds", "2.5"], "invalid int value"),

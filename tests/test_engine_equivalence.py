@@ -57,7 +57,7 @@ def learner(algorithm, options, backend, optimizer, model="mlp", participation=0
     data = tiny_data()
     kwargs = {"in_features": 64, "num_classes": 4, "hidden": 16} if model == "mlp" else {"num_classes": 4, "width": 4}
     lr = 0.05 if optimizer == "sgd" else 0.01
-    training = LocalTraining(lr=lr, momentum=0.9, batch_size=8, optimizer=optimizer, backend=backend)
+    training = LocalTraining(lr=lr, momentum=0.9, batch_size=8, optimizer=optimizer, backend=backend, device="cpu")
     setup = LearnerSetup(data, model, kwargs, training, np.random.SeedSequence(3), participation, options)
     return ALGORITHMS[algorithm](setup)
 

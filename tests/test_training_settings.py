@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from learning.models import build_model, fans
-from learning.training import ADAM_BETAS, ADAM_EPS
+from learning.training import ADAM_BETAS, ADAM_EPS, LocalTraining
 from scenarios.cli import main
 from tiny_learners import build, run_round, scalar_data, values
 
@@ -105,7 +105,8 @@ def test_training_settings_are_recorded_in_the_config(tmp_path, capsys):
     run_dir = json.loads(capsys.readouterr().out)["runs"][0]["result_dir"]
     training = json.loads(open(f"{run_dir}/config.json").read())["training"]
     assert training == {"optimizer": "adam", "init": "torch", "lr": 0.02, "momentum": 0.9, "batch_size": 8, "epochs": 2,
-                        "backend": "processes", "device": "cpu" if not torch.cuda.is_available() else "cuda"}
+                        "backend": "batched" if torch.cuda.is_available() else "processes",
+                        "device": "cuda" if torch.cuda.is_available() else "cpu"}
 
 
 @pytest.mark.parametrize("flags, message", [
@@ -116,7 +117,7 @@ def test_training_settings_are_recorded_in_the_config(tmp_path, capsys):
     (["--epochs", "-1"], "training epochs must be an integer >= 1"),
     (["--optimizer", "rmsprop"], "invalid choice"),
     (["--init", "xavier"], "invalid choice"),
-    (["--device", "tpu"], "training device must be cpu, cuda or cuda:N"),
+    (["--device", "tpu"], "training device must be auto, cpu, cuda or cuda:N"),
 ])
 def test_bad_training_settings_get_one_line_and_nothing_written(tmp_path, capsys, flags, message):
     out = tmp_path / "out"
@@ -124,3 +125,21 @@ def test_bad_training_settings_get_one_line_and_nothing_written(tmp_path, capsys
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert not any(out.glob("*/config.json"))
+
+
+def test_auto_device_and_backend_resolve_to_this_machine():
+    cuda = torch.cuda.is_available()
+    resolved = LocalTraining().resolved()
+    assert (resolved.device, resolved.backend) == (("cuda", "batched") if cuda else ("cpu", "processes"))
+    assert LocalTraining(backend="loop").resolved().device == "cpu"  # a CPU backend keeps auto on the CPU
+    assert LocalTraining(backend="batched", device="cpu").resolved().backend == "batched"
+    with pytest.raises(ValueError, match="backend loop trains on the CPU; on cuda:1 use backend batched"):
+        LocalTraining(backend="loop", device="cuda:1")
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the refusal on a machine without CUDA")
+def test_cuda_without_a_gpu_is_one_line_and_exit_2(tmp_path, capsys):
+    assert main(["run", "--algorithm", "fedavg", "--rounds", "1", "--out", str(tmp_path / "out"), "--device", "cuda"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "device cuda: no CUDA device on this machine" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "out").exists()

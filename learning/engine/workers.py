@@ -11,8 +11,9 @@ the worker writes the trained vector (and the new moments) back into the arena a
 generator's new state, and the parent writes generator and optimizer states back. So the
 results are bit for bit those of ``loop`` at one torch thread, whatever the split. A job whose
 data is not the learner's (pFedLIA's influence batch) is sent whole. Evaluation of many models
-(``Trainer.evaluate_many``) is split over the same workers. With one worker (``set_workers``),
-on a machine without ``fork``/``memfd``, or on a GPU, the jobs run in this process: the loop.
+(``Trainer.evaluate_many``) is split over the same workers. With one worker (``set_workers``)
+or on a machine without ``fork``/``memfd``, the jobs run in this process: the loop. (The
+settings refuse this backend on a GPU: ``LocalTraining``.)
 
 Workers die with their parent: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux, EOF on their
 pipe elsewhere, a ``stop`` message when the trainer is released (``release``), collected or the

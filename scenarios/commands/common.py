@@ -175,22 +175,13 @@ def add_training(parser) -> None:
     group.add_argument("--momentum", type=float, help="SGD momentum (0 <= m < 1)")
     group.add_argument("--batch-size", type=int, help="local mini-batch size")
     group.add_argument("--epochs", type=int, help="local epochs per round (E)")
-    group.add_argument("--backend", choices=tuple(BACKENDS), help="training engine: processes (the reference loop in "
-                       "one worker process per core, the same numbers) or loop (in this process); default: the scenario's, processes")
-    group.add_argument("--device", help="where training runs: auto (CUDA when present), cpu, cuda[:N] (default cpu)")
+    group.add_argument("--backend", choices=("auto", *BACKENDS), help="training engine: loop (the reference, in this "
+                       "process), processes (the reference loop in one worker process per core, the same numbers), batched "
+                       "(all devices at once: the GPU path) or auto (default: batched on a GPU, processes on the CPU)")
+    group.add_argument("--device", help="where training runs: auto (default: CUDA when present), cpu, cuda[:N]")
 
 
 def training_overrides(args) -> dict:
-    """The training settings given on the command line; ``--device auto`` resolved here."""
+    """The training settings given on the command line (``auto`` is resolved with the run's)."""
     keys = ("optimizer", "init", "lr", "momentum", "batch_size", "epochs", "backend", "device")
-    given = {key: getattr(args, key) for key in keys if getattr(args, key, None) is not None}
-    if given.get("device") == "auto":
-        import torch
-
-        given["device"] = "cuda" if torch.cuda.is_available() else "cpu"
-    if given.get("device", "cpu").startswith("cuda"):
-        import torch
-
-        if not torch.cuda.is_available():
-            raise UsageError(f"--device {given['device']}: no CUDA device on this machine (use cpu or auto)")
-    return given
+    return {key: getattr(args, key) for key in keys if getattr(args, key, None) is not None}

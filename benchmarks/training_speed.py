@@ -1,7 +1,7 @@
 """Training speed, side by side in one run (wall-clock; not a test).
 
-Usage: FL_COSIM_DATA=/work/shared/datasets python3 benchmarks/training_speed.py [--rounds R] [--repeats K]
-       [--run-repeats K] [--eval-every E] [--parts 123]
+Usage: FL_COSIM_DATA=../shared/datasets python3 -m benchmarks.training_speed [--rounds R] [--repeats K]
+       [--run-repeats K] [--eval-every 1,R] [--parts 123]
 
 On ``mnist-rotation`` (100 devices, about 480 training images each, LeNet-5 28x28, SGD lr 0.01
 momentum 0.9, batch 64, E = 1), prints:
@@ -12,12 +12,13 @@ momentum 0.9, batch 64, E = 1), prints:
    ``processes`` with one worker per core; (c) ``batched`` on the CPU and on a GPU, where that
    backend and a GPU exist (else a note). Each is timed ``repeats`` times, interleaved, and the
    fastest repeat counts (on a shared machine the fastest is the least disturbed).
-2. a whole ``fl-cosim run --scenario mnist-rotation --algorithm fedavg --optimizer sgd --rounds R``
-   (a subprocess with the command's defaults: start-up, data loading, evaluation every round,
-   result files and figure) against the plain 2-thread loop doing the same training (R rounds
-   of every device and FedAvg's average; in this process, no start-up), interleaved; and the
-   co-simulation overhead: the run's wall-clock over the time it spent in the learner's calls
-   (training; training and evaluation), timed inside that same run.
+2. whole ``fl-cosim run --scenario mnist-rotation --algorithm fedavg --optimizer sgd --rounds R
+   --eval-every E`` (subprocesses with the command's defaults: start-up, data loading, result
+   files and figure), evaluating every round (the default) and only at the last round, against
+   the plain 2-thread loop doing the same training (R rounds of every device and FedAvg's
+   average; in this process, no start-up, no evaluation), interleaved; and the co-simulation
+   overhead: each run's wall-clock over the time it spent in the learner's calls (training;
+   training and evaluation), timed inside that same run.
 3. the network engine alone: wall-clock per round at 1,000 and 10,000 devices.
 """
 
@@ -79,8 +80,9 @@ class PlainLoop:
                 value.copy_(sum(w * m.state_dict()[name] for w, m in zip(weights, self.models)))
 
 
-def engine_learner(data, backend: str):
-    return build_learner(RunSpec(SCENARIO, "fedavg", training={**SGD, "backend": backend}), data, get_scenario(SCENARIO))
+def engine_learner(data, backend: str, device: str = "cpu"):
+    return build_learner(RunSpec(SCENARIO, "fedavg", training={**SGD, "backend": backend, "device": device}), data,
+                         get_scenario(SCENARIO))
 
 
 def engine_round(learner) -> None:
@@ -168,7 +170,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30, help="rounds of the whole run (default 30)")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats of part 1 (default 3)")
     parser.add_argument("--run-repeats", type=int, default=1, help="interleaved repeats of part 2 (default 1)")
-    parser.add_argument("--eval-every", type=int, default=1, help="the whole run's --eval-every (default 1, the command's)")
+    parser.add_argument("--eval-every", default="1,R", help="the whole runs' --eval-every values, R: --rounds "
+                        "(default 1,R: every round, the command's default, and only the last round)")
     parser.add_argument("--parts", default="123", help="which parts to run (default 123)")
     parser.add_argument("--data-dir", default=os.environ.get("FL_COSIM_DATA"))
     args = parser.parse_args()
@@ -185,7 +188,8 @@ def main() -> None:
     if "1" in args.parts:
         round_speeds(data, samples, cores, args.repeats)
     if "2" in args.parts:
-        whole_run(data, args.rounds, args.run_repeats, default_backend, args.eval_every)
+        periods = [args.rounds if p.strip() == "R" else int(p) for p in args.eval_every.split(",")]
+        whole_run(data, args.rounds, args.run_repeats, default_backend, periods)
     if "3" in args.parts:
         print("\n3. network engine per round (SimPy, pipelined, 10 streams)\n")
         print("| devices | s per round |\n|---|---|")
@@ -209,8 +213,7 @@ def round_speeds(data, samples: int, cores: int, repeats: int) -> None:
         batched_cpu = engine_learner(data, "batched")
         candidates["engine batched, cpu, 2 threads"] = (threads(2), lambda: engine_round(batched_cpu))
         if torch.cuda.is_available():
-            gpu = build_learner(RunSpec(SCENARIO, "fedavg", training={**SGD, "backend": "batched", "device": "cuda"}),
-                                data, get_scenario(SCENARIO))
+            gpu = engine_learner(data, "batched", "cuda")
             candidates["engine batched, gpu"] = (threads(2), lambda: (engine_round(gpu), torch.cuda.synchronize()))
         else:
             notes.append("engine batched, gpu: skipped (no CUDA device on this machine)")
@@ -229,32 +232,32 @@ def round_speeds(data, samples: int, cores: int, repeats: int) -> None:
         print(f"| {note} | - | - |")
 
 
-def whole_run(data, rounds: int, repeats: int, default_backend: str, eval_every: int) -> None:
-    """Part 2: a whole ``fl-cosim run`` against the plain loop doing the same training, and
-    the run's own time split into learning and everything else."""
+def whole_run(data, rounds: int, repeats: int, default_backend: str, eval_periods: list[int]) -> None:
+    """Part 2: whole ``fl-cosim run``s (one per evaluation period) against the plain loop doing
+    the same training, interleaved, and each run's own time split into learning and the rest."""
     plain = PlainLoop(engine_learner(data, "loop"))
-    runs, plains = [], []
+    runs: dict[int, list] = {period: [] for period in eval_periods}
+    plains = []
     with tempfile.TemporaryDirectory() as out:
         for _ in range(repeats):
-            threads(1, None)()
-            runs.append(full_run(rounds, Path(out), eval_every))
+            for period in eval_periods:
+                threads(1, None)()
+                runs[period].append(full_run(rounds, Path(out), period))
             threads(2)()
             plains.append(timed(lambda: [plain.round() for _ in range(rounds)]))
-    run_s, spent = min(runs, key=lambda r: r[0])
     plain_s = min(plains)
-    training_s = spent["local_update"] + spent["aggregate"]
-    learning_s = training_s + spent["evaluate"]
-    print(f"\n2. whole run: fl-cosim run --scenario {SCENARIO} --algorithm fedavg --optimizer sgd --rounds {rounds} "
-          f"--eval-every {eval_every} (backend {default_backend}, {workers.usable_cores()} workers, figure; "
-          f"fastest of {repeats}, interleaved with the plain loop)\n")
-    print("| what | wall-clock s | ratio |\n|---|---|---|")
-    print(f"| plain PyTorch loop, 2 threads, the same training (in-process, no start-up) | {plain_s:.1f} | 1.00 |")
-    print(f"| whole fl-cosim run (a subprocess: start-up, data, network, evaluation, files, figure) | {run_s:.1f} | "
-          f"{plain_s / run_s:.2f}x faster |")
-    print(f"| in that run: training (local updates + aggregation) | {training_s:.1f} | "
-          f"run / training = {run_s / training_s:.3f} |")
-    print(f"| in that run: training + evaluation | {learning_s:.1f} | "
-          f"run / learning = {run_s / learning_s:.3f} (co-simulation overhead) |")
+    print(f"\n2. whole runs: fl-cosim run --scenario {SCENARIO} --algorithm fedavg --optimizer sgd --rounds {rounds} "
+          f"--eval-every E (backend {default_backend}, {workers.usable_cores()} workers, figure; fastest of {repeats}, "
+          f"interleaved with the plain loop)\n")
+    print("| what | wall-clock s | vs plain loop | run / training | run / (training + evaluation) |\n|---|---|---|---|---|")
+    print(f"| plain PyTorch loop, 2 threads, the same training (in-process, no start-up, no evaluation) | {plain_s:.1f} | 1.00x | - | - |")
+    for period in eval_periods:
+        run_s, spent = min(runs[period], key=lambda r: r[0])
+        training_s = spent["local_update"] + spent["aggregate"]
+        learning_s = training_s + spent["evaluate"]
+        print(f"| whole fl-cosim run, --eval-every {period} (start-up, data, network, evaluation, files, figure) | "
+              f"{run_s:.1f} | {plain_s / run_s:.2f}x | {run_s / training_s:.3f} | {run_s / learning_s:.3f} |")
+
 
 if __name__ == "__main__":
     main()

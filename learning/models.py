@@ -9,6 +9,15 @@ import torch
 from torch import nn
 
 
+def output_layer(model: nn.Module) -> nn.Linear:
+    """The model's output layer: its last registered ``nn.Linear``. Its input is the model's
+    embedding (the penultimate representation; for logistic regression, the input itself)."""
+    layers = [m for m in model.modules() if isinstance(m, nn.Linear)]
+    if not layers:
+        raise ValueError("the model has no nn.Linear output layer")
+    return layers[-1]
+
+
 class LeNet5(nn.Module):
     """LeNet-5 as in the journal paper (V-A): conv6-5x5, pool, conv16-5x5, pool, 120, 84, classes.
 

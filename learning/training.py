@@ -9,6 +9,7 @@ which backend runs it.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from typing import Hashable, Sequence
 
@@ -19,7 +20,7 @@ from torch.func import functional_call, jacrev, vmap
 from torch.nn import functional as F
 
 from learning.data import DeviceData
-from learning.models import INIT_SCHEMES
+from learning.models import INIT_SCHEMES, output_layer
 from learning.params import flat_grad, get_flat, set_flat
 
 OPTIMIZERS = ("sgd", "adam")
@@ -105,7 +106,10 @@ class LocalJob:
     From ``start``, ``epochs`` epochs (default the settings') of mini-batches in the order
     drawn from ``generator``, stopping after ``max_steps`` steps if given. Hooks: the proximal
     term ``proximal/2 ||w - anchor||^2`` added to each mini-batch loss (FedProx's mu, Ditto's
-    lambda) and ``gradient_offset`` added to each gradient (SCAFFOLD's ``c - c_i``).
+    lambda), ``gradient_offset`` added to each gradient (SCAFFOLD's ``c - c_i``) and the
+    prototype term ``sum_i prototype_weights[y_i] ||f(x_i) - prototypes[y_i]||^2 / batch``
+    added to each mini-batch loss, ``f`` the input of the model's output layer (FedProto:
+    ``lam`` for the classes with a global prototype, 0 for the others).
     ``state_key`` names the optimizer state that persists across rounds (Adam; e.g.
     ``("model", device)``); None starts it afresh.
     """
@@ -119,8 +123,12 @@ class LocalJob:
     anchor: torch.Tensor | None = None
     proximal: float = 0.0
     gradient_offset: torch.Tensor | None = None
+    prototypes: torch.Tensor | None = None  # (classes, embedding)
+    prototype_weights: torch.Tensor | None = None  # (classes,)
 
     def __post_init__(self) -> None:
+        if (self.prototypes is None) != (self.prototype_weights is None):
+            raise ValueError("a prototype term needs both prototypes and prototype_weights")
         if self.proximal < 0:
             raise ValueError(f"proximal coefficient must be >= 0, got {self.proximal}")
         if self.proximal > 0 and self.anchor is None:
@@ -164,6 +172,8 @@ class Trainer:
         proximal: float = 0.0,
         gradient_offset: torch.Tensor | None = None,
         state_key: Hashable | None = None,
+        prototypes: torch.Tensor | None = None,
+        prototype_weights: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """The reference local update (Algorithm 1, ClientUpdate) of one device: a plain loop
         with ``torch.optim``; returns the trained vector. Arguments as ``LocalJob``'s."""
@@ -173,31 +183,35 @@ class Trainer:
         optimizer = self._optimizer(params, state_key)
         offsets = _split_like(gradient_offset, params) if gradient_offset is not None else None
         anchors = _split_like(anchor.detach(), params) if proximal > 0 else None
-        n = data.num_train
-        steps, limit = 0, max_steps if max_steps is not None else float("inf")
-        for _ in range(cfg.epochs if epochs is None else epochs):
-            order = torch.randperm(n, generator=generator)  # one order per epoch, drawn even if unused
-            for begin in range(0, n, cfg.batch_size):
-                if steps >= limit:
-                    break
-                index = order[begin : begin + cfg.batch_size]
-                optimizer.zero_grad(set_to_none=True)
-                loss = self.loss(model(data.x_train[index]), data.y_train[index])
-                if anchors is not None:
-                    loss = loss + 0.5 * proximal * sum(torch.sum((p - a) ** 2) for p, a in zip(params, anchors))
-                loss.backward()
-                if offsets is not None:
-                    for p, offset in zip(params, offsets):
-                        p.grad.add_(offset)
-                optimizer.step()
-                steps += 1
+        with _Embedding(model) if prototypes is not None else nullcontext() as embedding:
+            n = data.num_train
+            steps, limit = 0, max_steps if max_steps is not None else float("inf")
+            for _ in range(cfg.epochs if epochs is None else epochs):
+                order = torch.randperm(n, generator=generator)  # one order per epoch, drawn even if unused
+                for begin in range(0, n, cfg.batch_size):
+                    if steps >= limit:
+                        break
+                    index = order[begin : begin + cfg.batch_size]
+                    optimizer.zero_grad(set_to_none=True)
+                    y = data.y_train[index]
+                    loss = self.loss(model(data.x_train[index]), y)
+                    if embedding is not None:
+                        loss = loss + prototype_terms(embedding.value, y, prototypes, prototype_weights).sum() / y.shape[0]
+                    if anchors is not None:
+                        loss = loss + 0.5 * proximal * sum(torch.sum((p - a) ** 2) for p, a in zip(params, anchors))
+                    loss.backward()
+                    if offsets is not None:
+                        for p, offset in zip(params, offsets):
+                            p.grad.add_(offset)
+                    optimizer.step()
+                    steps += 1
         self._keep_state(optimizer, params, state_key)
         return get_flat(model)
 
     def train_job(self, job: LocalJob) -> torch.Tensor:
         return self.train(job.start, job.data, job.generator, epochs=job.epochs, max_steps=job.max_steps,
                           anchor=job.anchor, proximal=job.proximal, gradient_offset=job.gradient_offset,
-                          state_key=job.state_key)
+                          state_key=job.state_key, prototypes=job.prototypes, prototype_weights=job.prototype_weights)
 
     def train_many(self, jobs: Sequence[LocalJob]) -> torch.Tensor:
         """Every job's trained vector, stacked in job order, by the configured backend."""
@@ -299,6 +313,17 @@ class Trainer:
         return total / x.shape[0]
 
     @torch.no_grad()
+    def embeddings(self, params: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """The model's embedding of each row of ``x`` at ``params`` (the output layer's input, flat)."""
+        set_flat(self.model, params)
+        pieces = []
+        with _Embedding(self.model) as embedding:
+            for begin in range(0, x.shape[0], self.eval_batch):
+                self.model(x[begin : begin + self.eval_batch])
+                pieces.append(embedding.value)
+        return torch.cat(pieces)
+
+    @torch.no_grad()
     def evaluate(self, params: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:
         """(accuracy, mean loss) of ``params`` on ``(x, y)``; accuracy is NaN for regression."""
         if y.shape[0] == 0:
@@ -313,6 +338,32 @@ class Trainer:
                 correct += int((outputs.argmax(dim=1) == target).sum())
         accuracy = correct / y.shape[0] if self.task == "classification" else float("nan")
         return accuracy, total_loss / y.shape[0]
+
+
+def prototype_terms(embedding: torch.Tensor, y: torch.Tensor, prototypes: torch.Tensor,
+                    weights: torch.Tensor) -> torch.Tensor:
+    """Each sample's ``weights[y_i] ||embedding_i - prototypes[y_i]||^2``."""
+    return weights[y] * (embedding - prototypes[y]).square().sum(dim=1)
+
+
+class _Embedding:
+    """Within ``with``: ``value`` is the input of ``model``'s output layer at the last forward
+    pass (flat per sample)."""
+
+    def __init__(self, model: nn.Module):
+        self.value: torch.Tensor | None = None
+        self._layer = output_layer(model)
+
+    def __enter__(self) -> "_Embedding":
+        self._handle = self._layer.register_forward_pre_hook(self._keep)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._handle.remove()
+        self.value = None
+
+    def _keep(self, module, inputs) -> None:
+        self.value = inputs[0].reshape(inputs[0].shape[0], -1)
 
 
 def _fast_layout(model: nn.Module) -> nn.Module:

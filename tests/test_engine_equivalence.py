@@ -34,6 +34,7 @@ CASES = {
     "fesem": ("fesem", {"k": 2}),
     "pfedlia": ("pfedlia", {"warmup_rounds": 1, "influence_epochs": 2, "influence_batch_size": 12, "min_samples": 2}),
     "fedfomo": ("fedfomo", {"M": 2}),
+    "fedproto": ("fedproto", {"lam": 0.5}),  # the prototype term from round 2 on
     "self-fl": ("self-fl", {"max_local_steps": 5}),
     "parallel-user-centric": ("parallel-user-centric", {"streams": 2, "variance_batch_size": 4}),
     "pfedme": ("pfedme", {"R": 3, "K": 2, "batch_size": 6}),  # their own inner loops over batched gradients

@@ -102,6 +102,7 @@ CASES = [
     ("scaffold", {"local_epochs": 2}),  # gradient offset, several epochs
     ("ditto", {"lam": 0.3}),  # a second model per device, anchored to the first
     ("self-fl", {"max_local_steps": 7}),  # step limits that end inside an epoch
+    ("fedproto", {"lam": 0.5}),  # the prototype term travels with the job
     ("parallel-user-centric", {}),  # one device trains several models: one generator, several jobs
     ("pfedlia", {"warmup_rounds": 1, "influence_epochs": 2, "influence_batch_size": 9}),  # data not the learner's
 ]

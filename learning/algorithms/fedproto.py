@@ -1,9 +1,10 @@
 """FedProto (Tan et al., AAAI 2022): devices exchange class prototypes, never models.
 
-A device's embedding ``f(x)`` is the input of its model's last ``nn.Linear`` layer (the
-penultimate representation; for logistic regression the input itself), read by a forward
-pre-hook on that layer. Each round a device trains its own model from where it left it
-(E epochs of the scenario's SGD) on ``CE + lam * mean_batch ||f(x) - C_y||^2``, ``C_y`` the
+A device's embedding ``f(x)`` is the input of its model's output layer (the penultimate
+representation; for logistic regression the input itself: ``learning.models.output_layer``).
+Each round a device trains its own model from where it left it (E epochs of the scenario's
+optimizer, through the training engine's prototype hook of ``LocalJob``) on
+``CE + lam * mean_batch ||f(x) - C_y||^2``, ``C_y`` the
 global prototype of the sample's class (classes without one add nothing; FedProto's code
 uses a mean over the embedding entries, which only rescales lam), then computes its local
 prototypes: the mean embedding of each of its classes, with the trained model. The server
@@ -23,56 +24,10 @@ from typing import Sequence
 
 import numpy as np
 import torch
-from torch import nn
 
 from learning.algorithms.base import SCALAR_BITS, FederatedLearner, LearnerSetup
-from learning.params import set_flat
-from learning.training import Trainer
+from learning.models import output_layer
 from netsim.plan import RoundPlan, Stream
-
-
-def last_linear(model: nn.Module) -> nn.Linear:
-    """The model's output layer: its last registered ``nn.Linear``."""
-    layers = [m for m in model.modules() if isinstance(m, nn.Linear)]
-    if not layers:
-        raise ValueError("fedproto needs a model whose output layer is nn.Linear")
-    return layers[-1]
-
-
-class PrototypeTrainer(Trainer):
-    """A Trainer whose training loss adds FedProto's prototype term while ``targets`` is set.
-
-    Evaluation and gradients (``reduction="sum"``) stay plain cross-entropy.
-    """
-
-    def __init__(self, model: nn.Module, config, lam: float):
-        super().__init__(model, config, "classification")
-        self.lam = lam
-        self.layer = last_linear(model)
-        self.embedding: torch.Tensor | None = None
-        self.layer.register_forward_pre_hook(self._keep_embedding)
-        self.targets: torch.Tensor | None = None  # (classes, embedding) global prototypes
-        self.has_target: torch.Tensor | None = None  # (classes,) bool
-
-    def _keep_embedding(self, module, inputs) -> None:
-        self.embedding = inputs[0]
-
-    def loss(self, outputs: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
-        base = super().loss(outputs, y, reduction)
-        if self.targets is None or reduction != "mean":
-            return base
-        known = self.has_target[y]
-        gap = (self.embedding[known] - self.targets[y[known]]).pow(2).sum()
-        return base + self.lam * gap / y.shape[0]
-
-    @torch.no_grad()
-    def embed(self, params: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        set_flat(self.model, params)
-        pieces = []
-        for begin in range(0, x.shape[0], self.eval_batch):
-            self.model(x[begin : begin + self.eval_batch])
-            pieces.append(self.embedding.reshape(self.embedding.shape[0], -1))
-        return torch.cat(pieces)
 
 
 class FedProto(FederatedLearner):
@@ -86,9 +41,8 @@ class FedProto(FederatedLearner):
         self.lam = float(self.options["lam"])
         if self.lam < 0:
             raise ValueError(f"fedproto needs lam >= 0, got {self.lam}")
-        self.trainer = PrototypeTrainer(self.trainer.model, setup.training, self.lam)
         classes = self.data.num_classes
-        self.embedding_size = self.trainer.layer.in_features
+        self.embedding_size = output_layer(self.trainer.model).in_features
         self.class_counts = np.stack([np.bincount(d.y_train.numpy(), minlength=classes) for d in self.data.devices])
         self.local_prototypes = torch.zeros(self.num_devices, classes, self.embedding_size)
         self.global_prototypes = torch.zeros(classes, self.embedding_size)
@@ -106,15 +60,14 @@ class FedProto(FederatedLearner):
         return RoundPlan(streams, uplink, participants)
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
+        hooks = {}
         if self.has_global.any():
-            self.trainer.targets, self.trainer.has_target = self.global_prototypes, self.has_global
-        try:
-            for device in devices:
-                data = self.data.devices[device]
-                self.theta[device] = self.trainer.train_job(self.job(device, self.theta[device]))  # its own loss: the loop
-                self.local_prototypes[device] = self.class_means(self.trainer.embed(self.theta[device], data.x_train), data.y_train)
-        finally:
-            self.trainer.targets = self.trainer.has_target = None
+            hooks = {"prototypes": self.global_prototypes, "prototype_weights": self.lam * self.has_global.to(self.global_prototypes.dtype)}
+        trained = self.trainer.train_many([self.job(device, self.theta[device], **hooks) for device in devices])
+        for device, vector in zip(devices, trained):
+            data = self.data.devices[device]
+            self.theta[device] = vector
+            self.local_prototypes[device] = self.class_means(self.trainer.embeddings(vector, data.x_train), data.y_train)
 
     def class_means(self, embeddings: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """Mean embedding per class (zero rows for classes the device does not hold)."""

@@ -16,7 +16,9 @@ Exactly the reference loop's work (``Trainer.train``), job by job:
   the jobs still running are a prefix of the chunk and only those rows move (parameters,
   momentum, Adam moments and step count alike);
 - hooks: ``proximal * (w - anchor)`` and ``gradient_offset`` added to the gradient where the
-  loop adds them; Adam's state loaded from and kept in ``trainer.optimizer_states``;
+  loop adds them, the prototype term added to each job's loss (the embedding read by a hook on
+  the engine's own model copy); Adam's state loaded from and kept in
+  ``trainer.optimizer_states``;
 - jobs that share an optimizer state key run one after another (in waves), as in the loop.
 
 Everything of a step lives on ``trainer.config.device``; each device's data is copied there
@@ -40,7 +42,8 @@ import torch
 from torch.func import functional_call, grad, vmap
 
 from learning.data import DeviceData
-from learning.training import ADAM_BETAS, ADAM_EPS, AdamState, LocalJob
+from learning.models import output_layer
+from learning.training import ADAM_BETAS, ADAM_EPS, AdamState, LocalJob, prototype_terms
 
 CPU_MEMORY_BYTES = 1 << 30  # working memory of one chunk on the CPU
 GPU_MEMORY_FRACTION = 0.5  # of the free GPU memory when the engine starts
@@ -116,9 +119,9 @@ class BatchedEngine:
         self.trainer = trainer
         self.device = torch.device(trainer.config.device)
         self.model = copy.deepcopy(trainer.model, memo={id(trainer): trainer}).to(self.device)  # the trainer itself not copied
-        for module in self.model.modules():  # a trainer's hooks (FedProto's embedding) stay on its own model
-            module._forward_hooks.clear()
-            module._forward_pre_hooks.clear()
+        self._embedding: torch.Tensor | None = None  # the output layer's input in the forward pass under way
+        if any(isinstance(m, torch.nn.Linear) for m in self.model.modules()):
+            output_layer(self.model).register_forward_pre_hook(self._keep_embedding)
         named = list(self.model.named_parameters())
         self.names = [name for name, _ in named]
         self.shapes = [tuple(p.shape) for _, p in named]
@@ -135,8 +138,8 @@ class BatchedEngine:
         self._sample_bytes: int | None = None
         self._copies: dict[int, tuple] = {}  # id(DeviceData) -> its tensors on the device
         self._pools: dict[tuple, _Pool] = {}  # the stacked data of the last call's chunks
-        grad_fn = grad(self._job_loss)
-        self._batched_grad = vmap(grad_fn)
+        self._batched_grad = vmap(grad(self._job_loss))
+        self._batched_grad_prototypes = vmap(grad(self._job_loss_prototypes))
         self._batched_forward = vmap(self._forward)
 
     # --- model as a function of the flat parameters ---------------------------------------------
@@ -162,6 +165,16 @@ class BatchedEngine:
         """One job's mean loss over its real samples (``mask``; ``count`` of them)."""
         losses = self._sample_losses(self._forward(params, x), y)
         return torch.where(mask, losses, torch.zeros_like(losses)).sum() / count
+
+    def _keep_embedding(self, module, inputs) -> None:
+        self._embedding = inputs[0].reshape(inputs[0].shape[0], -1)
+
+    def _job_loss_prototypes(self, params, x, y, mask, count, prototypes, weights):
+        """``_job_loss`` plus the job's prototype term over its real samples."""
+        losses = self._sample_losses(self._forward(params, x), y)
+        term = prototype_terms(self._embedding, y, prototypes, weights)
+        self._embedding = None
+        return torch.where(mask, losses + term, torch.zeros_like(losses)).sum() / count
 
     # --- data on the device, stacked ------------------------------------------------------------
     def _copy(self, data: DeviceData) -> tuple:
@@ -263,13 +276,17 @@ class BatchedEngine:
         counts = valid.sum(dim=2).to(w.dtype)
         running = [sum(1 for s in steps if s > t) for t in range(steps[0])]
 
-        proximal = anchor = offset = None
+        proximal = anchor = offset = prototypes = None
         if any(job.proximal > 0 for job in jobs):
             proximal = torch.tensor([job.proximal for job in jobs], dtype=w.dtype, device=device)[:, None]
             anchor = torch.stack([job.anchor if job.anchor is not None else job.start for job in jobs]).to(device)
         if any(job.gradient_offset is not None for job in jobs):
             offset = torch.stack([job.gradient_offset if job.gradient_offset is not None else torch.zeros_like(job.start)
                                   for job in jobs]).to(device, w.dtype)
+        if any(job.prototypes is not None for job in jobs):
+            shape = next(job.prototypes for job in jobs if job.prototypes is not None).shape
+            prototypes = (torch.stack([job.prototypes if job.prototypes is not None else torch.zeros(shape) for job in jobs]).to(device, w.dtype),
+                          torch.stack([job.prototype_weights if job.prototypes is not None else torch.zeros(shape[0]) for job in jobs]).to(device, w.dtype))
         optimizer = _Adam(self.trainer, jobs, steps, w) if cfg.optimizer == "adam" else _SGD(cfg.lr, cfg.momentum, w)
 
         x_shape, y_shape = pool.x.shape[1:], pool.y.shape[1:]
@@ -278,7 +295,12 @@ class BatchedEngine:
             flat_rows = rows[t, :k].reshape(-1)
             x = pool.x[flat_rows].view(k, batch, *x_shape)
             y = pool.y[flat_rows].view(k, batch, *y_shape)
-            gradient = self._flatten(self._batched_grad(self._unflatten(w[:k]), x, y, valid[t, :k], counts[t, :k]))
+            if prototypes is None:
+                gradient = self._batched_grad(self._unflatten(w[:k]), x, y, valid[t, :k], counts[t, :k])
+            else:
+                gradient = self._batched_grad_prototypes(self._unflatten(w[:k]), x, y, valid[t, :k], counts[t, :k],
+                                                         prototypes[0][:k], prototypes[1][:k])
+            gradient = self._flatten(gradient)
             if proximal is not None:
                 gradient += proximal[:k] * (w[:k] - anchor[:k])
             if offset is not None:

@@ -6,7 +6,8 @@ inherits the trainer (its model object, settings and loss) and the devices' data
 split into chains (jobs that share a generator or an optimizer state run in order, in one
 worker) and the chains are balanced over the workers by work (samples x epochs). A job travels
 as its start vector (and anchor, gradient offset, Adam moments) written into the worker's
-shared-memory arena, its generator's state (``torch.Generator.get_state()``) and a few numbers;
+shared-memory arena, its generator's state (``torch.Generator.get_state()``), a few numbers
+and its prototypes, if any (small: classes x embedding);
 the worker writes the trained vector (and the new moments) back into the arena and returns the
 generator's new state, and the parent writes generator and optimizer states back. So the
 results are bit for bit those of ``loop`` at one torch thread, whatever the split. A job whose
@@ -303,7 +304,8 @@ class WorkerPool:
             spec = {"start": place(job.start), "epochs": job.epochs, "max_steps": job.max_steps, "proximal": job.proximal,
                     "anchor": place(job.anchor) if job.proximal > 0 else None,
                     "offset": place(job.gradient_offset) if job.gradient_offset is not None else None,
-                    "generator": id(job.generator), "generator_state": None, "state_key": None, "moments": None}
+                    "generator": id(job.generator), "generator_state": None, "state_key": None, "moments": None,
+                    "prototypes": None if job.prototypes is None else (job.prototypes.numpy(), job.prototype_weights.numpy())}
             if spec["generator"] not in generators:  # a chain's first job carries its generator's state
                 generators.add(spec["generator"])
                 spec["generator_state"] = job.generator.get_state().numpy().tobytes()
@@ -479,9 +481,11 @@ def _train(trainer, resident: tuple, flat: torch.Tensor, specs: list[dict], outp
             data = DeviceData(x, y, x[:0], y[:0])
         else:
             data = resident[data]
+        prototypes, weights = (torch.from_numpy(a) for a in spec["prototypes"]) if spec["prototypes"] else (None, None)
         trained = trainer.train(vector(spec["start"]), data, generator, epochs=spec["epochs"], max_steps=spec["max_steps"],
                                 anchor=vector(spec["anchor"]), proximal=spec["proximal"],
-                                gradient_offset=vector(spec["offset"]), state_key=key)
+                                gradient_offset=vector(spec["offset"]), state_key=key,
+                                prototypes=prototypes, prototype_weights=weights)
         flat[out : out + size] = trained
         step = None
         state = trainer.optimizer_states.get(key) if key is not None else None

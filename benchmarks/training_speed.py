@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from torch import nn
 from torch.nn import functional as F
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,12 +51,22 @@ SCENARIO = "mnist-rotation"
 SGD = {"optimizer": "sgd"}  # the text's SGD (lr 0.01, momentum 0.9, batch 64, E = 1): what the plain loop does
 
 
+def classic_lenet5(model: nn.Module) -> nn.Module:
+    """``model`` (the project's LeNet-5) as PFLlib and FL-bench write it: each convolution
+    followed by ReLU then pooling, default (contiguous) memory format; the same parameters."""
+    conv1, conv2 = copy.deepcopy(model.features[0]), copy.deepcopy(model.features[3])
+    features = nn.Sequential(conv1, nn.ReLU(), nn.MaxPool2d(2), conv2, nn.ReLU(), nn.MaxPool2d(2))
+    classic = nn.Sequential(features, copy.deepcopy(model.classifier))
+    return classic.to(memory_format=torch.contiguous_format)
+
+
 class PlainLoop:
-    """FedAvg as PFLlib and FL-bench train it: one model and one SGD optimizer per device."""
+    """FedAvg as PFLlib and FL-bench train it: one model and one SGD optimizer (torch's
+    defaults) per device, the classic LeNet-5 in PyTorch's default memory format."""
 
     def __init__(self, learner):
         self.devices = learner.data.devices
-        self.global_model = copy.deepcopy(learner.trainer.model)
+        self.global_model = classic_lenet5(learner.trainer.model)
         self.models = [copy.deepcopy(self.global_model) for _ in self.devices]
         self.sizes = torch.tensor([d.num_train for d in self.devices], dtype=torch.float32)
         self.generator = torch.Generator().manual_seed(0)

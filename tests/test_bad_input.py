@@ -21,6 +21,9 @@ CASES = [
     (["penalty", "nonexistent_folder"], "nonexistent_folder is not a result folder"),
     (["reproduce", "--scale", "huge"], "unknown scale 'huge'"),
     (["reproduce", "--seeds", "0"], "--seeds must be >= 1, got 0"),
+    (["reproduce", "--jobs", "0"], "--jobs must be >= 1"),
+    (["cell", "uma-3.5ghz", "--devices", "0"], "--devices must be >= 1"),
+    (["cell", "uma-3.5ghz", "--radio", "bogus=1"], "unknown radio parameter bogus"),
     # run
     (RUN + ["--scenario", "nope"], "unknown scenario 'nope'"),
     (RUN + ["--algorithm", "fedsgd"], "unknown algorithm 'fedsgd'"),

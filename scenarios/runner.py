@@ -306,7 +306,8 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
         (warn or stderr_line)(f"fl-cosim: running {final.name} again: {problem}")
     physical = isinstance(prepared.system, PhysicalSystem)
     unit, unit_digits = ("s", 3) if physical else ("T_dl", 1)
-    bar = Progress(spec.label, rounds) if progress else None
+    training = learner.trainer.config
+    bar = Progress(f"{spec.label} ({training.backend}, {training.device})", rounds) if progress else None
     records: list[RoundRecord] = []
     has_validation = np.array([d.y_val.shape[0] > 0 for d in learner.data.devices])
 

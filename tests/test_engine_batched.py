@@ -231,6 +231,19 @@ def test_ragged_jobs_on_cuda_as_the_loop_on_cpu(optimizer, model, monkeypatch):
     np.testing.assert_allclose(cuda.evaluate_many(models, datas)[1], evaluate_in_a_loop(loop, models, datas)[1], rtol=RTOL, atol=ATOL)
 
 
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (the batched engine's GPU path)")
+def test_batched_runs_on_cuda_are_deterministic():
+    """Same seed, same numbers on one GPU (cuDNN's deterministic kernels)."""
+    datas = tiny_datas()
+    runs = []
+    for _ in range(2):
+        t = trainer("batched", "adam", "small-cnn", device="cuda")
+        runs.append(train_twice(t, t.train_many, datas))
+    assert runs[0][1] == runs[1][1]
+    for a, b in zip(runs[0][0], runs[1][0]):
+        assert torch.equal(a, b)
+
+
 def test_batched_runs_are_deterministic():
     """Same jobs, same generators' seeds: bit for bit the same vectors (and Adam states)."""
     datas = tiny_datas()

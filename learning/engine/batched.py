@@ -127,6 +127,9 @@ class BatchedEngine:
         self.shapes = [tuple(p.shape) for _, p in named]
         self.numels = [p.numel() for _, p in named]
         self.num_parameters = sum(self.numels)
+        if self.device.type == "cuda":  # same seed, same numbers on one GPU: cuDNN's deterministic kernels
+            torch.backends.cudnn.deterministic = True
+            torch.backends.cudnn.benchmark = False
         if memory_bytes is None:
             if self.device.type == "cuda":
                 free, _ = torch.cuda.mem_get_info(self.device)

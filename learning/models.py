@@ -22,9 +22,8 @@ class LeNet5(nn.Module):
     """LeNet-5 as in the journal paper (V-A): conv6-5x5, pool, conv16-5x5, pool, 120, 84, classes.
 
     Works for 1x28x28 (padding 2 on the first conv, the classic 32x32 geometry) and 3x32x32.
-    Each block pools before its ReLU: ``relu(maxpool(z)) = maxpool(relu(z))`` exactly, values
-    and gradients (ties of equal positive values aside), and the ReLU runs on a quarter of the
-    entries.
+    Each block pools before its ReLU: ``relu(maxpool(z)) = maxpool(relu(z))``, values and
+    gradients alike, and the ReLU runs on a quarter of the entries.
     """
 
     def __init__(self, in_channels: int = 1, image_size: int = 28, num_classes: int = 10):

@@ -286,10 +286,13 @@ class BatchedEngine:
         if any(job.gradient_offset is not None for job in jobs):
             offset = torch.stack([job.gradient_offset if job.gradient_offset is not None else torch.zeros_like(job.start)
                                   for job in jobs]).to(device, w.dtype)
-        if any(job.prototypes is not None for job in jobs):
+        if any(job.prototypes is not None for job in jobs):  # a job without them: zero weights
             shape = next(job.prototypes for job in jobs if job.prototypes is not None).shape
-            prototypes = (torch.stack([job.prototypes if job.prototypes is not None else torch.zeros(shape) for job in jobs]).to(device, w.dtype),
-                          torch.stack([job.prototype_weights if job.prototypes is not None else torch.zeros(shape[0]) for job in jobs]).to(device, w.dtype))
+            given = [job.prototypes is not None for job in jobs]
+            prototypes = (
+                torch.stack([job.prototypes if g else torch.zeros(shape) for job, g in zip(jobs, given)]).to(device, w.dtype),
+                torch.stack([job.prototype_weights if g else torch.zeros(shape[0]) for job, g in zip(jobs, given)]).to(device, w.dtype),
+            )
         optimizer = _Adam(self.trainer, jobs, steps, w) if cfg.optimizer == "adam" else _SGD(cfg.lr, cfg.momentum, w)
 
         x_shape, y_shape = pool.x.shape[1:], pool.y.shape[1:]

@@ -226,6 +226,9 @@ def round_speeds(data, samples: int, cores: int, repeats: int) -> None:
         if torch.cuda.is_available():
             gpu = engine_learner(data, "batched", "cuda")
             candidates["engine batched, gpu"] = (threads(2), lambda: (engine_round(gpu), torch.cuda.synchronize()))
+            compiled = engine_learner(data, "compiled", "cuda")
+            engine_round(compiled)  # compile before timing
+            candidates["engine compiled, gpu"] = (threads(2), lambda: (engine_round(compiled), torch.cuda.synchronize()))
         else:
             notes.append("engine batched, gpu: skipped (no CUDA device on this machine)")
     else:

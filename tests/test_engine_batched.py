@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -229,6 +230,22 @@ def test_ragged_jobs_on_cuda_as_the_loop_on_cpu(optimizer, model, monkeypatch):
         torch.testing.assert_close(cuda.optimizer_states[key].exp_avg.cpu(), state.exp_avg, rtol=RTOL, atol=ATOL)
     models = torch.randn(len(datas), loop.num_parameters, generator=torch.Generator().manual_seed(4)) * 0.3
     np.testing.assert_allclose(cuda.evaluate_many(models, datas)[1], evaluate_in_a_loop(loop, models, datas)[1], rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="torch.compile on the CPU needs a C compiler (cc)")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's own, raised while compiling
+def test_compiled_backend_gives_the_loops_numbers():
+    """Backend ``compiled``: the batched step under torch.compile, whole chunks every step."""
+    datas = tiny_datas()
+    loop = trainer("loop", "adam", "mlp")
+    expected, expected_draws = train_twice(loop, lambda jobs: train_in_a_loop(loop, jobs), datas)
+    compiled = trainer("compiled", "adam", "mlp")
+    got, draws = train_twice(compiled, compiled.train_many, datas)
+    for a, b in zip(expected, got):
+        torch.testing.assert_close(b, a, rtol=RTOL, atol=ATOL)
+    assert draws == expected_draws
+    for key, state in loop.optimizer_states.items():
+        torch.testing.assert_close(compiled.optimizer_states[key].exp_avg, state.exp_avg, rtol=RTOL, atol=ATOL)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (the batched engine's GPU path)")

@@ -3,9 +3,9 @@
 A backend is a function ``(trainer, jobs) -> Tensor (len(jobs), parameters)``; it must give
 what ``Trainer.train`` (the reference loop) gives for each job, optimizer state included, up to
 float rounding. ``loop`` is that reference, one job after another; ``batched``
-(``learning.engine.batched``) trains all jobs together with ``torch.func``; ``processes`` runs
-the same loop in worker processes (``learning/engine/workers.py``), bit for bit the same at one
-thread.
+(``learning.engine.batched``) trains all jobs together with ``torch.func`` (``compiled``: with
+its step under ``torch.compile``); ``processes`` runs the same loop in worker processes
+(``learning/engine/workers.py``), bit for bit the same at one thread.
 
 A backend may also evaluate and take gradients its own way: ``EVALUATORS`` (``(trainer,
 models, datas) -> (accuracy, loss)`` arrays, ``Trainer.evaluate`` of each pair) and
@@ -60,6 +60,8 @@ def _evaluate_in_processes(trainer, models: torch.Tensor, datas: Sequence) -> tu
     return np.array([a for a, _ in pairs], dtype=np.float64), np.array([l for _, l in pairs], dtype=np.float64)
 
 
-BACKENDS: dict[str, Callable] = {"loop": train_in_a_loop, "batched": train_batched, "processes": _train_in_processes}
-EVALUATORS: dict[str, Callable] = {"loop": evaluate_in_a_loop, "batched": evaluate_batched, "processes": _evaluate_in_processes}
-GRADIENTS: dict[str, Callable] = {"loop": gradients_in_a_loop, "batched": gradients_batched}
+BACKENDS: dict[str, Callable] = {"loop": train_in_a_loop, "batched": train_batched, "compiled": train_batched,
+                                 "processes": _train_in_processes}
+EVALUATORS: dict[str, Callable] = {"loop": evaluate_in_a_loop, "batched": evaluate_batched, "compiled": evaluate_batched,
+                                   "processes": _evaluate_in_processes}
+GRADIENTS: dict[str, Callable] = {"loop": gradients_in_a_loop, "batched": gradients_batched, "compiled": gradients_batched}

@@ -28,12 +28,18 @@ chunks bounded by ``BatchedEngine.max_jobs`` and a memory budget.
 
 Evaluation (each model on one device's validation split) and mean-loss gradients (eq. 10)
 run through the same ``vmap`` path: ``evaluate_many`` and ``mean_gradients``.
+
+Backend ``compiled`` is the same engine with its training step under ``torch.compile`` (one
+graph per chunk size; every step computes the whole chunk and keeps the running jobs' rows,
+so ragged jobs do not change shapes); evaluation, gradients and FedProto's prototype term
+(a hook's side effect) stay as ``batched``'s.
 """
 
 from __future__ import annotations
 
 import copy
 import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Hashable, Sequence
 
@@ -115,13 +121,11 @@ class BatchedEngine:
     from the model's parameter count and its activations per sample.
     """
 
-    def __init__(self, trainer, max_jobs: int | None = None, memory_bytes: int | None = None):
+    def __init__(self, trainer, max_jobs: int | None = None, memory_bytes: int | None = None, compiled: bool = False):
         self.trainer = trainer
         self.device = torch.device(trainer.config.device)
         self.model = copy.deepcopy(trainer.model, memo={id(trainer): trainer}).to(self.device)  # the trainer itself not copied
-        self._embedding: torch.Tensor | None = None  # the output layer's input in the forward pass under way
-        if any(isinstance(m, torch.nn.Linear) for m in self.model.modules()):
-            output_layer(self.model).register_forward_pre_hook(self._keep_embedding)
+        self._embedding: torch.Tensor | None = None  # the output layer's input, while prototype jobs train
         named = list(self.model.named_parameters())
         self.names = [name for name, _ in named]
         self.shapes = [tuple(p.shape) for _, p in named]
@@ -141,8 +145,11 @@ class BatchedEngine:
         self._sample_bytes: int | None = None
         self._copies: dict[int, tuple] = {}  # id(DeviceData) -> its tensors on the device
         self._pools: dict[tuple, _Pool] = {}  # the stacked data of the last call's chunks
+        self.compiled = compiled
         self._batched_grad = vmap(grad(self._job_loss))
         self._batched_grad_prototypes = vmap(grad(self._job_loss_prototypes))
+        if compiled:  # one graph per chunk shape: every step takes the whole chunk (below)
+            self._batched_grad = torch.compile(self._batched_grad, dynamic=False)
         self._batched_forward = vmap(self._forward)
 
     # --- model as a function of the flat parameters ---------------------------------------------
@@ -276,6 +283,7 @@ class BatchedEngine:
         index = index.to(device)
         valid = index >= 0
         rows = torch.where(valid, index, 0) + pool.offsets[torch.tensor(positions, device=device)][None, :, None]
+        rows = rows.clamp(max=pool.x.shape[0] - 1)  # padding (and a stopped or empty job's rows): any real row
         counts = valid.sum(dim=2).to(w.dtype)
         running = [sum(1 for s in steps if s > t) for t in range(steps[0])]
 
@@ -296,24 +304,39 @@ class BatchedEngine:
         optimizer = _Adam(self.trainer, jobs, steps, w) if cfg.optimizer == "adam" else _SGD(cfg.lr, cfg.momentum, w)
 
         x_shape, y_shape = pool.x.shape[1:], pool.y.shape[1:]
-        for t in range(steps[0]):
-            k = running[t]
-            flat_rows = rows[t, :k].reshape(-1)
-            x = pool.x[flat_rows].view(k, batch, *x_shape)
-            y = pool.y[flat_rows].view(k, batch, *y_shape)
-            if prototypes is None:
-                gradient = self._batched_grad(self._unflatten(w[:k]), x, y, valid[t, :k], counts[t, :k])
-            else:
-                gradient = self._batched_grad_prototypes(self._unflatten(w[:k]), x, y, valid[t, :k], counts[t, :k],
-                                                         prototypes[0][:k], prototypes[1][:k])
-            gradient = self._flatten(gradient)
-            if proximal is not None:
-                gradient += proximal[:k] * (w[:k] - anchor[:k])
-            if offset is not None:
-                gradient += offset[:k]
-            optimizer.step(t, k, w, gradient)
+        if self.compiled:
+            counts = counts.clamp(min=1)  # stopped jobs' rows: no samples, a gradient of zero
+        with self._embedding_kept(prototypes is not None):
+            for t in range(steps[0]):
+                k = running[t]
+                width = count if self.compiled else k  # compiled: the chunk's fixed shape, only k rows used
+                flat_rows = rows[t, :width].reshape(-1)
+                x = pool.x[flat_rows].view(width, batch, *x_shape)
+                y = pool.y[flat_rows].view(width, batch, *y_shape)
+                if prototypes is None:
+                    gradient = self._batched_grad(self._unflatten(w[:width]), x, y, valid[t, :width], counts[t, :width])
+                else:
+                    gradient = self._batched_grad_prototypes(self._unflatten(w[:width]), x, y, valid[t, :width],
+                                                             counts[t, :width], prototypes[0][:width], prototypes[1][:width])
+                gradient = self._flatten(gradient)[:k]
+                if proximal is not None:
+                    gradient += proximal[:k] * (w[:k] - anchor[:k])
+                if offset is not None:
+                    gradient += offset[:k]
+                optimizer.step(t, k, w, gradient)
         optimizer.keep(jobs, steps)
         return w
+
+    @contextmanager
+    def _embedding_kept(self, wanted: bool):
+        """While ``wanted``: the output layer's input of each forward pass in ``_embedding``."""
+        hook = output_layer(self.model).register_forward_pre_hook(self._keep_embedding) if wanted else None
+        try:
+            yield
+        finally:
+            if hook is not None:
+                hook.remove()
+            self._embedding = None
 
     # --- evaluation and gradients ---------------------------------------------------------------
     @torch.no_grad()
@@ -469,10 +492,12 @@ _ENGINES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def engine_of(trainer) -> BatchedEngine:
-    """The trainer's engine (its device copies and caches), made on first use."""
+    """The trainer's engine (its device copies and caches), made on first use; backend
+    ``compiled`` gets one whose training step is ``torch.compile``d."""
     engine = _ENGINES.get(trainer)
-    if engine is None or engine.device != torch.device(trainer.config.device):
-        engine = _ENGINES[trainer] = BatchedEngine(trainer)
+    compiled = trainer.config.backend == "compiled"
+    if engine is None or engine.device != torch.device(trainer.config.device) or engine.compiled != compiled:
+        engine = _ENGINES[trainer] = BatchedEngine(trainer, compiled=compiled)
     return engine
 
 

@@ -177,7 +177,8 @@ def add_training(parser) -> None:
     group.add_argument("--epochs", type=int, help="local epochs per round (E)")
     group.add_argument("--backend", choices=("auto", *BACKENDS), help="training engine: loop (the reference, in this "
                        "process), processes (the reference loop in one worker process per core, the same numbers), batched "
-                       "(all devices at once: the GPU path) or auto (default: batched on a GPU, processes on the CPU)")
+                       "(all devices at once: the GPU path), compiled (batched under torch.compile) or auto (default: batched on a GPU, "
+                       "processes on the CPU)")
     group.add_argument("--device", help="where training runs: auto (default: CUDA when present), cpu, cuda[:N]")
 
 

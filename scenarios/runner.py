@@ -481,7 +481,7 @@ def trace_csv(trace: list[TraceEvent]) -> str:
 
 
 def plans_jsonl(records: list[RoundRecord]) -> str:
-    return "".join(json.dumps({"round": r.server_round, "plan": r.plan.to_dict() if r.plan else None}) + "\n" for r in records)
+    return "".join(json.dumps({"round": r.server_round, "plan": r.plan.to_dict() if r.plan else None}, allow_nan=False) + "\n" for r in records)
 
 
 def _read_json(path: Path):

@@ -32,7 +32,7 @@ def setup_silhouette(spec: RunSpec, data_dir: str | None, cache_dir: Path | None
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs},
         "training": dataclasses.asdict(learner.setup.training),
         "seed": spec.seed,
-    }))
+    }, allow_nan=False))
     path = None if cache_dir is None else Path(cache_dir) / f"silhouette_{spec.scenario}_s{spec.seed}.json"
     if path is not None and path.exists():
         try:

@@ -388,25 +388,33 @@ class WorkerPool:
         deadline = time.monotonic() + _STOP_WAIT_S
         for worker in self.workers:
             _parent_ends.discard(worker.conn)
+            if not _exited(worker.conn, deadline):
+                _kill(worker.pid)
             worker.conn.close()
-            while not _reaped(worker.pid):
-                if time.monotonic() > deadline:
-                    _kill(worker.pid)
-                    _reaped(worker.pid, block=True)
-                    break
-                time.sleep(0.005)
+            _reap(worker.pid)
 
     @property
     def pids(self) -> list[int]:
         return [w.pid for w in self.workers]
 
 
-def _reaped(pid: int, block: bool = False) -> bool:
+def _exited(conn: Connection, deadline: float) -> bool:
+    """Whether the worker at the other end of ``conn`` closed it (exited) by ``deadline``:
+    replies still on their way are read and dropped; the wait blocks in ``poll``."""
     try:
-        done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
-    except ChildProcessError:
+        while conn.poll(max(0.0, deadline - time.monotonic())):
+            conn.recv_bytes()
+    except (EOFError, OSError):
         return True
-    return done == pid
+    return False
+
+
+def _reap(pid: int) -> None:
+    """Wait for the (exited or killed) worker ``pid``, so that it leaves no zombie."""
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def _kill(pid: int) -> None:

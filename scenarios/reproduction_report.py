@@ -245,7 +245,7 @@ Training settings and user-centric options, as the runs recorded them (`config.j
 
 ## What stands in for what
 
-- **MNIST stands in for EMNIST** (EMNIST is not on these machines): 10 classes instead of 62 and
+- **MNIST stands in for EMNIST** (where EMNIST is not in the data folder): 10 classes instead of 62 and
   fewer images. Our `mnist-label-shift` and `mnist-rotation` face the paper's EMNIST columns,
   so those numbers are not directly comparable (MNIST's 10 digits are an easier task).
 - The scenarios, as the registry describes them:

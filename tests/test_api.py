@@ -1,25 +1,25 @@
-"""The README's Python API example runs as written and gives a DataFrame of the rounds."""
+"""The Python API page's example runs as written and gives a DataFrame of the rounds."""
 
-import re
 from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+from doc_blocks import runnable_blocks
+
+API_PAGE = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 
 
 def readme_example() -> str:
-    text = README.read_text()
-    match = re.search(r"<!-- api-example -->\s*```python\n(.*?)```", text, re.S)
-    assert match, "the README has no API example after <!-- api-example -->"
-    return match.group(1)
+    blocks = runnable_blocks(API_PAGE)
+    assert blocks, "docs/api.md has no runnable example"
+    return blocks[0]
 
 
-def test_readme_api_example_runs(tmp_path, monkeypatch, capsys):
+def test_api_page_example_runs(tmp_path, monkeypatch, capsys):
     pytest.importorskip("pandas")
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
-    exec(compile(readme_example(), "README.md", "exec"), namespace)
+    exec(compile(readme_example(), str(API_PAGE), "exec"), namespace)
     rounds, result = namespace["rounds"], namespace["result"]
     assert list(rounds["round"]) == list(range(6)) and rounds["mean_accuracy"].dtype.kind == "f"
     assert result.folder.resolve().parent == tmp_path.resolve() / "results" and result.summary["status"] == "finished"

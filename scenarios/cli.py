@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from scenarios.commands import (cell, compare, datasets, lambda_study, listing, penalty, plot, reproduce, round_time, run,
-                               scenario, streams, sweep)
+from scenarios.commands import (cell, compare, datasets, export, lambda_study, listing, penalty, plot, reproduce, round_time,
+                               run, scenario, streams, sweep)
 from scenarios.errors import UsageError
 from scenarios.results import finite
 from scenarios.settings import Setting
@@ -23,6 +23,7 @@ COMMANDS = {
     "lambda-study": lambda_study,
     "round-time": round_time,
     "plot": plot,
+    "export": export,
     "reproduce": reproduce,
     "list": listing,
     "datasets": datasets,

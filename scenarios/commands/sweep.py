@@ -20,7 +20,7 @@ def add_parser(subparsers) -> None:
         "training settings, systems and seeds; and/or a list of runs), check every one, then run those "
         "without a complete result folder, on local worker processes (default) or a Ray cluster. "
         "A killed sweep resumes where it stopped. Writes one table with a row per run and seed "
-        "(CSV, and Parquet when pyarrow is importable). See the README for the file's keys.",
+        "(CSV, and Parquet when pyarrow is importable). docs/sweep-files.md lists the file's keys.",
     )
     parser.add_argument("config", metavar="CONFIG.toml", help="the sweep file")
     parser.add_argument("--out", help="output folder (default results/<file name without .toml>)")

@@ -1,0 +1,51 @@
+"""``fl-cosim export``: finished result folders to TensorBoard event files (and MLflow where installed)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from scenarios.commands.common import add_json
+from scenarios.errors import UsageError
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="write finished result folders to TensorBoard (and MLflow)",
+        description="Reads complete result folders (every file matching its checksum; never retrains) and "
+        "writes, per run, TensorBoard event files under OUT/RUN_FOLDER: per evaluated round the mean and "
+        "worst accuracy and, as their own series, simulated time, downlink and uplink bits (and energy on "
+        "a cell); the resolved config as hparams. With --mlflow URI, also one MLflow run per folder "
+        "(pip install mlflow).",
+    )
+    parser.add_argument("result_dirs", nargs="+", metavar="RESULT_DIR")
+    parser.add_argument("--tensorboard", default="results/tensorboard", metavar="OUT",
+                        help="TensorBoard log folder (default results/tensorboard); view with: tensorboard --logdir OUT")
+    parser.add_argument("--mlflow", metavar="URI", help="also log to this MLflow tracking URI (e.g. sqlite:///mlflow.db or http://host:5000)")
+    parser.add_argument("--experiment", default="fl-cosim", help="MLflow experiment name (default fl-cosim)")
+    parser.add_argument("--force", action="store_true", help="replace existing TensorBoard log folders of these runs")
+    add_json(parser)
+
+
+def execute(args):
+    from figures.results import ResultError
+    from scenarios.export import TrackerError, export_mlflow, export_tensorboard
+
+    if importlib.util.find_spec("tensorboard") is None:
+        raise UsageError("export needs the tensorboard package: pip install 'fl-cosim[tracking]'")
+    if args.mlflow is not None and importlib.util.find_spec("mlflow") is None:
+        raise UsageError("--mlflow needs the mlflow package: pip install mlflow")
+    if not args.tensorboard:
+        raise UsageError("--tensorboard must name a folder, got ''")
+    try:
+        folders = export_tensorboard(args.result_dirs, Path(args.tensorboard), args.force)
+        mlflow_runs = export_mlflow(args.result_dirs, args.mlflow, args.experiment) if args.mlflow else []
+    except (ResultError, TrackerError) as error:
+        raise UsageError(str(error)) from None
+    except FileExistsError as error:
+        raise UsageError(f"{error.args[0]!r} exists; give another --tensorboard or --force to replace it") from None
+    except OSError as error:
+        raise UsageError(f"cannot write {args.tensorboard!r}: {error.strerror or error}") from None
+    text = "\n".join([f"wrote {folder}" for folder in folders] + [f"mlflow run {run}" for run in mlflow_runs])
+    return {"tensorboard": [str(folder) for folder in folders], "mlflow_runs": mlflow_runs}, text

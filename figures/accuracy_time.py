@@ -1,19 +1,42 @@
-"""Average validation accuracy against simulated time (normalized by ``T_dl``, journal Fig. 6,
-or in seconds on a physical cell) and, on a physical cell, against the devices' energy."""
+"""Accuracy against simulated time, bits, energy or rounds, from result folders: the figure of
+``run`` and ``plot`` (journal Fig. 6 with ``systems``: every run re-timed from its recorded plans).
+
+Paper-ready by default: the shipped style, one IEEE column wide, a fixed colour and marker per
+algorithm. Runs of one configuration over several seeds are one line, the mean with a min-max
+band (``figures.bands``); an optional second row shows the worst device's accuracy.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from figures.bands import BAND, TIME_LABELS, X_AXES, draw_band, seed_band
+from figures.results import ResultError, RunCurve, read_run
 from figures.save import save_figure
-from figures.results import read_run
-from figures.style import algorithm_style
+from figures.style import WIDTHS_IN, ieee_style
 
-TIME_LABELS = {"T_dl": "simulated time / $T_{dl}$", "s": "simulated time (s)"}
+SEED_DEPENDENT = ("seed", "device_samples_per_update")  # config entries that follow from the seed alone
+
+__all__ = ["BAND", "PlotOptions", "figure_name", "plot_accuracy_vs_time", "seed_groups"]
+
+
+@dataclass(frozen=True)
+class PlotOptions:
+    """``x_axes``: one panel per axis of ``X_AXES`` (``energy`` only for runs on a cell);
+    ``worst``: a second row with the worst device's accuracy; ``width``: ``column`` or ``double``;
+    ``command``: the command line, recorded in the file's metadata."""
+
+    title: str | None = None
+    x_axes: tuple[str, ...] = ("time",)
+    worst: bool = False
+    width: str = "column"
+    command: str | None = None
 
 
 def figure_name(stem: str, result_dirs: Sequence[str | Path], suffix: str = ".png") -> str:
@@ -23,24 +46,29 @@ def figure_name(stem: str, result_dirs: Sequence[str | Path], suffix: str = ".pn
     return f"{stem}_{hashlib.sha256(names.encode('utf-8')).hexdigest()[:10]}{suffix}"
 
 
-def plot_accuracy_vs_time(
-    result_dirs: Sequence[str | Path],
-    out_file: str | Path,
-    title: str | None = None,
-    systems: dict | None = None,
-    seed: int = 0,
-) -> Path:
-    """One labelled line per run; PNG, or PDF when ``out_file`` ends in .pdf. Written atomically.
+def seed_groups(runs: Sequence[RunCurve], with_system: bool) -> dict[str, list[RunCurve]]:
+    """Runs whose resolved configs differ in the seed alone, under one label (in first-seen order).
+    Different configurations with the same label get the configuration's short hash added."""
+    groups: dict[str, list[RunCurve]] = {}
+    labels: dict[str, str] = {}
+    for run in runs:
+        key = json.dumps({k: v for k, v in run.config.items() if k not in SEED_DEPENDENT}, sort_keys=True)
+        label = run.label + (f" ({run.summary.get('system', '')})" if with_system else "")
+        if key not in labels:
+            taken = label in labels.values()
+            labels[key] = f"{label} [{hashlib.sha256(key.encode()).hexdigest()[:6]}]" if taken else label
+        groups.setdefault(labels[key], []).append(run)
+    return groups
+
+
+def plot_accuracy_vs_time(result_dirs: Sequence[str | Path], out_file: str | Path, options: PlotOptions = PlotOptions(),
+                          systems: dict | None = None, seed: int = 0) -> Path:
+    """One panel per (system, x axis), one line per configuration; PNG, or PDF when ``out_file``
+    ends in .pdf, written atomically with the command line in its metadata.
 
     With ``systems`` (name -> NetworkSystem or PhysicalSystem), one panel per system, every run
-    re-timed on it from its recorded plans (journal Fig. 6 without retraining). Runs on a
-    physical cell get a second panel: accuracy against the energy of all devices (J).
+    re-timed on it from its recorded plans (journal Fig. 6 without retraining).
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     if systems:
         from figures.retime import retimed_curve
 
@@ -48,29 +76,48 @@ def plot_accuracy_vs_time(
                   for name, system in systems.items()}
     else:
         panels = {None: [read_run(d) for d in result_dirs]}
-    columns = []
-    for name, runs in panels.items():
-        columns.append((name, runs, "time"))
-        if any(run.energy_j is not None for run in runs):
-            columns.append((name, [run for run in runs if run.energy_j is not None], "energy"))
-    fig, axes = plt.subplots(1, len(columns), figsize=(7 * len(columns), 4.5), squeeze=False, sharey=True)
-    for ax, (name, runs, axis) in zip(axes[0], columns):
-        units = sorted({run.time_unit for run in runs})
-        for run in runs:
-            label = run.label if name else f"{run.label} ({run.summary.get('system', '')})"
-            x = run.time if axis == "time" else run.energy_j
-            ax.plot(x, run.mean_accuracy, label=label, linewidth=1.6, markevery=max(1, len(x) // 8),
-                    **algorithm_style(run.label))
-        if axis == "energy":
-            ax.set_xlabel("energy of all devices (J)")
-        else:
-            ax.set_xlabel(" / ".join(TIME_LABELS[u] for u in units))
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        if name:
-            ax.set_title(name + (" (no outages)" if units == ["s"] else ""))
-    axes[0][0].set_ylabel("average validation accuracy")
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    return save_figure(fig, out_file, dpi=130)
+    columns = [(name, runs, x) for name, runs in panels.items() for x in options.x_axes
+               if x != "energy" or any(run.energy_j is not None for run in runs)]
+    if not columns:
+        raise ResultError("no run has energy to plot: energy is measured on a physical cell only")
+    rows = ("mean_accuracy", "worst_accuracy") if options.worst else ("mean_accuracy",)
+    with ieee_style() as plt:
+        fig, axes = plt.subplots(len(rows), len(columns), squeeze=False, sharey="row", layout="constrained",
+                                 figsize=(WIDTHS_IN[options.width], 1.9 * len(rows) + 0.9))
+        for column, (name, runs, x) in enumerate(columns):
+            runs = [run for run in runs if x != "energy" or run.energy_j is not None]
+            for row, y in enumerate(rows):
+                ax = axes[row][column]
+                for label, seeds in seed_groups(runs, with_system=name is None and len(panels) == 1
+                                                and len({r.summary.get("system") for r in runs}) > 1).items():
+                    draw_band(ax, label, seed_band(seeds, x, y))
+                ax.set_xlabel(" / ".join(TIME_LABELS[u] for u in sorted({r.time_unit for r in runs}))
+                              if x == "time" else X_AXES[x])
+                if "bits" in x:
+                    ax.set_xscale("log")
+                ax.grid(alpha=0.3)
+                if name and row == 0:
+                    ax.set_title(name + (" (no outages)" if {r.time_unit for r in runs} == {"s"} else ""))
+        for row, y in enumerate(rows):
+            axes[row][0].set_ylabel("avg. validation acc." if y == "mean_accuracy" else "worst-device acc.")
+        _legend_below(fig, axes.ravel())
+        if options.title:
+            fig.suptitle(options.title)
+        return save_figure(fig, out_file, metadata=_metadata(options.command, out_file))
+
+
+def _legend_below(fig, axes) -> None:
+    handles: dict = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=2, frameon=False)
+
+
+def _metadata(command: str | None, out_file: str | Path) -> dict[str, str]:
+    """The command line in the file: PDF ``Subject`` (``Creator`` fl-cosim), PNG ``Description``."""
+    pdf = Path(out_file).suffix.lower() == ".pdf"
+    metadata = {"Creator" if pdf else "Software": "fl-cosim"}
+    if command:
+        metadata["Subject" if pdf else "Description"] = command
+    return metadata

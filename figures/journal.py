@@ -11,58 +11,17 @@ from __future__ import annotations
 
 import csv
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
 
+from figures.bands import draw_band, seed_band
 from figures.results import ResultError, RunCurve, read_run
-from figures.style import COLUMN_WIDTH_IN, algorithm_style, ieee_style
+from figures.style import COLUMN_WIDTH_IN, ieee_style
 
 FORMATS = ("pdf", "png")
-BAND = "min-max over seeds"
 SCENARIO_STYLE = (("#1f77b4", "o", "-"), ("#d62728", "s", "--"), ("#2ca02c", "^", ":"), ("#9467bd", "D", "-."))
-
-
-@dataclass(frozen=True)
-class Band:
-    """Seeds of one label at their common evaluated rounds: mean x, mean, min and max y."""
-
-    x: np.ndarray
-    mean: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    seeds: int
-
-
-def seed_band(curves: Sequence[RunCurve], x: str = "rounds", y: str = "mean_accuracy") -> Band:
-    """``x``: ``rounds``, ``time`` or ``bits`` (downlink + uplink); ``y``: a curve field."""
-    common = sorted(set.intersection(*(set(c.rounds) for c in curves)))
-    if not common:
-        raise ResultError(f"runs of {curves[0].label} share no evaluated round")
-    xs, ys = [], []
-    for c in curves:
-        at = {r: i for i, r in enumerate(c.rounds)}
-        index = [at[r] for r in common]
-        if x == "rounds":
-            xs.append(np.array(common, dtype=float))
-        elif x == "time":
-            xs.append(np.array(c.time)[index])
-        elif x == "bits":
-            xs.append(np.array(c.downlink_bits)[index] + np.array(c.uplink_bits)[index])
-        else:
-            raise ValueError(f"unknown x axis {x!r}")
-        ys.append(np.array(getattr(c, y))[index])
-    ys = np.stack(ys)
-    return Band(np.mean(xs, axis=0), ys.mean(axis=0), ys.min(axis=0), ys.max(axis=0), len(curves))
-
-
-def draw_band(ax, label: str, band: Band) -> None:
-    style = algorithm_style(label)
-    ax.plot(band.x, band.mean, label=label, markevery=max(1, len(band.x) // 8), **style)
-    if band.seeds > 1:
-        ax.fill_between(band.x, band.low, band.high, color=style["color"], alpha=0.18, linewidth=0)
 
 
 def save(fig, stem: Path) -> list[Path]:

@@ -8,22 +8,24 @@ import json
 from pathlib import Path
 
 from figures.save import save_figure
+from figures.style import DOUBLE_COLUMN_WIDTH_IN, ieee_style
 
 
 def plot_lambda_study(study_file: str | Path, out_file: str | Path) -> Path:
     """Four panels from ``study_file`` into ``out_file`` (PNG, or PDF by suffix), atomically."""
-    import matplotlib
+    study = json.loads(Path(study_file).read_text())
+    with ieee_style() as plt:
+        return _draw(plt, study, out_file)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def _draw(plt, study: dict, out_file: str | Path) -> Path:
     import matplotlib.ticker
 
-    study = json.loads(Path(study_file).read_text())
     silhouette = dict(sorted((int(k), v) for k, v in study["silhouette"].items()))
     steps = study["staircase"]
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
+    fig, axes = plt.subplots(2, 2, figsize=(DOUBLE_COLUMN_WIDTH_IN, 5.2), layout="constrained")
     ax = axes[0][0]
-    ax.plot(list(silhouette), list(silhouette.values()), marker="o", linewidth=1.4)
+    ax.plot(list(silhouette), list(silhouette.values()), marker="o")
     ax.set_xlabel("streams k")
     ax.set_ylabel("silhouette $s_k$ of k-means on W's rows")
     ax.set_title("silhouette curve")
@@ -34,7 +36,7 @@ def plot_lambda_study(study_file: str | Path, out_file: str | Path) -> Path:
     for step in steps:
         xs += [step["lambda_from"], step["lambda_to"] if step["lambda_to"] is not None else right]
         ys += [step["k"], step["k"]]
-    ax.plot(xs, ys, drawstyle="steps-post", linewidth=1.8)
+    ax.plot(xs, ys, drawstyle="steps-post")
     ax.set_xlim(0, right)
     ax.set_xlabel("lambda")
     ax.set_ylabel("k* = argmax_k $s_k$ - lambda k")
@@ -53,11 +55,10 @@ def plot_lambda_study(study_file: str | Path, out_file: str | Path) -> Path:
         ax.set_title(f"{label.split(' /')[0]} (target mean accuracy {target})")
         ax.grid(alpha=0.3)
         if key == "time_to_target":
-            ax.legend(fontsize=8)
+            ax.legend()
     for ax in axes[0]:
         ax.grid(alpha=0.3)
     axes[0][0].xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     axes[0][1].yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     fig.suptitle(f"which lambda? {study['scenario']}, seed {study['seed']}")
-    fig.tight_layout()
-    return save_figure(fig, out_file, dpi=120)
+    return save_figure(fig, out_file)

@@ -1,14 +1,15 @@
-"""One look for every figure: IEEE column width, fonts of at least 7 pt, and one fixed colour
-and marker per algorithm label (the same in every figure, whatever else is plotted beside it)."""
+"""One look for every figure: the shipped ``fl_cosim.mplstyle`` (IEEE column widths, fonts of at
+least 7 pt, TrueType fonts in PDFs) and one fixed colour and marker per algorithm label (the same in every figure, whatever else is plotted beside it)."""
 
 from __future__ import annotations
 
 import zlib
 from contextlib import contextmanager
+from pathlib import Path
 
 COLUMN_WIDTH_IN = 3.5  # IEEE two-column format, one column
-FONT_PT = 8
-SMALL_FONT_PT = 7  # legends and tick labels; nothing smaller
+DOUBLE_COLUMN_WIDTH_IN = 7.16  # both columns
+WIDTHS_IN = {"column": COLUMN_WIDTH_IN, "double": DOUBLE_COLUMN_WIDTH_IN}
 
 # label -> (colour, marker); user-centric variants share a hue family, baselines get their own
 ALGORITHM_STYLE: dict[str, tuple[str, str]] = {
@@ -47,29 +48,16 @@ def algorithm_style(label: str) -> dict:
     return {"color": colour, "marker": marker}
 
 
-RC_PARAMS = {
-    "font.size": FONT_PT,
-    "axes.titlesize": FONT_PT,
-    "axes.labelsize": FONT_PT,
-    "xtick.labelsize": SMALL_FONT_PT,
-    "ytick.labelsize": SMALL_FONT_PT,
-    "legend.fontsize": SMALL_FONT_PT,
-    "lines.linewidth": 1.0,
-    "lines.markersize": 3.5,
-    "axes.linewidth": 0.6,
-    "grid.linewidth": 0.4,
-    "pdf.fonttype": 42,  # TrueType fonts in PDFs (IEEE PDF eXpress)
-    "savefig.dpi": 200,
-}
+STYLE_FILE = Path(__file__).with_name("fl_cosim.mplstyle")  # shipped with the package
 
 
 @contextmanager
 def ieee_style():
-    """matplotlib (Agg) with the figures' rc parameters, restored afterwards."""
+    """matplotlib (Agg) with the shipped style file, restored afterwards."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with plt.rc_context(RC_PARAMS):
+    with plt.style.context(STYLE_FILE):
         yield plt

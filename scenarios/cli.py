@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 
 from scenarios.commands import (cell, compare, datasets, export, lambda_study, listing, penalty, plot, reproduce, round_time,
@@ -70,7 +71,9 @@ def set_threads(count: int, workers: int | None = None) -> None:
 def main(argv=None) -> int:
     parser = build_parser()
     try:
+        argv = sys.argv[1:] if argv is None else [str(arg) for arg in argv]
         args = parser.parse_args(argv)
+        args.command_line = shlex.join(["fl-cosim", *argv])  # recorded in figures' metadata
         if args.command is None:
             parser.print_help()
             return 2

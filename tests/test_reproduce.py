@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from figures.journal import seed_band
+from figures.bands import seed_band
 from figures.results import RunCurve
 from figures.style import ALGORITHM_STYLE, algorithm_style
 from scenarios.cli import main

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from figures.bands import X_AXES
+from figures.style import WIDTHS_IN
 from scenarios.commands.common import add_json
 from scenarios.errors import UsageError
 from scenarios.settings import RUN_SETTINGS
@@ -12,14 +14,21 @@ from scenarios.settings import RUN_SETTINGS
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "plot",
-        help="accuracy vs time figure from result folders",
-        description="Average validation accuracy against simulated time / T_dl (seconds on a physical cell, "
-        "plus a panel against the devices' energy in joules), one labelled line per run "
-        "(PNG; PDF when the file name ends in .pdf). Reads complete result folders only (every file "
-        "matching its checksum). An existing figure is not replaced without --force.",
+        help="accuracy vs time, bits or energy figure from result folders, ready for a paper",
+        description="Average validation accuracy against simulated time / T_dl (seconds on a physical cell), "
+        "bits, energy (cells) or rounds, one panel per x axis; runs of one configuration over several seeds "
+        "are one line, their mean with a min-max band. One IEEE column wide by default, the shipped style, "
+        "a fixed colour and marker per algorithm; vector PDF with TrueType fonts (PNG when the file name "
+        "ends in .png); the command line is recorded in the file's metadata. Reads complete result folders "
+        "only (every file matching its checksum). An existing figure is not replaced without --force.",
     )
     parser.add_argument("result_dirs", nargs="+", metavar="RESULT_DIR")
-    parser.add_argument("--out", default="accuracy_vs_time.png", help="figure file (default accuracy_vs_time.png)")
+    parser.add_argument("--out", default="accuracy_vs_time.pdf", help="figure file, .pdf or .png (default accuracy_vs_time.pdf)")
+    parser.add_argument("--x", nargs="+", default=["time"], choices=list(X_AXES), metavar="AXIS",
+                        help=f"x axes, one panel each: {', '.join(X_AXES)} (default time; bits is downlink + uplink)")
+    parser.add_argument("--worst", action="store_true", help="add a row of panels with the worst device's accuracy")
+    parser.add_argument("--width", choices=list(WIDTHS_IN), default="column",
+                        help="figure width: one IEEE column (3.5 in, the default) or both columns (7.16 in)")
     parser.add_argument("--title", help="figure title")
     parser.add_argument("--systems", nargs="+", metavar="SYSTEM",
                         help="one panel per network system, each run re-timed on it from its recorded plans "
@@ -31,7 +40,7 @@ def add_parser(subparsers) -> None:
 
 
 def execute(args):
-    from figures.accuracy_time import plot_accuracy_vs_time
+    from figures.accuracy_time import PlotOptions, plot_accuracy_vs_time
     from figures.results import ResultError
     from scenarios.systems import get_system
 
@@ -45,7 +54,8 @@ def execute(args):
     RUN_SETTINGS["seed"].check("--seed", args.seed)
     systems = {name: get_system(name) for name in args.systems} if args.systems else None
     try:  # every folder is read (and re-timed) before the figure is written
-        written = plot_accuracy_vs_time(args.result_dirs, out, args.title, systems, args.seed)
+        options = PlotOptions(args.title, tuple(dict.fromkeys(args.x)), args.worst, args.width, getattr(args, "command_line", None))
+        written = plot_accuracy_vs_time(args.result_dirs, out, options, systems, args.seed)
     except ResultError as error:
         raise UsageError(str(error)) from None
     except OSError as error:

@@ -45,7 +45,7 @@ def run_specs(args) -> list[RunSpec]:
 
 
 def execute(args):
-    from figures.accuracy_time import figure_name, plot_accuracy_vs_time
+    from figures.accuracy_time import PlotOptions, figure_name, plot_accuracy_vs_time
     from scenarios.datasets import resolve_data_dir
     from scenarios.results import check_output_dir, remove_stale_staging
     from scenarios.runner import prepare, run_prepared
@@ -61,8 +61,10 @@ def execute(args):
     figure = None
     if not args.no_figure:
         folders = [s["result_dir"] for s in summaries]
+        options = PlotOptions(title=f"{args.scenario} on {args.system}", x_axes=("time", "energy"),
+                              command=getattr(args, "command_line", None))
         figure = plot_accuracy_vs_time(folders, out / figure_name(f"accuracy_vs_time_{args.scenario}_{args.system}", folders),
-                                       title=f"{args.scenario} on {args.system}")
+                                       options)
     keys = ("algorithm", "label", "status", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
             "downlink_bits", "uplink_bits", "result_dir")
     extra = ("clustering_ari", "estimation_error", "diverged", "time_unit", "dropped", "energy_j", "device_energy_j")

@@ -1,0 +1,76 @@
+"""Runs of one configuration over several seeds drawn as one line: the mean over the seeds at
+their common evaluated rounds, with a shaded min-max band (every seed inside it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from figures.results import ResultError, RunCurve
+from figures.style import algorithm_style
+
+BAND = "min-max over seeds"
+X_AXES = {  # the x axes a curve offers -> axis label (time's depends on the unit)
+    "time": None,
+    "bits": "bits sent (downlink + uplink)",
+    "downlink-bits": "downlink bits",
+    "uplink-bits": "uplink bits",
+    "energy": "energy of all devices (J)",
+    "rounds": "communication round",
+}
+TIME_LABELS = {"T_dl": "simulated time / $T_{dl}$", "s": "simulated time (s)"}
+
+
+@dataclass(frozen=True)
+class Band:
+    """Seeds of one label at their common evaluated rounds: mean x, mean, min and max y."""
+
+    x: np.ndarray
+    mean: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    seeds: int
+
+
+def x_values(curve: RunCurve, x: str) -> np.ndarray:
+    """The curve's x values on axis ``x`` (one of ``X_AXES``) at its evaluated rounds."""
+    if x == "rounds":
+        return np.array(curve.rounds, dtype=float)
+    if x == "time":
+        return np.array(curve.time)
+    if x == "bits":
+        return np.array(curve.downlink_bits) + np.array(curve.uplink_bits)
+    if x == "downlink-bits":
+        return np.array(curve.downlink_bits)
+    if x == "uplink-bits":
+        return np.array(curve.uplink_bits)
+    if x == "energy":
+        if curve.energy_j is None:
+            raise ResultError(f"{curve.folder or curve.label} has no energy: it did not run on a physical cell")
+        return np.array(curve.energy_j)
+    raise ValueError(f"unknown x axis {x!r}")
+
+
+def seed_band(curves: Sequence[RunCurve], x: str = "rounds", y: str = "mean_accuracy") -> Band:
+    """``x``: one of ``X_AXES``; ``y``: a curve field. Where x differs between seeds (time, bits),
+    a point's x is the seeds' mean at that evaluated round."""
+    common = sorted(set.intersection(*(set(c.rounds) for c in curves)))
+    if not common:
+        raise ResultError(f"runs of {curves[0].label} share no evaluated round")
+    xs, ys = [], []
+    for c in curves:
+        at = {r: i for i, r in enumerate(c.rounds)}
+        index = [at[r] for r in common]
+        xs.append(x_values(c, x)[index])
+        ys.append(np.array(getattr(c, y))[index])
+    ys = np.stack(ys)
+    return Band(np.mean(xs, axis=0), ys.mean(axis=0), ys.min(axis=0), ys.max(axis=0), len(curves))
+
+
+def draw_band(ax, label: str, band: Band) -> None:
+    style = algorithm_style(label)
+    ax.plot(band.x, band.mean, label=label, markevery=max(1, len(band.x) // 8), **style)
+    if band.seeds > 1:
+        ax.fill_between(band.x, band.low, band.high, color=style["color"], alpha=0.18, linewidth=0)

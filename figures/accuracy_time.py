@@ -21,7 +21,7 @@ from figures.results import ResultError, RunCurve, read_run
 from figures.save import save_figure
 from figures.style import WIDTHS_IN, ieee_style
 
-SEED_DEPENDENT = ("seed", "device_samples_per_update")  # config entries that follow from the seed alone
+NOT_CONFIGURATION = ("seed", "device_samples_per_update", "provenance")  # the seed, what follows from it, versions
 
 __all__ = ["BAND", "PlotOptions", "figure_name", "plot_accuracy_vs_time", "seed_groups"]
 
@@ -52,7 +52,7 @@ def seed_groups(runs: Sequence[RunCurve], with_system: bool) -> dict[str, list[R
     groups: dict[str, list[RunCurve]] = {}
     labels: dict[str, str] = {}
     for run in runs:
-        key = json.dumps({k: v for k, v in run.config.items() if k not in SEED_DEPENDENT}, sort_keys=True)
+        key = json.dumps({k: v for k, v in run.config.items() if k not in NOT_CONFIGURATION}, sort_keys=True)
         label = run.label + (f" ({run.summary.get('system', '')})" if with_system else "")
         if key not in labels:
             taken = label in labels.values()

@@ -14,10 +14,10 @@ from figures.style import algorithm_style
 BAND = "min-max over seeds"
 X_AXES = {  # the x axes a curve offers -> axis label (time's depends on the unit)
     "time": None,
-    "bits": "bits sent (downlink + uplink)",
+    "bits": "bits (down + up)",
     "downlink-bits": "downlink bits",
     "uplink-bits": "uplink bits",
-    "energy": "energy of all devices (J)",
+    "energy": "energy, all devices (J)",
     "rounds": "communication round",
 }
 TIME_LABELS = {"T_dl": "simulated time / $T_{dl}$", "s": "simulated time (s)"}

@@ -10,6 +10,7 @@ import sys
 from scenarios.commands import (cell, compare, datasets, export, lambda_study, listing, penalty, plot, reproduce, round_time,
                                run, scenario, streams, sweep)
 from scenarios.errors import UsageError
+from scenarios.provenance import fl_cosim_version
 from scenarios.results import finite
 from scenarios.settings import Setting
 
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Wireless network co-simulation testbed for personalized federated learning: "
         "a SimPy clock drives PyTorch training, so accuracy is measured against simulated time and bits.",
     )
+    parser.add_argument("--version", action="version", version=f"fl-cosim {fl_cosim_version()}")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads of this process (default 1: fastest for many small local updates here)")
     parser.add_argument("--workers", type=int,

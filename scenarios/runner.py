@@ -37,6 +37,7 @@ from figures.results import RESULT_FILES, folder_problem
 from scenarios.errors import UsageError
 from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
+from scenarios.provenance import provenance
 from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
 from scenarios.scenario import Scenario
 from scenarios.seeds import seed_streams
@@ -194,6 +195,7 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
         "evaluate_every": spec.evaluate_every,
         "num_devices": learner.num_devices,
         "device_samples_per_update": samples.tolist(),
+        "provenance": provenance(),  # not hashed: see config_hash
     }
 
 
@@ -225,8 +227,10 @@ def bind_network(system, network_seq: np.random.SeedSequence, samples: np.ndarra
 
 
 def config_hash(config: dict) -> str:
-    """SHA-256 of the canonical JSON of a resolved config (the identity of a run)."""
-    return hashlib.sha256(json_text(config, indent=None).encode("utf-8")).hexdigest()
+    """SHA-256 of the canonical JSON of a resolved config (the identity of a run), its provenance
+    (versions, commit, threads) left out: the same settings name the same folder on any machine."""
+    settings = {key: value for key, value in config.items() if key != "provenance"}
+    return hashlib.sha256(json_text(settings, indent=None).encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -271,8 +275,13 @@ def run_folder(prepared: PreparedRun, out_root: Path) -> Path:
 def reusable(folder: Path, config: dict) -> str | None:
     """Why ``folder`` cannot be reused for ``config`` (None: it can)."""
     problem = folder_problem(folder)
-    if problem is None and _read_json(folder / "config.json") != config:
-        problem = "its config.json differs"
+    if problem is None:
+        recorded = _read_json(folder / "config.json")
+        version = recorded.get("provenance", {}).get("fl_cosim")
+        if version != config["provenance"]["fl_cosim"]:
+            problem = f"it was made by fl-cosim {version}, this is {config['provenance']['fl_cosim']}"
+        elif config_hash(recorded) != config_hash(config):
+            problem = "its config.json differs"
     return problem
 
 

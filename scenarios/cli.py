@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 
@@ -35,11 +36,25 @@ COMMANDS = {
 }
 
 
+EXIT_DONE, EXIT_DIVERGED, EXIT_USAGE, EXIT_INTERNAL_ERROR = 0, 1, 2, 3  # 130: interrupted
+
+
+def save_traceback() -> str:
+    """The current exception's traceback in a new file of the temporary folder; its path."""
+    import tempfile
+    import traceback
+
+    handle, path = tempfile.mkstemp(prefix="fl-cosim-error-", suffix=".txt")
+    with os.fdopen(handle, "w") as file:
+        traceback.print_exc(file=file)
+    return path
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (and exit status 2)."""
 
     def error(self, message):
-        raise UsageError(f"{self.prog}: {message} (see --help)")
+        raise UsageError(f"{message} (see {self.prog} --help)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,7 +93,7 @@ def main(argv=None) -> int:
         args.command_line = shlex.join(["fl-cosim", *argv])  # recorded in figures' metadata
         if args.command is None:
             parser.print_help()
-            return 2
+            return EXIT_USAGE
         THREADS.check("--threads", args.threads)
         if args.workers is not None:
             WORKERS.check("--workers", args.workers)
@@ -86,10 +101,15 @@ def main(argv=None) -> int:
         data, text, *status = COMMANDS[args.command].execute(args)
     except UsageError as error:
         print(f"fl-cosim: error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("fl-cosim: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # a bug, not the user's input: one line, and the traceback kept for a report
+        summary = str(error).splitlines()[0] if str(error) else ""
+        print(f"fl-cosim: internal error ({error.__class__.__name__}: {summary}); the traceback is in "
+              f"{save_traceback()}; please report it", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
     if getattr(args, "json", False):
         print(json.dumps(finite(data), indent=2, allow_nan=False))
     else:

@@ -101,6 +101,13 @@ CASES = [
     (["plot", "{complete}", "--seed", "-1", "--out", "f.png"], "--seed must be an integer in 0.."),
     (["plot", "{complete}", "--systems", "satellite", "--out", "f.png"], "unknown system 'satellite'"),
     (["plot", "{truncated}", "--out", "f.png"], "rounds.csv does not match its checksum"),
+    (["plot", "{complete}", "--x", "speed"], "invalid choice: 'speed'"),
+    (["plot", "{complete}", "--width", "a4"], "invalid choice: 'a4'"),
+    (["plot", "{complete}", "--x", "energy"], "no run has energy to plot"),
+    # export
+    (["export", "/nonexistent/folder"], "not a complete result folder: no such folder"),
+    (["export", "{truncated}", "--tensorboard", "tb"], "rounds.csv does not match its checksum"),
+    (["export", "{complete}", "--tensorboard", ""], "--tensorboard must name a folder"),
     # sweep
     (["sweep", "/nonexistent/sweep.toml"], "does not exist"),
     (["sweep", "{not_toml}"], "not valid TOML"),

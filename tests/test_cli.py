@@ -124,3 +124,27 @@ def test_plot_retimes_one_run_on_three_systems(capsys, tmp_path):
     figure = tmp_path / "fig6.png"
     code, _, _ = run_cli(capsys, "plot", folder, "--systems", "wireless-slow-ul", "wireless-fast-ul", "wired", "--out", str(figure))
     assert code == 0 and figure.read_bytes().startswith(b"\x89PNG")
+
+
+def test_usage_errors_have_one_prefix(capsys):
+    assert main(["run", "--frobnicate"]) == 2
+    assert capsys.readouterr().err.strip() == "fl-cosim: error: unrecognized arguments: --frobnicate (see fl-cosim --help)"
+    assert main(["run", "--mode", "warp"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fl-cosim: error: argument --mode: invalid choice: 'warp'") and err.endswith("(see fl-cosim run --help)")
+
+
+def test_an_internal_error_is_one_line_exit_3_and_its_traceback_is_saved(capsys, monkeypatch):
+    from scenarios.commands import listing
+
+    def broken(args):
+        raise RuntimeError("a bug\nwith a second line")
+
+    monkeypatch.setattr(listing, "execute", broken)
+    assert main(["list"]) == 3
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fl-cosim: internal error (RuntimeError: a bug); the traceback is in ") and "\n" not in err
+    saved = err.split("the traceback is in ")[1].split(";")[0]
+    text = open(saved).read()
+    assert "Traceback" in text and "RuntimeError: a bug" in text
+    os.unlink(saved)

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-RESULT_FILES = ("config.json", "rounds.csv", "trace.csv", "plans.jsonl")
+RESULT_FILES = ("config.json", "rounds.csv", "devices.csv", "trace.csv", "plans.jsonl")
 
 
 class ResultError(ValueError):

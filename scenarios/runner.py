@@ -353,6 +353,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     texts = {
         "config.json": json_text(prepared.config),
         "rounds.csv": rounds_csv(records, learner.num_devices, physical, diverged["round"] if diverged else None),
+        "devices.csv": devices_csv(records, learner.num_devices, diverged["round"] if diverged else None),
         "trace.csv": trace_csv(trace),
         "plans.jsonl": plans_jsonl(records),
     }
@@ -481,6 +482,22 @@ def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = Fa
             spent += sum(per_device)
             row += [repr(sum(per_device)), repr(spent)] + [repr(j) for j in per_device]
         rows.append(row)
+    return csv_text(header, rows)
+
+
+def devices_csv(records: list[RoundRecord], num_devices: int, diverged_round: int | None = None) -> str:
+    """The long table: one row per round and device (round, device, accuracy, loss, energy_j,
+    scheduled, received, computed, arrived), as analysis tools expect. Empty cells as in rounds.csv."""
+    header = ["round", "device", "accuracy", "loss", "energy_j", "scheduled", "received", "computed", "arrived"]
+    rows = []
+    for r in records:
+        evaluated = r.evaluation is not None and r.server_round != diverged_round
+        sets = [set(r.plan.participants) if r.plan else set(), set(r.outcome.received) if r.outcome else set(),
+                set(r.outcome.computed) if r.outcome else set(), set(r.arrived)]
+        for d in range(num_devices):
+            energy = "" if r.energy_j is None else repr(float(r.energy_j.get(d, 0.0)))
+            numbers = [number_cell(r.evaluation.accuracy[d]), number_cell(r.evaluation.loss[d])] if evaluated else ["", ""]
+            rows.append([r.server_round, d, *numbers, energy, *(int(d in s) for s in sets)])
     return csv_text(header, rows)
 
 

@@ -11,6 +11,7 @@ import sys
 from scenarios.commands import (cell, compare, datasets, export, lambda_study, listing, penalty, plot, reproduce, round_time,
                                run, scenario, streams, sweep)
 from scenarios.errors import UsageError
+from scenarios.log import cli_messages
 from scenarios.provenance import fl_cosim_version
 from scenarios.results import finite
 from scenarios.settings import Setting
@@ -98,7 +99,8 @@ def main(argv=None) -> int:
         if args.workers is not None:
             WORKERS.check("--workers", args.workers)
         set_threads(args.threads, args.workers)
-        data, text, *status = COMMANDS[args.command].execute(args)
+        with cli_messages():
+            data, text, *status = COMMANDS[args.command].execute(args)
     except UsageError as error:
         print(f"fl-cosim: error: {error}", file=sys.stderr)
         return EXIT_USAGE

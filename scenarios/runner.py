@@ -18,10 +18,8 @@ import functools
 import hashlib
 import json
 import re
-import sys
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
@@ -37,6 +35,7 @@ from figures.results import RESULT_FILES, folder_problem
 from scenarios.errors import UsageError
 from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
+from scenarios.log import LOGGER
 from scenarios.provenance import provenance
 from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
 from scenarios.scenario import Scenario
@@ -291,28 +290,26 @@ def run_experiment(
     data_dir: str | None = None,
     progress: bool = False,
     reuse: bool = True,
-    warn: Callable[[str], None] | None = None,
 ) -> dict:
     """Run ``spec`` and write its folder under ``out_root``; returns the run's summary.
 
     Everything that can be checked is checked before any file or folder is created. With
     ``reuse``, a complete folder (every file matching its checksum) of the same config is not
-    run again; a damaged one is run again and replaced, saying so through ``warn``.
+    run again; a damaged one is run again and replaced, saying so on the ``fl_cosim`` logger.
     """
     prepared = prepare(spec, data_dir)
     check_output_dir(out_root)
-    return run_prepared(prepared, out_root, progress, reuse, warn)
+    return run_prepared(prepared, out_root, progress, reuse)
 
 
-def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, reuse: bool = True,
-                 warn: Callable[[str], None] | None = None) -> dict:
+def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, reuse: bool = True) -> dict:
     spec, learner, rounds = prepared.spec, prepared.learner, prepared.rounds
     final = run_folder(prepared, out_root)
     if reuse and final.exists():
         problem = reusable(final, prepared.config)
         if problem is None:
             return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": True}
-        (warn or stderr_line)(f"fl-cosim: running {final.name} again: {problem}")
+        LOGGER.warning("running %s again: %s", final.name, problem)
     physical = isinstance(prepared.system, PhysicalSystem)
     unit, unit_digits = ("s", 3) if physical else ("T_dl", 1)
     training = learner.trainer.config
@@ -520,6 +517,3 @@ def _read_json(path: Path):
 def _jsonable(data):
     return json.loads(json_text(data))
 
-
-def stderr_line(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)

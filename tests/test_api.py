@@ -36,3 +36,18 @@ def test_api_errors_are_usage_errors(tmp_path):
     assert not (tmp_path / "out").exists()
     with pytest.raises(UsageError, match="not a complete result folder"):
         load(tmp_path)
+
+
+def test_library_messages_go_to_the_fl_cosim_logger_not_stderr(tmp_path, capsys, caplog):
+    from scenarios.api import RunSpec, run
+
+    spec = RunSpec("digits-rotation", "local", system="wired", rounds=1)
+    first = run(spec, out=tmp_path)
+    with open(first.folder / "rounds.csv", "a") as handle:
+        handle.write("\n")  # damaged: it must be run again, and the library says so
+    with caplog.at_level("WARNING", logger="fl_cosim"):
+        again = run(spec, out=tmp_path)
+    assert again.folder == first.folder
+    assert [r.name for r in caplog.records] == ["fl_cosim"]
+    assert "running" in caplog.records[0].getMessage() and "again: rounds.csv does not match" in caplog.records[0].getMessage()
+    assert capsys.readouterr().err == ""  # an API caller who configures no logging sees nothing

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from scenarios.commands.common import add_run_settings, bits, route_options, show_progress, spec_settings, table
 from scenarios.registry import get_algorithm, get_scenario
-from scenarios.runner import RunSpec, stderr_line
+from scenarios.log import LOGGER
+from scenarios.runner import RunSpec
 
 DEFAULT_RUNS = (
     ("fedavg", {}),
@@ -81,8 +82,8 @@ def execute(args):
         text += f"\n\nresults in {out}/, figure {figure}"
     diverged = [s for s in summaries if s["status"] == "diverged"]
     for s in diverged:
-        stderr_line(f"fl-cosim: {s['label']} diverged at round {s['diverged']['round']}: {s['diverged']['reason']} "
-                    f"(written to {s['result_dir']})")
+        LOGGER.warning(f"{s['label']} diverged at round {s['diverged']['round']}: {s['diverged']['reason']} "
+                       f"(written to {s['result_dir']})")
     return data, text, (DIVERGED_EXIT if diverged else 0)
 
 

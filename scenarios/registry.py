@@ -1,4 +1,5 @@
-"""Registries of named scenarios and algorithms; unknown names get a one-line UsageError."""
+"""Registries of named scenarios and algorithms (plugins add to them: ``scenarios.plugins``);
+unknown names get a one-line UsageError."""
 
 from __future__ import annotations
 
@@ -14,13 +15,24 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for module in SCENARIO_MODULES for s
 DEFAULT_SCENARIO = "digits-rotation"
 
 
+def load_installed() -> None:
+    """The installed packages' plugins (loaded the first time a name is not found)."""
+    from scenarios.plugins import load_installed as load
+
+    load()
+
+
 def get_scenario(name: str) -> Scenario:
+    if name not in SCENARIOS:
+        load_installed()
     if name not in SCENARIOS:
         raise UsageError(f"unknown scenario {name!r}; choose from: {', '.join(SCENARIOS)}")
     return SCENARIOS[name]
 
 
 def get_algorithm(name: str):
+    if name not in ALGORITHMS:
+        load_installed()
     if name not in ALGORITHMS:
         raise UsageError(f"unknown algorithm {name!r}; choose from: {', '.join(ALGORITHMS)}")
     return ALGORITHMS[name]

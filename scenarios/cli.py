@@ -81,10 +81,10 @@ def main(argv=None) -> int:
         if args.workers is not None:
             WORKERS.check("--workers", args.workers)
         set_threads(args.threads, args.workers)
-        if args.plugin:
-            from scenarios.plugins import load_plugins
+        from scenarios.plugins import load_installed, load_plugins
 
-            load_plugins(args.plugin)
+        load_installed()
+        load_plugins(args.plugin)
         data, text, *status = COMMANDS[args.command].execute(args)
     except UsageError as error:
         print(f"fl-cosim: error: {error}", file=sys.stderr)

@@ -15,24 +15,13 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for module in SCENARIO_MODULES for s
 DEFAULT_SCENARIO = "digits-rotation"
 
 
-def load_installed() -> None:
-    """The installed packages' plugins (loaded the first time a name is not found)."""
-    from scenarios.plugins import load_installed as load
-
-    load()
-
-
 def get_scenario(name: str) -> Scenario:
-    if name not in SCENARIOS:
-        load_installed()
     if name not in SCENARIOS:
         raise UsageError(f"unknown scenario {name!r}; choose from: {', '.join(SCENARIOS)}")
     return SCENARIOS[name]
 
 
 def get_algorithm(name: str):
-    if name not in ALGORITHMS:
-        load_installed()
     if name not in ALGORITHMS:
         raise UsageError(f"unknown algorithm {name!r}; choose from: {', '.join(ALGORITHMS)}")
     return ALGORITHMS[name]

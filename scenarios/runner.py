@@ -35,6 +35,7 @@ from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
 from figures.results import RESULT_FILES, folder_problem
 from scenarios.errors import UsageError
+from scenarios.plugins import load_installed, origin
 from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
@@ -88,6 +89,7 @@ class RunSpec:
 
 def checked_spec(spec: RunSpec) -> RunSpec:
     """``spec`` with every setting typed and range-checked (UsageError naming the key)."""
+    load_installed()  # a run in a fresh process (the API, a Ray worker) knows the installed plugins too
     get_scenario(spec.scenario)
     get_algorithm(spec.algorithm)
     values = {key: RUN_SETTINGS[key].check(key.replace("_", "-"), getattr(spec, key)) for key in RUN_SETTINGS}
@@ -207,8 +209,6 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
 def plugin_record(spec: RunSpec, scenario: Scenario) -> dict:
     """``{"plugins": {kind: {"name", "module", "version", "sha256"}}}`` for what this run takes
     from plugins (nothing for a run of built-ins, so their folder names stay as they were)."""
-    from scenarios.plugins import origin
-
     used = {"algorithm": spec.algorithm, "scenario": spec.scenario, "model": scenario.model_name, "system": spec.system}
     found = {kind: {"name": name, **origin(kind, name)} for kind, name in used.items() if origin(kind, name)}
     return {"plugins": found} if found else {}

@@ -62,10 +62,6 @@ def get_system(name: str, mode: str = "pipelined", deadline: float | None = None
 
         return get_cell_system(name, mode, deadline, radio)
     if name not in SYSTEMS:
-        from scenarios.plugins import load_installed
-
-        load_installed()
-    if name not in SYSTEMS:
         raise UsageError(f"unknown system {name!r}; choose from: {', '.join(system_names())}")
     if radio:
         raise UsageError(f"--radio applies to the physical cell presets, not to the normalized system {name!r}")

@@ -105,10 +105,13 @@ def _load_path(path: Path) -> list[ModuleType]:
     sys.modules[name] = module  # its classes pickle by name, in forked workers too
     try:
         spec.loader.exec_module(module)
+        _register(key, module, getattr(module, "__version__", None))
+    except UsageError:
+        del sys.modules[name]
+        raise
     except Exception as error:
         del sys.modules[name]
         raise UsageError(f"plugin {str(path)!r} does not load: {type(error).__name__}: {error}") from None
-    _register(key, module, getattr(module, "__version__", None))
     return [module]
 
 

@@ -23,7 +23,7 @@ from scenarios.systems import SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "plugin"
-PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "fl_cosim_example_entry")
+PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "fl_cosim_example_entry", "clash", "empty_plugin")
 SMALL = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rounds", "2", "--quiet"]
 
 
@@ -85,9 +85,20 @@ def test_plugin_things_are_listed_and_checked_like_built_ins(capsys, tmp_path):
         assert main(base + ["--option", option]) == 2
         error = capsys.readouterr().err
         assert message in error and error.count("\n") == 1
-    assert main(["run", "--plugin", str(tmp_path / "absent.py"), "--out", str(tmp_path)]) == 2
-    assert "absent.py" in capsys.readouterr().err
-    assert not any(tmp_path.iterdir())  # nothing written
+    clash = tmp_path / "clash.py"
+    clash.write_text("from learning.algorithms.fedavg import FedAvg\n\nclass Again(FedAvg):\n    name = 'fedavg'\n\n"
+                     "ALGORITHMS = [Again]\n")
+    empty = tmp_path / "empty_plugin.py"
+    empty.write_text("X = 1\n")
+    for plugin, message in ((tmp_path / "absent.py", "absent.py' is not a .py file, a folder of them or a module name"),
+                            (clash, "plugin clash: algorithm 'fedavg' is already registered (by a built-in one)"),
+                            (empty, "plugin empty_plugin declares nothing"),
+                            ("no_such_module_here", "plugin 'no_such_module_here' is neither a file, a folder nor")):
+        assert main(["list", "--plugin", str(plugin)]) == 2
+        error = capsys.readouterr().err
+        assert message in error and error.count("\n") == 1
+    assert "fedavg" in ALGORITHMS and ALGORITHMS["fedavg"].__module__ == "learning.algorithms.fedavg"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clash.py", "empty_plugin.py"]  # nothing written
 
 
 def test_compare_runs_the_plugin_on_the_batched_backend(capsys, tmp_path):

@@ -180,6 +180,10 @@ def _register(source: str, module: ModuleType, version: str | None) -> None:
         if not isinstance(factory, SystemFactory):
             raise UsageError(f"{where}: SYSTEMS holds {factory!r}, not a scenarios.systems.SystemFactory")
         additions.append(("system", factory.name, SYSTEMS, factory))
+    for kind, name, _, scenario in additions:
+        if kind == "scenario" and scenario.model_name not in MODELS and scenario.model_name not in models:
+            raise UsageError(f"{where}: scenario {name!r} names model {scenario.model_name!r}, which is neither built in nor in "
+                             f"its MODELS")
     taken = {"algorithm": set(ALGORITHMS), "scenario": set(SCENARIOS), "model": set(MODELS), "system": set(system_names())}
     for kind, name, _, _ in additions:
         if name in taken[kind]:

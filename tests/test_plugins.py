@@ -23,7 +23,8 @@ from scenarios.systems import SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "plugin"
-PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "fl_cosim_example_entry", "clash", "empty_plugin")
+PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "fl_cosim_example_entry", "clash", "empty_plugin",
+                  "modelless")
 SMALL = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rounds", "2", "--quiet"]
 
 
@@ -88,17 +89,21 @@ def test_plugin_things_are_listed_and_checked_like_built_ins(capsys, tmp_path):
     clash = tmp_path / "clash.py"
     clash.write_text("from learning.algorithms.fedavg import FedAvg\n\nclass Again(FedAvg):\n    name = 'fedavg'\n\n"
                      "ALGORITHMS = [Again]\n")
+    modelless = tmp_path / "modelless.py"
+    modelless.write_text((EXAMPLE / "mirrored_digits.py").read_text().replace("MODELS = ", "_ = ")
+                         .replace('"two-layer-perceptron",', '"three-layer-perceptron",').replace('"mirrored-digits"', '"modelless"'))
     empty = tmp_path / "empty_plugin.py"
     empty.write_text("X = 1\n")
     for plugin, message in ((tmp_path / "absent.py", "absent.py' is not a .py file, a folder of them or a module name"),
                             (clash, "plugin clash: algorithm 'fedavg' is already registered (by a built-in one)"),
                             (empty, "plugin empty_plugin declares nothing"),
+                            (modelless, "scenario 'modelless' names model 'three-layer-perceptron', which is neither built in nor"),
                             ("no_such_module_here", "plugin 'no_such_module_here' is neither a file, a folder nor")):
         assert main(["list", "--plugin", str(plugin)]) == 2
         error = capsys.readouterr().err
         assert message in error and error.count("\n") == 1
     assert "fedavg" in ALGORITHMS and ALGORITHMS["fedavg"].__module__ == "learning.algorithms.fedavg"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["clash.py", "empty_plugin.py"]  # nothing written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clash.py", "empty_plugin.py", "modelless.py"]  # nothing written
 
 
 def test_compare_runs_the_plugin_on_the_batched_backend(capsys, tmp_path):

@@ -73,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for module in COMMANDS.values():
         module.add_parser(subparsers)
+    for command in subparsers.choices.values():
+        command.add_argument("--plugin", action="append", default=[], metavar="PATH_OR_MODULE",
+                             help="load algorithms, scenarios, models and systems from a .py file, a folder of them or "
+                             "a module, repeatable (see docs/extending.md)")
     return parser
 
 
@@ -99,6 +103,10 @@ def main(argv=None) -> int:
         if args.workers is not None:
             WORKERS.check("--workers", args.workers)
         set_threads(args.threads, args.workers)
+        from scenarios.plugins import load_installed, load_plugins
+
+        load_installed()
+        load_plugins(args.plugin)
         with cli_messages():
             data, text, *status = COMMANDS[args.command].execute(args)
     except UsageError as error:

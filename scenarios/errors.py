@@ -1,11 +1,9 @@
-"""The one error type the command line turns into a one-line message and exit status 2."""
+"""The one error type the command line turns into a one-line message and exit status 2
+(defined beside ``learning.setting.Setting``, which raises it), and the dataset error."""
 
+from learning.setting import UsageError
 
-class UsageError(Exception):
-    """Bad input from the user: an unknown name, an impossible parameter, missing or corrupt data.
-
-    The message is one line that names the problem (and, for data, the file and what to do).
-    """
+__all__ = ["DatasetError", "UsageError"]
 
 
 class DatasetError(UsageError):

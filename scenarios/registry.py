@@ -1,4 +1,5 @@
-"""Registries of named scenarios and algorithms; unknown names get a one-line UsageError."""
+"""Registries of named scenarios and algorithms (plugins add to them: ``scenarios.plugins``);
+unknown names get a one-line UsageError."""
 
 from __future__ import annotations
 

@@ -33,6 +33,7 @@ from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
 from figures.results import RESULT_FILES, folder_problem
 from scenarios.errors import UsageError
+from scenarios.plugins import load_installed, origin
 from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.log import LOGGER
@@ -40,7 +41,7 @@ from scenarios.provenance import provenance
 from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
 from scenarios.scenario import Scenario
 from scenarios.seeds import seed_streams
-from scenarios.settings import ALGORITHM_OPTIONS, NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_options, check_training
+from scenarios.settings import NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_training
 from scenarios.systems import get_system
 
 FORMAT_VERSION = 2  # 2: hash-named folders, checksums in summary.json, empty cells for non-finite numbers
@@ -72,14 +73,12 @@ class RunSpec:
 
     @property
     def label(self) -> str:
-        if not self.algorithm.endswith("user-centric"):
+        """The algorithm's name, with what its options declare worth showing (``user-centric k=4``)."""
+        try:
+            options_type = get_algorithm(self.algorithm).Options
+        except UsageError:
             return self.algorithm
-        streams = self.options.get("streams")
-        label = f"{self.algorithm} k={'m' if streams is None else streams}"
-        if self.options.get("formation") == "channel":
-            loss = self.options.get("silhouette_loss")
-            label += " channel" + ("" if loss is None else f" loss={loss}")
-        return label
+        return options_type.label(self.algorithm, self.options)
 
     @property
     def prefix(self) -> str:
@@ -90,6 +89,7 @@ class RunSpec:
 
 def checked_spec(spec: RunSpec) -> RunSpec:
     """``spec`` with every setting typed and range-checked (UsageError naming the key)."""
+    load_installed()  # a run in a fresh process (the API, a Ray worker) knows the installed plugins too
     get_scenario(spec.scenario)
     get_algorithm(spec.algorithm)
     values = {key: RUN_SETTINGS[key].check(key.replace("_", "-"), getattr(spec, key)) for key in RUN_SETTINGS}
@@ -102,12 +102,18 @@ def checked_spec(spec: RunSpec) -> RunSpec:
             raise UsageError(f"scenario {spec.scenario!r} has no {key} setting (its settings: {takes})")
     if not isinstance(spec.options, dict):
         raise UsageError(f"options must be a table of key = value, got {spec.options!r}")
-    options = check_options(spec.algorithm, spec.options)
-    if "streams" in ALGORITHM_OPTIONS[spec.algorithm] and options.get("lam", 0.0) != 0.0 and options.get("streams") != "auto":
-        raise UsageError(f"{spec.algorithm}: lam (lambda) applies only with streams = 'auto' (Algorithm 2 picks k by it)")
+    resolved = algorithm_options(spec, scenario)
+    options = {key: getattr(resolved, key) for key in spec.options}  # typed
     spec = replace(spec, options=options, training=check_training(spec.training), **values)
     network_system(spec)
     return spec
+
+
+def algorithm_options(spec: RunSpec, scenario: Scenario):
+    """The run's algorithm options: the scenario's defaults for it overridden by the run's, checked
+    against the algorithm's declared ``Options`` (UsageError naming the option)."""
+    options_type = get_algorithm(spec.algorithm).Options
+    return options_type.resolve(spec.options, scenario.algorithm_options.get(spec.algorithm, {}), owner=spec.algorithm)
 
 
 def network_system(spec: RunSpec):
@@ -122,6 +128,8 @@ def network_system(spec: RunSpec):
         return replace(system, **overrides)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    except TypeError:
+        raise UsageError(f"--rho, --t-min and --inv-mu apply to the normalized preset systems, not to {spec.system!r}") from None
 
 
 def scenario_knobs(spec: RunSpec) -> dict:
@@ -159,7 +167,7 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario, multic
     """The algorithm's learner with the scenario's defaults overridden by the run's options (on
     a physical cell it can estimate a multicast's airtime, as a base station from channel reports)."""
     algorithm = get_algorithm(spec.algorithm)
-    options = {**scenario.algorithm_options.get(spec.algorithm, {}), **spec.options}
+    options = algorithm_options(spec, scenario)
     _, learner_seq, _ = seed_streams(spec.seed)
     setup = LearnerSetup(
         data=data,
@@ -184,7 +192,7 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
         "scenario": {"name": scenario.name, "version": scenario.version, "description": scenario.description,
                      "settings": scenario_knobs(spec)},
         "algorithm": spec.algorithm,
-        "algorithm_options": learner.options,  # every option, defaults resolved
+        "algorithm_options": learner.options.as_dict(),  # every option, defaults resolved
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
         "training": asdict(learner.setup.training),
         "participation": learner.setup.participation,
@@ -194,8 +202,17 @@ def resolved_config(spec: RunSpec, scenario: Scenario, system, learner, rounds: 
         "evaluate_every": spec.evaluate_every,
         "num_devices": learner.num_devices,
         "device_samples_per_update": samples.tolist(),
+        **plugin_record(spec, scenario),
         "provenance": provenance(),  # not hashed: see config_hash
     }
+
+
+def plugin_record(spec: RunSpec, scenario: Scenario) -> dict:
+    """``{"plugins": {kind: {"name", "module", "version", "sha256"}}}`` for what this run takes
+    from plugins (nothing for a run of built-ins, so their folder names stay as they were)."""
+    used = {"algorithm": spec.algorithm, "scenario": spec.scenario, "model": scenario.model_name, "system": spec.system}
+    found = {kind: {"name": name, **origin(kind, name)} for kind, name in used.items() if origin(kind, name)}
+    return {"plugins": found} if found else {}
 
 
 def system_config(name: str, system) -> dict:

@@ -28,7 +28,7 @@ def setup_silhouette(spec: RunSpec, data_dir: str | None, cache_dir: Path | None
     config = json.loads(json.dumps({
         "format_version": FORMAT_VERSION,
         "scenario": {"name": scenario.name, "version": scenario.version},
-        "algorithm_options": learner.options,
+        "algorithm_options": learner.options.as_dict(),
         "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs},
         "training": dataclasses.asdict(learner.setup.training),
         "seed": spec.seed,

@@ -4,6 +4,7 @@ folder, on local worker processes or a Ray cluster; a killed sweep resumes where
 The file (every key optional except at least one ``[[algorithm]]`` or ``[[run]]``)::
 
     seeds = 3                      # 0, 1, 2; or a list: [0, 5]
+    plugins = ["my_plugins/"]      # .py files, folders or modules (paths relative to this file)
     [settings]                     # every run: any run setting (SETTING_KEYS)
     scenario = "digits-rotation"
     rounds = 20
@@ -40,7 +41,7 @@ from scenarios.settings import RUN_SETTINGS, Setting
 
 SETTING_KEYS = ("scenario", "system", "rounds", "mode", "deadline", "evaluate_every", "participation", "rho", "t_min",
                 "inv_mu", "devices", "alpha", "training")
-TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run")
+TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run", "plugins")
 ALGORITHM_KEYS = ("name", "options", "grid")
 RUN_KEYS = SETTING_KEYS + ("algorithm", "options")
 SEEDS = Setting(int, low=1, high=10_000)
@@ -60,6 +61,16 @@ def read_sweep_file(path: Path) -> dict:
         raise UsageError(f"cannot read sweep file {str(path)!r}: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise UsageError(f"{path.name}: not valid TOML ({str(error).splitlines()[0]})") from None
+
+
+def load_sweep_plugins(config: dict, folder: Path, where: str = "sweep") -> None:
+    """Load the file's ``plugins`` (paths relative to its ``folder``) before its runs are named."""
+    from scenarios.plugins import load_plugins
+
+    plugins = config.get("plugins", [])
+    if not isinstance(plugins, list):
+        raise UsageError(f"{where}: plugins must be a list of paths or module names, got {plugins!r}")
+    load_plugins(plugins, relative_to=folder)
 
 
 def expand(config: dict, where: str = "sweep") -> list[RunSpec]:
@@ -224,12 +235,14 @@ def run_locally(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, job
         return [future.result() for future in futures]
 
 
-def _run_on_ray(spec: RunSpec, out: str, data_dir: str | None) -> dict:
+def _run_on_ray(spec: RunSpec, out: str, data_dir: str | None, plugins: Sequence[str] = ()) -> dict:
     import torch
 
+    from scenarios.plugins import load_plugins
     from scenarios.runner import run_experiment
 
     torch.set_num_threads(1)
+    load_plugins(plugins)  # a Ray worker starts afresh: the plugins this sweep loaded
     return run_experiment(spec, Path(out), data_dir)
 
 
@@ -266,8 +279,11 @@ def run_on_ray(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, done
     import ray
 
     try:
+        from scenarios.plugins import sources
+
         task = ray.remote(num_cpus=1, max_retries=0)(_run_on_ray)
-        pending = {task.remote(run.spec, str(out), data_dir): index for index, run in enumerate(runs)}
+        plugins = sources()
+        pending = {task.remote(run.spec, str(out), data_dir, plugins): index for index, run in enumerate(runs)}
         summaries: list[dict | None] = [None] * len(runs)
         waiting = list(pending)
         while waiting:

@@ -3,7 +3,8 @@ units of ``T_dl`` (the default), and the physical cell presets of ``scenarios.ce
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, is_dataclass
+from typing import Callable
 
 from netsim.system import NetworkSystem
 from scenarios.errors import UsageError
@@ -18,7 +19,18 @@ class SystemPreset:
     inv_mu: float
 
 
-SYSTEMS: dict[str, SystemPreset] = {
+@dataclass(frozen=True)
+class SystemFactory:
+    """A network system from a plugin: ``make(mode=..., deadline=...)`` returns a frozen dataclass
+    with ``mode``, ``deadline``, ``t_dl`` (the time unit: one model's downlink time) and
+    ``round_durations(plan, model_bits, rng)``; its fields are recorded in each run's config."""
+
+    name: str
+    description: str
+    make: Callable[..., object]
+
+
+SYSTEMS: dict[str, SystemPreset | SystemFactory] = {
     p.name: p
     for p in (
         SystemPreset("wireless-slow-ul", "wireless, slow uplink, unreliable devices: rho=4, T_min=T_dl=1/mu", 4.0, 1.0, 1.0),
@@ -55,6 +67,11 @@ def get_system(name: str, mode: str = "pipelined", deadline: float | None = None
         raise UsageError(f"--radio applies to the physical cell presets, not to the normalized system {name!r}")
     preset = SYSTEMS[name]
     try:
+        if isinstance(preset, SystemFactory):
+            system = preset.make(mode=mode, deadline=deadline)
+            if not (is_dataclass(system) and callable(getattr(system, "round_durations", None)) and hasattr(system, "t_dl")):
+                raise UsageError(f"system {name!r} must be a dataclass with t_dl and round_durations, got {type(system).__name__}")
+            return system
         return NetworkSystem(rho=preset.rho, t_min=preset.t_min, inv_mu=preset.inv_mu, mode=mode, deadline=deadline)
     except ValueError as error:
         raise UsageError(str(error)) from None

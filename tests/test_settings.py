@@ -6,23 +6,23 @@ import math
 import pytest
 
 from learning.algorithms import ALGORITHMS
-from learning.algorithms.base import known_options
 from scenarios.errors import UsageError
 from scenarios.registry import SCENARIOS
-from scenarios.settings import ALGORITHM_OPTIONS, RUN_SETTINGS, Setting, check_options
+from scenarios.settings import RUN_SETTINGS, Setting
 
 
-def test_every_algorithm_option_is_typed():
-    assert set(ALGORITHM_OPTIONS) == set(ALGORITHMS)
+def test_every_algorithm_option_is_typed_and_documented():
     for name, cls in ALGORITHMS.items():
-        assert set(ALGORITHM_OPTIONS[name]) == set(known_options(cls)), name
-        assert check_options(name, known_options(cls)) == known_options(cls)  # the defaults are allowed
+        options = cls.Options
+        assert set(options.settings()) == set(options.defaults()) == set(options.docs()), name
+        assert all(options.docs().values()), name
+        assert options.resolve(options.defaults(), owner=name).as_dict() == options.defaults()  # the defaults are allowed
 
 
 def test_scenario_defaults_are_allowed():
     for scenario in SCENARIOS.values():
         for algorithm, options in scenario.algorithm_options.items():
-            check_options(algorithm, options)
+            ALGORITHMS[algorithm].Options.resolve({}, options, owner=algorithm)
 
 
 @pytest.mark.parametrize("setting,value,message", [
@@ -53,4 +53,4 @@ def test_values_are_converted_to_their_kind():
 
 def test_unknown_option_names_the_known_ones():
     with pytest.raises(UsageError, match="fedprox has no option 'nu'; its options: mu"):
-        check_options("fedprox", {"nu": 1.0})
+        ALGORITHMS["fedprox"].Options.resolve({"nu": 1.0}, owner="fedprox")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -17,6 +17,7 @@ import torch
 from learning.data import FederatedData
 from learning.evaluation import Evaluation
 from learning.models import build_model
+from learning.options import Options
 from learning.params import get_flat, model_bits
 from learning.training import LocalJob, LocalTraining, Trainer, device_generators, torch_generator
 from learning.weights import mix
@@ -35,18 +36,10 @@ class LearnerSetup:
     training: LocalTraining
     seed_sequence: np.random.SeedSequence
     participation: float = 1.0  # fraction of devices sampled per round
-    options: dict = field(default_factory=dict)
+    options: Mapping | Options = field(default_factory=dict)  # the algorithm's Options, or a mapping checked into them
     # on a physical cell, the base station's estimate of a multicast's downlink seconds per bit
     # for a group of devices (from channel reports); None on a normalized system
     multicast_airtime: Callable[[Sequence[int]], float] | None = None
-
-
-def known_options(cls: type) -> dict:
-    """Every option ``cls`` takes, with its default (its own and its bases' ``defaults``)."""
-    known: dict = {}
-    for klass in reversed(cls.__mro__):
-        known.update(klass.__dict__.get("defaults", {}))
-    return known
 
 
 def summary(cls: type) -> str:
@@ -58,17 +51,6 @@ def summary(cls: type) -> str:
     return re.split(r"(?<!\bal)\.\s+(?=[A-Z])", paragraph)[0].rstrip(".") + "."
 
 
-def resolve_options(cls: type, given: dict) -> dict:
-    """The class's declared ``defaults`` (merged along its bases) overridden by ``given``;
-    an option the algorithm does not know is refused, naming the ones it does."""
-    known = known_options(cls)
-    unknown = sorted(set(given) - set(known))
-    if unknown:
-        listed = ", ".join(f"{k}={v!r}" for k, v in known.items()) or "none"
-        raise ValueError(f"{cls.name} has no option {', '.join(unknown)}; its options: {listed}")
-    return {**known, **given}
-
-
 class FederatedLearner:
     """Common state: one reusable model object, ``theta`` (devices x parameters), one torch
     generator per device, a numpy generator for server-side choices.
@@ -78,11 +60,12 @@ class FederatedLearner:
     """
 
     name = "base"
-    defaults: dict = {}  # option name -> default; each algorithm declares its own
+    Options: type[Options] = Options  # each algorithm with options declares its own dataclass
 
     def __init__(self, setup: LearnerSetup):
         self.setup = setup
-        self.options = resolve_options(type(self), setup.options)
+        given = setup.options
+        self.options = given if type(given) is self.Options else self.Options.resolve(given, owner=self.name)
         self.data = setup.data
         self.num_devices = setup.data.num_devices
         init_seq, device_seq, server_seq = setup.seed_sequence.spawn(3)

@@ -22,6 +22,7 @@ true groups (ARI 0.9-1 after 40 rounds, seeds 0 and 1, both digits scenarios); a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -29,6 +30,7 @@ import torch
 
 from learning.algorithms.base import LearnerSetup, MixingLearner
 from learning.weights import oracle_weights
+from learning.options import Options, option
 
 
 def cosine_similarities(updates: torch.Tensor) -> np.ndarray:
@@ -50,16 +52,19 @@ def bipartition(similarities: np.ndarray) -> np.ndarray:
     return (labels != labels[0]).astype(int)
 
 
+@dataclass(frozen=True)
+class CFLOptions(Options):
+    eps1: float = option(0.15, "a cluster splits when its mean update's norm is below eps1", low=0)
+    eps2: float = option(0.3, "and its largest device update's norm above eps2", low=0)
+
+
 class CFL(MixingLearner):
     name = "cfl"
-    defaults = {"eps1": 0.15, "eps2": 0.3}
+    Options = CFLOptions
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.eps1 = float(self.options["eps1"])
-        self.eps2 = float(self.options["eps2"])
-        if self.eps1 < 0 or self.eps2 < 0:
-            raise ValueError(f"cfl needs eps1, eps2 >= 0, got {self.eps1}, {self.eps2}")
+        self.eps1, self.eps2 = self.options.eps1, self.options.eps2
         self.labels = np.zeros(self.num_devices, dtype=int)
         self.split_rounds: list[int] = []
 

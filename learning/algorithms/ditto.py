@@ -11,24 +11,29 @@ the global and the personal update, ``1 + personal_epochs / E`` standard local u
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import torch
 
 from learning.algorithms.base import LearnerSetup
 from learning.algorithms.fedavg import FedAvg
+from learning.options import Options, option
+
+
+@dataclass(frozen=True)
+class DittoOptions(Options):
+    lam: float = option(0.1, "weight of the pull lam/2 ||v_k - w^t||^2 towards the global model", low=0)
+    personal_epochs: int = option(1, "local epochs on the personal model per round", low=1)
 
 
 class Ditto(FedAvg):
     name = "ditto"
-    defaults = {"lam": 0.1, "personal_epochs": 1}
+    Options = DittoOptions
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.lam = float(self.options["lam"])
-        self.personal_epochs = int(self.options["personal_epochs"])
-        if self.lam < 0 or self.personal_epochs < 1:
-            raise ValueError(f"ditto needs lam >= 0 and personal_epochs >= 1, got {self.lam}, {self.personal_epochs}")
+        self.lam, self.personal_epochs = self.options.lam, self.options.personal_epochs
         self.personal = self.theta0.repeat(self.num_devices, 1)
 
     def plan_round(self, server_round: int):

@@ -6,7 +6,6 @@ from learning.weights import fedavg_weights
 
 class FedAvg(MixingLearner):
     name = "fedavg"
-    defaults: dict = {}
 
     def mixing_matrix(self):
         return fedavg_weights(self.train_sizes)

@@ -25,12 +25,14 @@ all); uplink one model per device plus the M weights it reports (32-bit scalars)
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 import torch
 
 from learning.algorithms.base import SCALAR_BITS, FederatedLearner, LearnerSetup
+from learning.options import Options, option
 from netsim.plan import RoundPlan, Stream
 
 
@@ -41,20 +43,22 @@ def fomo_weights(raw: np.ndarray) -> np.ndarray:
     return positive / total if total > 0 else positive
 
 
+@dataclass(frozen=True)
+class FedFomoOptions(Options):
+    M: int = option(5, "peer models each device downloads per round (fewer than the devices)", low=1)
+    epsilon: float = option(0.3, "probability of picking a random peer instead of the highest-affinity one", low=0, high=1)
+    rate_limit: int = option(1, "R: models are exchanged only every R rounds (R times less traffic)", low=1)
+
+
 class FedFomo(FederatedLearner):
     name = "fedfomo"
-    defaults = {"M": 5, "epsilon": 0.3, "rate_limit": 1}
+    Options = FedFomoOptions
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        options = self.options
-        self.M = int(options["M"])
-        self.epsilon = float(options["epsilon"])
-        self.rate_limit = int(options["rate_limit"])
-        if not 1 <= self.M <= self.num_devices - 1:
+        self.M, self.epsilon, self.rate_limit = self.options.M, self.options.epsilon, self.options.rate_limit
+        if self.M > self.num_devices - 1:
             raise ValueError(f"fedfomo M must be in 1..{self.num_devices - 1}, got {self.M}")
-        if not 0 <= self.epsilon <= 1 or self.rate_limit < 1:
-            raise ValueError(f"fedfomo needs epsilon in [0, 1] and rate_limit >= 1, got {self.epsilon}, {self.rate_limit}")
         self.uploaded = self.theta.clone()  # the server's copy of each device's last upload
         self.affinity = np.zeros((self.num_devices, self.num_devices))
         self.has_initial: set[int] = set()

@@ -20,6 +20,7 @@ the weight the server needs).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -27,20 +28,24 @@ import torch
 
 from learning.algorithms.base import SCALAR_BITS, FederatedLearner, LearnerSetup
 from learning.models import output_layer
+from learning.options import Options, option
 from netsim.plan import RoundPlan, Stream
+
+
+@dataclass(frozen=True)
+class FedProtoOptions(Options):
+    lam: float = option(1.0, "weight of the distance to the global class prototypes in the local loss", low=0)
 
 
 class FedProto(FederatedLearner):
     name = "fedproto"
-    defaults = {"lam": 1.0}
+    Options = FedProtoOptions
 
     def __init__(self, setup: LearnerSetup):
         if setup.data.task != "classification":
             raise ValueError("fedproto needs a classification task (prototypes are per class)")
         super().__init__(setup)
-        self.lam = float(self.options["lam"])
-        if self.lam < 0:
-            raise ValueError(f"fedproto needs lam >= 0, got {self.lam}")
+        self.lam = self.options.lam
         classes = self.data.num_classes
         self.embedding_size = output_layer(self.trainer.model).in_features
         self.class_counts = np.stack([np.bincount(d.y_train.numpy(), minlength=classes) for d in self.data.devices])

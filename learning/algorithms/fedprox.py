@@ -7,21 +7,26 @@ Traffic is FedAvg's: one broadcast down, one model up per device.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 from learning.algorithms.base import LearnerSetup
 from learning.algorithms.fedavg import FedAvg
+from learning.options import Options, option
+
+
+@dataclass(frozen=True)
+class FedProxOptions(Options):
+    mu: float = option(0.1, "weight of the proximal term mu/2 ||w - w^t||^2", low=0)
 
 
 class FedProx(FedAvg):
     name = "fedprox"
-    defaults = {"mu": 0.1}
+    Options = FedProxOptions
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.mu = float(self.options["mu"])
-        if self.mu < 0:
-            raise ValueError(f"fedprox mu must be >= 0, got {self.mu}")
+        self.mu = self.options.mu
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if devices:  # the received model is both the start and the anchor

@@ -15,6 +15,7 @@ center; uplink: one model per device. ``cluster_labels`` returns the assignment.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -22,6 +23,7 @@ import torch
 
 from learning.algorithms.base import LearnerSetup, MixingLearner
 from learning.weights import oracle_weights
+from learning.options import Options, option
 
 DEFAULT_CENTERS = 4
 
@@ -39,16 +41,21 @@ def nearest_center(models: torch.Tensor, centers: torch.Tensor) -> np.ndarray:
     return torch.cdist(models.double(), centers.double()).argmin(dim=1).numpy()
 
 
+@dataclass(frozen=True)
+class FeSEMOptions(Options):
+    k: int | None = option(None, "cluster centers (none: the number of true groups, else 4)", low=1)
+
+
 class FeSEM(MixingLearner):
     name = "fesem"
-    defaults = {"k": None}  # None: the number of true groups, else 4
+    Options = FeSEMOptions
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
         groups = setup.data.groups
         default = int(len(np.unique(groups))) if groups is not None else DEFAULT_CENTERS
-        self.k = int(min(default, self.num_devices) if self.options["k"] is None else self.options["k"])
-        if not 1 <= self.k <= self.num_devices:
+        self.k = int(min(default, self.num_devices) if self.options.k is None else self.options.k)
+        if self.k > self.num_devices:
             raise ValueError(f"fesem needs k in 1..{self.num_devices}, got {self.k}")
         self.assignment = np.zeros(self.num_devices, dtype=int)
         self.centers: torch.Tensor | None = None

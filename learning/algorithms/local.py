@@ -6,7 +6,6 @@ from learning.weights import local_weights
 
 class Local(MixingLearner):
     name = "local"
-    defaults: dict = {}
     communicates = False
 
     def mixing_matrix(self):

@@ -6,7 +6,6 @@ from learning.weights import oracle_weights
 
 class Oracle(MixingLearner):
     name = "oracle"
-    defaults: dict = {}
 
     def __init__(self, setup: LearnerSetup):
         if setup.data.groups is None:

@@ -25,10 +25,9 @@ from netsim.plan import RoundPlan, Stream
 
 
 class ParallelUserCentric(UserCentric):
-    """Options: user-centric FL's (``streams``, ``lam``, ``variance_batch_size``)."""
+    """Options: user-centric FL's."""
 
     name = "parallel-user-centric"
-    defaults: dict = {}  # user-centric FL's
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)

@@ -16,28 +16,34 @@ Traffic is FedAvg's; the compute per round is twice FedAvg's (two gradients per 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import torch
 
 from learning.algorithms.base import LearnerSetup
 from learning.algorithms.fedavg import FedAvg
+from learning.options import Options, option
 from netsim.plan import RoundPlan
+
+
+@dataclass(frozen=True)
+class PerFedAvgOptions(Options):
+    alpha: float | None = option(None, "inner (adaptation) step size (none: the scenario's learning rate)", low=0, low_open=True)
+    beta: float | None = option(None, "outer (meta) step size (none: the scenario's learning rate)", low=0, low_open=True)
+    adaptation_steps: int = option(1, "gradient steps a device adapts the global model by before it is evaluated", low=0)
 
 
 class PerFedAvg(FedAvg):
     name = "per-fedavg"
-    defaults = {"alpha": None, "beta": None, "adaptation_steps": 1}  # None: the scenario's learning rate
+    Options = PerFedAvgOptions
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        options = self.options
-        lr = setup.training.lr
-        self.alpha = float(lr if options["alpha"] is None else options["alpha"])
-        self.beta = float(lr if options["beta"] is None else options["beta"])
-        self.adaptation_steps = int(options["adaptation_steps"])
-        if not (self.alpha > 0 and self.beta > 0 and self.adaptation_steps >= 0):
-            raise ValueError(f"per-fedavg needs alpha, beta > 0 and adaptation_steps >= 0, got {options}")
+        o, lr = self.options, setup.training.lr
+        self.alpha = float(lr if o.alpha is None else o.alpha)
+        self.beta = float(lr if o.beta is None else o.beta)
+        self.adaptation_steps = o.adaptation_steps
         self.adapted: dict[int, torch.Tensor] = {}
 
     def plan_round(self, server_round: int) -> RoundPlan | None:

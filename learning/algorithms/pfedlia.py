@@ -47,7 +47,8 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Literal, Sequence
 
 import numpy as np
 import torch
@@ -55,9 +56,9 @@ import torch
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
 from learning.data import DeviceData
 from learning.weights import fedavg_weights, oracle_weights
+from learning.options import Options, option
 from netsim.plan import RoundPlan, Stream
 
-MODES = ("centralized", "peer-to-peer")
 
 
 def optics_clusters(influence: np.ndarray, min_samples: int) -> np.ndarray:
@@ -95,27 +96,25 @@ def same_row_labels(weights: np.ndarray) -> np.ndarray:
     return order[np.ravel(inverse)]
 
 
+@dataclass(frozen=True)
+class PFedLIAOptions(Options):
+    warmup_rounds: int = option(20, "FedAvg rounds before the influence exchange", low=0)
+    influence_epochs: int = option(20, "epochs of the influence estimation", low=1)
+    influence_batch_size: int = option(100, "mini-batch size of the influence estimation", low=1)
+    mode: Literal["centralized", "peer-to-peer"] = option("centralized", "where influences are computed")
+    min_samples: int | None = option(None, "DBSCAN's min_samples (none: a tenth of the devices, at least 3)", low=2)
+
+
 class PFedLIA(MixingLearner):
     name = "pfedlia"
-    defaults = {"warmup_rounds": 20, "influence_epochs": 20, "influence_batch_size": 100, "mode": "centralized",
-                "min_samples": None}  # None: a tenth of the devices, at least 3
+    Options = PFedLIAOptions
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        options = self.options
-        self.warmup_rounds = int(options["warmup_rounds"])
-        self.influence_epochs = int(options["influence_epochs"])
-        self.influence_batch_size = int(options["influence_batch_size"])
-        self.mode = str(options["mode"])
-        tenth = max(3, -(-self.num_devices // 10))
-        self.min_samples = int(tenth if options["min_samples"] is None else options["min_samples"])
-        if self.warmup_rounds < 0 or self.influence_epochs < 1 or self.influence_batch_size < 1 or self.min_samples < 2:
-            raise ValueError(
-                "pfedlia needs warmup_rounds >= 0, influence_epochs >= 1, influence_batch_size >= 1, min_samples >= 2; "
-                f"got {self.warmup_rounds}, {self.influence_epochs}, {self.influence_batch_size}, {self.min_samples}"
-            )
-        if self.mode not in MODES:
-            raise ValueError(f"unknown pfedlia mode {self.mode!r}; choose from {', '.join(MODES)}")
+        o = self.options
+        self.warmup_rounds, self.influence_epochs, self.influence_batch_size = o.warmup_rounds, o.influence_epochs, o.influence_batch_size
+        self.mode = o.mode
+        self.min_samples = max(3, -(-self.num_devices // 10)) if o.min_samples is None else o.min_samples
         self.influence_round = self.warmup_rounds + 1
         self.weights = fedavg_weights(self.train_sizes)
         self.influence: np.ndarray | None = None  # eq. 1, rows: evaluating device; NaN where unknown

@@ -19,30 +19,36 @@ gradient steps against a standard local update's ``E`` epochs of mini-batches.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import torch
 
 from learning.algorithms.base import LearnerSetup
 from learning.algorithms.server_step import ServerStepFedAvg
+from learning.options import Options, option
+
+
+@dataclass(frozen=True)
+class PFedMeOptions(Options):
+    lam: float = option(15.0, "regularization lambda of the Moreau envelope", low=0, low_open=True)
+    K: int = option(5, "steps that solve the personal problem per local step", low=1)
+    personal_lr: float = option(0.01, "learning rate of the personal problem", low=0, low_open=True)
+    lr: float = option(0.01, "learning rate of the local model", low=0, low_open=True)
+    beta: float = option(1.0, "server step: beta = 1 is FedAvg's average", low=0, low_open=True)
+    R: int = option(20, "local steps per round", low=1)
+    batch_size: int | None = option(None, "mini-batch size (none: the scenario's)", low=1)
 
 
 class PFedMe(ServerStepFedAvg):
     name = "pfedme"
-    defaults = {"lam": 15.0, "K": 5, "personal_lr": 0.01, "lr": 0.01, "beta": 1.0, "R": 20, "batch_size": None}
+    Options = PFedMeOptions
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        options = self.options
-        self.lam = float(options["lam"])
-        self.K = int(options["K"])
-        self.personal_lr = float(options["personal_lr"])
-        self.lr = float(options["lr"])
-        self.server_step = float(options["beta"])
-        self.R = int(options["R"])
-        self.batch_size = int(options["batch_size"] or setup.training.batch_size)
-        if not (self.lam > 0 and self.K >= 1 and self.personal_lr > 0 and self.lr > 0 and self.server_step > 0 and self.R >= 1 and self.batch_size >= 1):
-            raise ValueError(f"pfedme needs lam, personal_lr, lr, beta > 0 and K, R, batch_size >= 1; got {options}")
+        o = self.options
+        self.lam, self.K, self.personal_lr, self.lr, self.server_step, self.R = o.lam, o.K, o.personal_lr, o.lr, o.beta, o.R
+        self.batch_size = o.batch_size or setup.training.batch_size
         self.personal = self.theta0.repeat(self.num_devices, 1)
 
     def plan_round(self, server_round: int):

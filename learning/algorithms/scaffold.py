@@ -19,12 +19,14 @@ control variate go both ways, so one broadcast of ``2 * model_bits`` down and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import torch
 
 from learning.algorithms.base import LearnerSetup
 from learning.algorithms.server_step import ServerStepFedAvg
+from learning.options import Options, option
 from netsim.plan import RoundPlan
 
 
@@ -34,16 +36,19 @@ def momentum_step_count(steps: int, momentum: float) -> float:
     return float(sum((1.0 - momentum**s) / (1.0 - momentum) for s in range(1, steps + 1)))
 
 
+@dataclass(frozen=True)
+class ScaffoldOptions(Options):
+    local_epochs: int = option(5, "local epochs per round (E)", low=1)
+    global_lr: float = option(1.0, "server step size (eta_g)", low=0, low_open=True)
+
+
 class Scaffold(ServerStepFedAvg):
     name = "scaffold"
-    defaults = {"local_epochs": 5, "global_lr": 1.0}
+    Options = ScaffoldOptions
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.local_epochs = int(self.options["local_epochs"])
-        self.server_step = float(self.options["global_lr"])
-        if self.local_epochs < 1 or not self.server_step > 0:
-            raise ValueError(f"scaffold needs local_epochs >= 1 and global_lr > 0, got {self.local_epochs}, {self.server_step}")
+        self.local_epochs, self.server_step = self.options.local_epochs, self.options.global_lr
         size = self.theta.shape[1]
         self.server_control = torch.zeros(size, dtype=self.theta.dtype)
         self.controls = torch.zeros(self.num_devices, size, dtype=self.theta.dtype)

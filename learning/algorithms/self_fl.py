@@ -52,12 +52,14 @@ the true parameters than local training is (tests/test_algorithm_self_fl.py).
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Literal, Sequence
 
 import numpy as np
 import torch
 
 from learning.algorithms.base import SCALAR_BITS, FederatedLearner, LearnerSetup
+from learning.options import Options, option
 from netsim.plan import RoundPlan, Stream
 
 
@@ -106,22 +108,22 @@ def local_steps(eta: float, intra: float, others_precision: float, max_steps: in
     return int(min(max_steps, max(1, round(math.log(ratio) / math.log(contraction)))))
 
 
+@dataclass(frozen=True)
+class SelfFLOptions(Options):
+    max_local_steps: int = option(40, "l_max: the most local steps a device takes in a round (4.2)", low=1)
+    intra_variance: Literal["trajectory", "fisher"] = option("trajectory", "estimator of a device's intra-client variance")
+    target: Literal["paper", "hierarchical"] = option("paper", "the personalized target: the paper's or the hierarchical model's")
+
+
 class SelfFL(FederatedLearner):
     name = "self-fl"
-    defaults = {"max_local_steps": 40, "intra_variance": "trajectory", "target": "paper"}  # l_max (4.2)
+    Options = SelfFLOptions
     INTRA_VARIANCES = {"trajectory": 2, "fisher": 1}  # estimator -> personal parameters it needs
-    TARGETS = ("paper", "hierarchical")
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.max_local_steps = int(self.options["max_local_steps"])
-        if self.max_local_steps < 1:
-            raise ValueError(f"max_local_steps must be >= 1, got {self.max_local_steps}")
-        self.intra_source, self.target = self.options["intra_variance"], self.options["target"]
-        if self.intra_source not in self.INTRA_VARIANCES:
-            raise ValueError(f"intra_variance must be one of {sorted(self.INTRA_VARIANCES)}, got {self.intra_source!r}")
-        if self.target not in self.TARGETS:
-            raise ValueError(f"target must be one of {list(self.TARGETS)}, got {self.target!r}")
+        self.max_local_steps = self.options.max_local_steps
+        self.intra_source, self.target = self.options.intra_variance, self.options.target
         self.activity_rate = float(setup.participation)
         self.global_model = self.theta0.clone()
         self.counts = np.zeros(self.num_devices, dtype=int)  # personal parameters seen (Remark E.1)

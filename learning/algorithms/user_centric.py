@@ -8,12 +8,14 @@ limited stream count, clusters its rows with k-means (eq. 11), the count given o
 
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Literal, Sequence
 
 import numpy as np
 import torch
 
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
+from learning.options import Options, option
 from learning.stream_formation import channel_aware_clusters
 from learning.weights import choose_stream_count, gradient_variance, kmeans_rows, silhouette_curve, user_centric_weights
 from netsim.plan import RoundPlan
@@ -24,16 +26,37 @@ def variance_batch_sizes(train_sizes: np.ndarray, size: int | None, fraction: fl
     always below the local set size, so there is at least one batch and a nonzero variance."""
     n = np.asarray(train_sizes).astype(int)
     if size is not None:
-        if not 1 <= int(size) < n.min():
+        if size >= n.min():
             raise ValueError(f"variance_batch_size must be in 1..{n.min() - 1} (below the smallest local data set), got {size}")
         return np.full(n.size, int(size))
-    if not 0 < fraction < 1:
-        raise ValueError(f"variance_batch_fraction must be in (0, 1), got {fraction}")
     return np.clip(np.round(fraction * n).astype(int), 1, np.maximum(n - 1, 1))
 
 
-VARIANCE_BATCHES = ("disjoint", "reference")
-FORMATIONS = ("similarity", "channel")
+@dataclass(frozen=True)
+class UserCentricOptions(Options):
+    streams: int | Literal["auto"] | None = option(None, "stream count k: an integer, 'auto' (Algorithm 2) or none (k = m)", low=1)
+    lam: float = option(0.0, "lambda of eq. 12: Algorithm 2 picks argmax_k s_k - lambda k", low=0, requires={"streams": "auto"})
+    variance_batches: Literal["disjoint", "reference"] = option(
+        "disjoint", "eq. 10 mini-batches: disjoint ones (the paper's text) or the reference code's independent draws")
+    variance_batch_fraction: float = option(1 / 3, "disjoint: each mini-batch's share of the local set", low=0, high=1,
+                                            low_open=True, high_open=True, requires={"variance_batches": "disjoint"})
+    variance_batch_size: int | None = option(None, "disjoint: each mini-batch's size in points (none: by the fraction)", low=1,
+                                             requires={"variance_batches": "disjoint"})
+    variance_divisor: float = option(2.5, "reference: floor(d) draws of floor(n_i / d) points (at most the smallest local set)",
+                                     low=1, requires={"variance_batches": "reference"})
+    formation: Literal["similarity", "channel"] = option(
+        "similarity", "streams by k-means on W's rows (eq. 11) or by least downlink airtime (a physical cell)")
+    silhouette_loss: float = option(0.05, "channel: the silhouette the formation may give up against eq. 11's", low=0,
+                                    requires={"formation": "channel"})
+
+    @classmethod
+    def label(cls, algorithm: str, given) -> str:
+        streams = given.get("streams")
+        label = f"{algorithm} k={'m' if streams is None else streams}"
+        if given.get("formation") == "channel":
+            loss = given.get("silhouette_loss")
+            label += " channel" + ("" if loss is None else f" loss={loss}")
+        return label
 
 
 class UserCentric(MixingLearner):
@@ -57,35 +80,23 @@ class UserCentric(MixingLearner):
     ``silhouette_loss`` below eq. 11's, ``learning.stream_formation``)."""
 
     name = "user-centric"
-    defaults = {"streams": None, "lam": 0.0, "variance_batches": "disjoint", "variance_batch_fraction": 1 / 3,
-                "variance_batch_size": None, "variance_divisor": 2.5, "formation": "similarity", "silhouette_loss": 0.05}
+    Options = UserCentricOptions
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        options = self.options
-        self.streams_option = options["streams"]
-        self.lam = float(options["lam"])
-        if isinstance(self.streams_option, int) and not 1 <= self.streams_option <= self.num_devices:
+        o = self.options
+        self.streams_option, self.lam, self.variance_batches = o.streams, o.lam, o.variance_batches
+        if isinstance(self.streams_option, int) and self.streams_option > self.num_devices:
             raise ValueError(f"streams must be in 1..{self.num_devices}, got {self.streams_option}")
-        self.variance_batches = options["variance_batches"]
-        if self.variance_batches not in VARIANCE_BATCHES:
-            raise ValueError(f"variance_batches must be one of {', '.join(VARIANCE_BATCHES)}, got {self.variance_batches!r}")
-        self.variance_divisor = float(options["variance_divisor"])
+        self.variance_divisor = o.variance_divisor
         if self.variance_batches == "reference":
-            if not 1 <= self.variance_divisor <= self.train_sizes.min():
+            if self.variance_divisor > self.train_sizes.min():
                 raise ValueError(f"variance_divisor must be in 1..{int(self.train_sizes.min())} (the smallest local set), "
                                  f"got {self.variance_divisor}")
             self.variance_batch_sizes = np.floor(self.train_sizes / self.variance_divisor).astype(int)
         else:
-            self.variance_batch_sizes = variance_batch_sizes(
-                self.train_sizes, options["variance_batch_size"], float(options["variance_batch_fraction"])
-            )
-        self.formation = options["formation"]
-        if self.formation not in FORMATIONS:
-            raise ValueError(f"formation must be one of {', '.join(FORMATIONS)}, got {self.formation!r}")
-        self.silhouette_loss = float(options["silhouette_loss"])
-        if self.silhouette_loss < 0:
-            raise ValueError(f"silhouette_loss must be >= 0, got {self.silhouette_loss}")
+            self.variance_batch_sizes = variance_batch_sizes(self.train_sizes, o.variance_batch_size, o.variance_batch_fraction)
+        self.formation, self.silhouette_loss = o.formation, o.silhouette_loss
         if self.formation == "channel" and setup.multicast_airtime is None:
             raise ValueError("formation=channel needs a physical cell (the multicast airtimes); choose a cell system")
         self.formed = None

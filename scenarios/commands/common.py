@@ -104,10 +104,9 @@ def add_run_settings(parser) -> None:
 
 
 def takes(algorithm: str, key: str) -> bool:
-    from learning.algorithms.base import known_options
     from scenarios.registry import get_algorithm
 
-    return key in known_options(get_algorithm(algorithm))
+    return key in get_algorithm(algorithm).Options.settings()
 
 
 def route_options(args, variants: list[tuple[str, dict]]) -> list[tuple[str, dict]]:

@@ -10,26 +10,41 @@ def add_parser(subparsers) -> None:
     add_json(parser)
 
 
+def allowed(setting, requires: dict) -> str:
+    only = "".join(f"; only with {key}={value!r}" for key, value in requires.items())
+    return setting.allowed() + (", or none" if setting.none else "") + only
+
+
+def from_plugin(kind: str, name: str) -> str:
+    """`` [plugin MODULE VERSION]`` for a thing a plugin added, else nothing."""
+    from scenarios.plugins import origin
+
+    found = origin(kind, name)
+    return "" if found is None else f" [plugin {found['module']}" + (f" {found['version']}" if found["version"] else "") + "]"
+
+
 def execute(args):
     from learning.algorithms import ALGORITHMS
-    from learning.algorithms.base import known_options, summary
+    from learning.algorithms.base import summary
     from scenarios.registry import SCENARIOS
     from scenarios.cells import CELLS
+    from scenarios.plugins import ORIGINS
     from scenarios.systems import SYSTEMS, system_names
 
-    from scenarios.settings import ALGORITHM_OPTIONS
-
-    options = {name: known_options(cls) for name, cls in ALGORITHMS.items()}
-    allowed = {name: {key: ALGORITHM_OPTIONS[name][key].allowed() + (", or none" if ALGORITHM_OPTIONS[name][key].none else "")
-                      for key in options[name]} for name in ALGORITHMS}
+    options = {name: cls.Options.defaults() for name, cls in ALGORITHMS.items()}
+    ranges = {name: {key: allowed(s, cls.Options.requirements()[key]) for key, s in cls.Options.settings().items()}
+              for name, cls in ALGORITHMS.items()}
+    docs = {name: cls.Options.docs() for name, cls in ALGORITHMS.items()}
     data = {"scenarios": list(SCENARIOS), "algorithms": list(ALGORITHMS), "systems": system_names(), "algorithm_options": options,
-            "algorithm_option_ranges": allowed}
-    lines = ["scenarios:"] + [f"  {s.name} (v{s.version}): {s.description}" for s in SCENARIOS.values()]
+            "algorithm_option_ranges": ranges, "algorithm_option_docs": docs,
+            "plugins": [{"kind": kind, "name": name, **record} for (kind, name), record in ORIGINS.items()]}
+    lines = ["scenarios:"] + [f"  {s.name} (v{s.version}): {s.description}{from_plugin('scenario', s.name)}" for s in SCENARIOS.values()]
     lines += ["algorithms (options with defaults; set with --option KEY=VALUE):"]
     for name, cls in ALGORITHMS.items():
-        settings = "\n      ".join(f"{k}={v!r}: {allowed[name][k]}" for k, v in options[name].items())
-        lines.append(f"  {name}: {summary(cls)}" + (f"\n      {settings}" if settings else ""))
-    lines += ["systems (normalized, time in T_dl):"] + [f"  {p.name}: {p.description}" for p in SYSTEMS.values()]
+        settings = "\n      ".join(f"{k}={v!r} ({ranges[name][k]}): {docs[name][k]}" for k, v in options[name].items())
+        lines.append(f"  {name}: {summary(cls)}{from_plugin('algorithm', name)}" + (f"\n      {settings}" if settings else ""))
+    lines += ["systems (normalized, time in T_dl):"]
+    lines += [f"  {p.name}: {p.description}{from_plugin('system', p.name)}" for p in SYSTEMS.values()]
     lines += ["systems (physical cells, time in seconds; 'fl-cosim cell NAME' describes one):"]
     lines += [f"  {p.name}: {p.description}" for p in CELLS.values()]
     return data, "\n".join(lines)

@@ -4,8 +4,8 @@ stream count Algorithm 2 picks for each lambda (journal IV-C, eq. 12)."""
 from __future__ import annotations
 
 from scenarios.commands.common import add_data_dir, add_json, add_training, parse_option, table, training_overrides
-from scenarios.settings import ALGORITHM_OPTIONS, RUN_SETTINGS
-from scenarios.registry import DEFAULT_SCENARIO, get_scenario
+from scenarios.settings import RUN_SETTINGS
+from scenarios.registry import DEFAULT_SCENARIO, get_algorithm, get_scenario
 from scenarios.runner import RunSpec, prepare
 
 DEFAULT_LAMBDAS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
@@ -35,7 +35,7 @@ def execute(args):
     from scenarios.datasets import resolve_data_dir
 
     for lam in args.lambdas:
-        ALGORITHM_OPTIONS["user-centric"]["lam"].check("--lambda", lam)
+        get_algorithm("user-centric").Options.settings()["lam"].check("--lambda", lam)
     RUN_SETTINGS["seed"].check("--seed", args.seed)
     from scenarios.silhouette import setup_silhouette
 

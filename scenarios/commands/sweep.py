@@ -39,7 +39,7 @@ def execute(args):
     from scenarios.progress import Progress
     from scenarios.results import check_output_dir, make_output_dir, remove_stale_staging, sha256_text
     from scenarios.runner import reusable
-    from scenarios.sweep import check_ray, expand, plan, read_sweep_file, run_locally, run_on_ray, setting_columns, setting_values, start_ray
+    from scenarios.sweep import check_ray, expand, load_sweep_plugins, plan, read_sweep_file, run_locally, run_on_ray, setting_columns, setting_values, start_ray
     from scenarios.tables import RUN_COLUMNS, run_row, write_tables
 
     path = Path(args.config)
@@ -48,6 +48,7 @@ def execute(args):
     if args.ray is not None:
         check_ray()
     out = check_output_dir(Path(args.out) if args.out else Path("results") / path.stem)
+    load_sweep_plugins(config, path.parent, path.name)
     specs = expand(config, path.name)
     data_dir = str(resolve_data_dir(args.data_dir))
     checking = Progress("checking", len(specs), unit="runs") if show_progress(args) else None

@@ -1,0 +1,107 @@
+"""A typed value (``Setting``): its kind, range and allowed words, checked with a one-line
+error naming the key and what is allowed; non-finite numbers are always refused. The
+algorithms' options (``learning.options``) and the run's settings (``scenarios.settings``)
+are made of it."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+
+class UsageError(Exception):
+    """Bad input from the user: an unknown name, an impossible parameter, missing or corrupt data.
+
+    The message is one line that names the problem (and, for data, the file and what to do).
+    """
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One typed value: ``kind`` (int, float, str, bool), an optional range (``low``/``high``,
+    open when ``*_open``), the allowed words (``choices``; for a number, words it also takes,
+    such as ``auto``) and whether ``None`` (the documented default) is allowed."""
+
+    kind: type
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple = ()
+    none: bool = False
+    pattern: str | None = None  # text: a regular expression it must match in full (with ``pattern_text``)
+    pattern_text: str = ""
+
+    def allowed(self) -> str:
+        """The allowed values, in words (for the one-line error)."""
+        if self.kind is bool:
+            text = "true or false"
+        elif self.kind is str and self.pattern:
+            text = self.pattern_text
+        elif self.kind is str:
+            text = "one of " + ", ".join(map(str, self.choices))
+        else:
+            noun = "an integer" if self.kind is int else "a finite number"
+            if self.low is not None and self.high is not None:
+                left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
+                if self.kind is int and not self.low_open and not self.high_open:
+                    text = f"{noun} in {_num(self.low)}..{_num(self.high)}"
+                else:
+                    text = f"{noun} in {left}{_num(self.low)}, {_num(self.high)}{right}"
+            elif self.low is not None:
+                text = f"{noun} {'>' if self.low_open else '>='} {_num(self.low)}"
+            elif self.high is not None:
+                text = f"{noun} {'<' if self.high_open else '<='} {_num(self.high)}"
+            else:
+                text = noun
+            if self.choices:
+                text += " or " + " or ".join(repr(c) for c in self.choices)
+        return text
+
+    def check(self, key: str, value):
+        """``value`` converted to the setting's kind; UsageError naming ``key`` if it is not allowed."""
+        if value is None:
+            if self.none:
+                return None
+            raise UsageError(f"{key} must be {self.allowed()}, got none")
+        if self.kind is not str and isinstance(value, str) and value in self.choices:
+            return value
+        if self.kind is bool:
+            if isinstance(value, bool):
+                return value
+        elif self.kind is str:
+            if isinstance(value, str) and (value in self.choices or (self.pattern and re.fullmatch(self.pattern, value))):
+                return value
+        elif self.kind is int:
+            if isinstance(value, int) and not isinstance(value, bool) and self._in_range(value):
+                return int(value)
+        elif self.kind is float:
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and self._in_range(value):
+                return float(value)
+        raise UsageError(f"{key} must be {self.allowed()}, got {value!r}")
+
+    def _in_range(self, value) -> bool:
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            return False
+        if self.high is not None and (value >= self.high if self.high_open else value > self.high):
+            return False
+        return True
+
+
+def _num(value) -> str:
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)
+
+
+def positive_int(high: float | None = None, none: bool = False) -> Setting:
+    return Setting(int, low=1, high=high, none=none)
+
+
+def non_negative(none: bool = False) -> Setting:
+    return Setting(float, low=0, none=none)
+
+
+def positive(none: bool = False) -> Setting:
+    return Setting(float, low=0, low_open=True, none=none)
+
+

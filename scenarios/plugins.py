@@ -1,0 +1,212 @@
+"""Plugins: algorithms, scenarios, models and network systems that live outside the package.
+
+A plugin is a Python module that declares what it adds in module-level names (any of them):
+
+    ALGORITHMS = [MyLearner]             # FederatedLearner subclasses, each with ``name`` and ``Options``
+    SCENARIOS = [Scenario(...)]          # scenarios.scenario.Scenario, with its data builder
+    MODELS = {"my-model": build}         # torch.nn.Module builders a scenario names
+    SYSTEMS = [SystemFactory(...)]       # network systems with ``round_durations``
+
+It is named by ``--plugin PATH_OR_MODULE`` (a ``.py`` file, a folder whose every ``.py`` file
+is one such module, or an importable module name), by ``plugins = [...]`` in a sweep file, or
+by an installed package's entry point in the group ``fl_cosim.plugins`` (the entry point's
+value names the module). Its things join the built-in registries, are checked as they are,
+and each run records their module, version and source checksum in ``config.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import sys
+from dataclasses import is_dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Iterable
+
+from scenarios.errors import UsageError
+
+ENTRY_POINT_GROUP = "fl_cosim.plugins"
+KINDS = ("algorithm", "scenario", "model", "system")
+
+ORIGINS: dict[tuple[str, str], dict] = {}  # (kind, name) -> {"module", "version", "sha256"} of the plugin that added it
+LOADED: dict[str, ModuleType] = {}  # source as loaded (absolute path or module name) -> module
+_installed_loaded = False
+
+
+def origin(kind: str, name: str) -> dict | None:
+    """Where a registered thing came from (None: built in)."""
+    return ORIGINS.get((kind, name))
+
+
+def sources() -> list[str]:
+    """The ``--plugin`` sources loaded in this process (absolute paths or module names), for
+    worker processes that start afresh (Ray) to load the same."""
+    return list(LOADED)
+
+
+def load_plugins(sources: Iterable[str], relative_to: Path | None = None) -> list[ModuleType]:
+    """Load each source (a ``.py`` file, a folder of them, or a module name; paths relative to
+    ``relative_to`` or the working folder) once, registering what it declares."""
+    modules = []
+    for source in sources:
+        if not isinstance(source, str) or not source:
+            raise UsageError(f"a plugin is a path or a module name, got {source!r}")
+        path = Path(source) if relative_to is None else Path(relative_to) / source
+        if source.endswith(".py") or "/" in source or path.is_dir():
+            modules += _load_path(path.resolve())
+        else:
+            modules.append(_load_module_name(source))
+    return modules
+
+
+def load_installed() -> None:
+    """Load every installed package's plugin (entry point group ``fl_cosim.plugins``), once."""
+    global _installed_loaded
+    if _installed_loaded:
+        return
+    _installed_loaded = True
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if entry.value in LOADED:
+            continue
+        try:
+            module = entry.load()
+        except Exception as error:  # a broken plugin is one line, naming it
+            raise UsageError(f"plugin {entry.name} ({entry.value}) does not load: {type(error).__name__}: {error}") from None
+        if not isinstance(module, ModuleType):
+            raise UsageError(f"plugin entry point {entry.name} must name a module, got {entry.value!r}")
+        version = entry.dist.version if entry.dist is not None else None
+        _register(entry.value, module, getattr(module, "__version__", None) or version)
+
+
+def _load_path(path: Path) -> list[ModuleType]:
+    if path.is_dir():
+        files = sorted(p for p in path.glob("*.py") if not p.name.startswith("_"))
+        if not files:
+            raise UsageError(f"plugin folder {str(path)!r} has no .py file")
+        return [module for file in files for module in _load_path(file)]
+    if not path.is_file() or path.suffix != ".py":
+        raise UsageError(f"plugin {str(path)!r} is not a .py file, a folder of them or a module name")
+    key = str(path)
+    if key in LOADED:
+        return [LOADED[key]]
+    name = path.stem
+    if not name.isidentifier():
+        raise UsageError(f"plugin file {path.name!r}: its name must be a Python identifier")
+    present = sys.modules.get(name)
+    if present is not None:
+        raise UsageError(f"plugin file {str(path)!r}: a module named {name!r} is already loaded "
+                         f"({getattr(present, '__file__', None) or 'built in'}); rename the file")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # its classes pickle by name, in forked workers too
+    try:
+        spec.loader.exec_module(module)
+        _register(key, module, getattr(module, "__version__", None))
+    except UsageError:
+        del sys.modules[name]
+        raise
+    except Exception as error:
+        del sys.modules[name]
+        raise UsageError(f"plugin {str(path)!r} does not load: {type(error).__name__}: {error}") from None
+    return [module]
+
+
+def _load_module_name(name: str) -> ModuleType:
+    if name in LOADED:
+        return LOADED[name]
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name and name.startswith(error.name):
+            raise UsageError(f"plugin {name!r} is neither a file, a folder nor an importable module") from None
+        raise UsageError(f"plugin {name!r} does not load: ModuleNotFoundError: {error}") from None
+    except Exception as error:
+        raise UsageError(f"plugin {name!r} does not load: {type(error).__name__}: {error}") from None
+    _register(name, module, getattr(module, "__version__", None) or _distribution_version(name))
+    return module
+
+
+def _distribution_version(module_name: str) -> str | None:
+    top = module_name.split(".")[0]
+    for distribution in importlib.metadata.packages_distributions().get(top, []):
+        try:
+            return importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def _register(source: str, module: ModuleType, version: str | None) -> None:
+    """Check what ``module`` declares and add it to the registries (all or nothing)."""
+    from learning.algorithms import ALGORITHMS
+    from learning.algorithms.base import FederatedLearner
+    from learning.models import MODELS
+    from learning.options import Options
+    from scenarios.registry import SCENARIOS
+    from scenarios.scenario import Scenario
+    from scenarios.systems import SYSTEMS, SystemFactory, system_names
+
+    where = f"plugin {module.__name__}"
+    record = {"module": module.__name__, "version": None if version is None else str(version), "sha256": _source_sha256(module)}
+    declared = {kind: getattr(module, attribute, None) for kind, attribute in
+                (("algorithm", "ALGORITHMS"), ("scenario", "SCENARIOS"), ("model", "MODELS"), ("system", "SYSTEMS"))}
+    if all(value is None for value in declared.values()):
+        raise UsageError(f"{where} declares nothing: give it ALGORITHMS, SCENARIOS, MODELS or SYSTEMS")
+    additions = []
+    for cls in _listed(declared["algorithm"], where, "ALGORITHMS"):
+        if not (isinstance(cls, type) and issubclass(cls, FederatedLearner)) or not isinstance(cls.__dict__.get("name"), str):
+            raise UsageError(f"{where}: ALGORITHMS holds {cls!r}, not a FederatedLearner subclass with its own name")
+        if not (isinstance(cls.Options, type) and issubclass(cls.Options, Options) and is_dataclass(cls.Options)):
+            raise UsageError(f"{where}: {cls.name}.Options must be a dataclass deriving learning.options.Options")
+        try:
+            cls.Options.settings()
+            cls.Options()
+        except (TypeError, ValueError) as error:
+            raise UsageError(f"{where}: {cls.name}.Options: {error}") from None
+        additions.append(("algorithm", cls.name, ALGORITHMS, cls))
+    for scenario in _listed(declared["scenario"], where, "SCENARIOS"):
+        if not isinstance(scenario, Scenario):
+            raise UsageError(f"{where}: SCENARIOS holds {scenario!r}, not a scenarios.scenario.Scenario")
+        additions.append(("scenario", scenario.name, SCENARIOS, scenario))
+    models = declared["model"] or {}
+    if not isinstance(models, dict) or not all(isinstance(k, str) and callable(v) for k, v in models.items()):
+        raise UsageError(f"{where}: MODELS must map names to model builders")
+    additions += [("model", name, MODELS, build) for name, build in models.items()]
+    for factory in _listed(declared["system"], where, "SYSTEMS"):
+        if not isinstance(factory, SystemFactory):
+            raise UsageError(f"{where}: SYSTEMS holds {factory!r}, not a scenarios.systems.SystemFactory")
+        additions.append(("system", factory.name, SYSTEMS, factory))
+    for kind, name, _, scenario in additions:
+        if kind == "scenario" and scenario.model_name not in MODELS and scenario.model_name not in models:
+            raise UsageError(f"{where}: scenario {name!r} names model {scenario.model_name!r}, which is neither built in nor in "
+                             f"its MODELS")
+    taken = {"algorithm": set(ALGORITHMS), "scenario": set(SCENARIOS), "model": set(MODELS), "system": set(system_names())}
+    for kind, name, _, _ in additions:
+        if name in taken[kind]:
+            known = origin(kind, name)
+            by = f"plugin {known['module']}" if known else "a built-in one"
+            raise UsageError(f"{where}: {kind} {name!r} is already registered (by {by})")
+        taken[kind].add(name)
+    for kind, name, registry, thing in additions:
+        registry[name] = thing
+        ORIGINS[(kind, name)] = record
+    LOADED[source] = module
+
+
+def _listed(value, where: str, attribute: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise UsageError(f"{where}: {attribute} must be a list")
+    return list(value)
+
+
+def _source_sha256(module: ModuleType) -> str | None:
+    try:
+        return hashlib.sha256(Path(inspect.getfile(module)).read_bytes()).hexdigest()
+    except (TypeError, OSError):
+        return None

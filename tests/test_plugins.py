@@ -1,0 +1,216 @@
+"""The tutorial is a test: the example plugin folder of ``docs/extending.md`` (an algorithm, a
+scenario with its data builder and model, a network system) runs through ``run``, ``compare``
+and ``sweep`` (process workers and Ray), and a plugin installed as a package is found through
+its entry point."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from learning.algorithms import ALGORITHMS
+from learning.models import MODELS
+from scenarios import plugins
+from scenarios.cli import main
+from scenarios.registry import SCENARIOS
+from scenarios.systems import SYSTEMS
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "docs" / "examples" / "plugin"
+PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "fl_cosim_example_entry", "clash", "empty_plugin",
+                  "modelless")
+SMALL = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rounds", "2", "--quiet"]
+
+
+@pytest.fixture(autouse=True)
+def registries():
+    """Each test loads its plugins afresh and leaves the registries as it found them."""
+    saved = [(table, dict(table)) for table in (ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, plugins.ORIGINS, plugins.LOADED)]
+    installed = plugins._installed_loaded
+    yield
+    for table, content in saved:
+        table.clear()
+        table.update(content)
+    plugins._installed_loaded = installed
+    for name in PLUGIN_MODULES:
+        sys.modules.pop(name, None)
+
+
+def folder_of(summary: dict) -> Path:
+    return Path(summary["result_dir"])
+
+
+def run_json(capsys, argv: list[str]) -> dict:
+    assert main(argv + ["--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_run_records_the_plugins_and_power_one_is_fedavg(capsys, tmp_path):
+    out = ["--out", str(tmp_path), "--no-figure"]
+    runs = run_json(capsys, ["run", "--plugin", str(EXAMPLE), "--algorithm", "tempered-fedavg", "fedavg",
+                             "--option", "power=1", *SMALL, *out])["runs"]
+    tempered, fedavg = (folder_of(r) for r in runs)
+    for name in ("rounds.csv", "trace.csv", "plans.jsonl"):  # n ** 1 = n: the same run as FedAvg's
+        assert (tempered / name).read_bytes() == (fedavg / name).read_bytes()
+    config = json.loads((tempered / "config.json").read_text())
+    assert config["algorithm_options"] == {"power": 1.0}
+    assert config["system"] == {"name": "slow-half-uplink", "mode": "pipelined", "deadline": None, "t_dl": 1.0, "rho": 2.0,
+                                "t_min": 1.0, "inv_mu": 0.5}
+    recorded = config["plugins"]
+    assert {kind: entry["module"] for kind, entry in recorded.items()} == {
+        "algorithm": "tempered_fedavg", "scenario": "mirrored_digits", "model": "mirrored_digits", "system": "slow_half_uplink"}
+    assert recorded["scenario"]["version"] == "1.0" and recorded["algorithm"]["version"] is None
+    import hashlib
+
+    assert recorded["algorithm"]["sha256"] == hashlib.sha256((EXAMPLE / "tempered_fedavg.py").read_bytes()).hexdigest()
+    halved = run_json(capsys, ["run", "--plugin", str(EXAMPLE), "--algorithm", "tempered-fedavg", "--option", "power=0.5",
+                               *SMALL, *out])["runs"][0]
+    assert (folder_of(halved) / "rounds.csv").read_bytes() != (tempered / "rounds.csv").read_bytes()
+
+
+def test_plugin_things_are_listed_and_checked_like_built_ins(capsys, tmp_path):
+    listed = run_json(capsys, ["list", "--plugin", str(EXAMPLE)])
+    assert "tempered-fedavg" in listed["algorithms"] and "mirrored-digits" in listed["scenarios"]
+    assert "slow-half-uplink" in listed["systems"]
+    assert listed["algorithm_option_ranges"]["tempered-fedavg"] == {"power": "a finite number >= 0"}
+    base = ["run", "--plugin", str(EXAMPLE), "--algorithm", "tempered-fedavg", *SMALL, "--out", str(tmp_path)]
+    for option, message in (("power=-1", "tempered-fedavg option power must be a finite number >= 0, got -1"),
+                            ("power=nan", "tempered-fedavg option power must be a finite number >= 0, got nan"),
+                            ("mu=1", "no algorithm of this run takes option 'mu'")):
+        assert main(base + ["--option", option]) == 2
+        error = capsys.readouterr().err
+        assert message in error and error.count("\n") == 1
+    clash = tmp_path / "clash.py"
+    clash.write_text("from learning.algorithms.fedavg import FedAvg\n\nclass Again(FedAvg):\n    name = 'fedavg'\n\n"
+                     "ALGORITHMS = [Again]\n")
+    modelless = tmp_path / "modelless.py"
+    modelless.write_text((EXAMPLE / "mirrored_digits.py").read_text().replace("MODELS = ", "_ = ")
+                         .replace('"two-layer-perceptron",', '"three-layer-perceptron",').replace('"mirrored-digits"', '"modelless"'))
+    empty = tmp_path / "empty_plugin.py"
+    empty.write_text("X = 1\n")
+    for plugin, message in ((tmp_path / "absent.py", "absent.py' is not a .py file, a folder of them or a module name"),
+                            (clash, "plugin clash: algorithm 'fedavg' is already registered (by a built-in one)"),
+                            (empty, "plugin empty_plugin declares nothing"),
+                            (modelless, "scenario 'modelless' names model 'three-layer-perceptron', which is neither built in nor"),
+                            ("no_such_module_here", "plugin 'no_such_module_here' is neither a file, a folder nor")):
+        assert main(["list", "--plugin", str(plugin)]) == 2
+        error = capsys.readouterr().err
+        assert message in error and error.count("\n") == 1
+    assert "fedavg" in ALGORITHMS and ALGORITHMS["fedavg"].__module__ == "learning.algorithms.fedavg"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clash.py", "empty_plugin.py", "modelless.py"]  # nothing written
+
+
+def test_compare_runs_the_plugin_on_the_batched_backend(capsys, tmp_path):
+    data = run_json(capsys, ["compare", "--plugin", str(EXAMPLE), "--algorithm", "tempered-fedavg", "local", "--seeds", "2",
+                             "--jobs", "1", "--backend", "batched", *SMALL, "--out", str(tmp_path)])
+    assert [row["label"] for row in data["rows"]] == ["tempered-fedavg", "local"]
+    assert all(row["seeds"] == 2 and row["diverged"] == 0 for row in data["rows"])
+    configs = [json.loads(path.read_text()) for path in tmp_path.glob("*/config.json")]
+    assert len(configs) == 4 and {c["training"]["backend"] for c in configs} == {"batched"}
+
+
+def sweep_file(folder: Path) -> Path:
+    path = folder / "sweep.toml"
+    path.write_text(f"""plugins = ["{os.path.relpath(EXAMPLE, folder)}"]
+seeds = [0, 1]
+[settings]
+scenario = "mirrored-digits"
+system = "slow-half-uplink"
+rounds = 1
+[[algorithm]]
+name = "tempered-fedavg"
+grid = {{ power = [0.0, 1.0] }}
+""")
+    return path
+
+
+def sweep_rows(printed: str) -> list[dict]:
+    """The rows of the sweep's CSV table (named in its --json output), less the folder column."""
+    table = next(Path(t) for t in json.loads(printed)["tables"] if t.endswith(".csv"))
+    with open(table) as handle:
+        return [{k: v for k, v in row.items() if k != "result_dir"} for row in csv.DictReader(handle)]
+
+
+def test_sweep_loads_the_plugins_it_names_in_process_workers(capsys, tmp_path):
+    config = sweep_file(tmp_path)
+    assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--quiet", "--jobs", "2", "--json"]) == 0
+    rows = sweep_rows(capsys.readouterr().out)
+    assert [(row["seed"], row["option_power"]) for row in rows] == [("0", "0.0"), ("1", "0.0"), ("0", "1.0"), ("1", "1.0")]
+    assert rows[0]["final_mean_accuracy"] != rows[2]["final_mean_accuracy"]  # the option acts
+
+
+def test_a_fresh_worker_process_loads_the_plugins_it_is_given(tmp_path):
+    """What a Ray task runs (``--ray``): a new interpreter, told the sweep's plugin sources,
+    gives the run the parent gives (same folder, same files)."""
+    from scenarios.runner import RunSpec, run_experiment
+
+    plugins.load_plugins([str(EXAMPLE)])
+    spec = RunSpec("mirrored-digits", "tempered-fedavg", system="slow-half-uplink", rounds=1, options={"power": 0.0})
+    here = Path(run_experiment(spec, tmp_path / "here")["result_dir"])
+    code = ("import sys, torch; torch.set_num_threads(1); from scenarios.runner import RunSpec; from scenarios.sweep import _run_on_ray; "
+            f"print(_run_on_ray(RunSpec(*sys.argv[1:4], rounds=1, options={{'power': 0.0}}), sys.argv[4], None, [sys.argv[5]])['result_dir'])")
+    argv = [spec.scenario, spec.algorithm, spec.system, str(tmp_path / "there"), str(EXAMPLE)]
+    done = subprocess.run([sys.executable, "-c", code, *argv], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True, timeout=300)
+    there = Path(done.stdout.strip())
+    assert there.name == here.name
+    assert all((there / name).read_bytes() == (here / name).read_bytes() for name in ("config.json", "rounds.csv", "plans.jsonl"))
+
+
+ENTRY_PLUGIN = '''
+from dataclasses import dataclass
+
+from learning.algorithms.fedavg import FedAvg
+from learning.options import Options, option
+
+
+@dataclass(frozen=True)
+class HalfOptions(Options):
+    scale: float = option(1.0, "a scale", low=0, low_open=True)
+
+
+class Installed(FedAvg):
+    name = "installed-fedavg"
+    Options = HalfOptions
+
+
+ALGORITHMS = [Installed]
+'''
+
+
+def test_an_installed_package_is_found_through_its_entry_point(capsys, tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    (site / "fl_cosim_example_entry").mkdir(parents=True)
+    (site / "fl_cosim_example_entry" / "__init__.py").write_text(ENTRY_PLUGIN)
+    info = site / "fl_cosim_example_entry-0.3.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fl-cosim-example-entry\nVersion: 0.3\n")
+    (info / "entry_points.txt").write_text(f"[{plugins.ENTRY_POINT_GROUP}]\nexample = fl_cosim_example_entry\n")
+    monkeypatch.syspath_prepend(str(site))
+    plugins._installed_loaded = False
+    listed = run_json(capsys, ["list"])
+    assert "installed-fedavg" in listed["algorithms"]
+    assert {"kind": "algorithm", "name": "installed-fedavg", "module": "fl_cosim_example_entry", "version": "0.3"}.items() \
+        <= next(p for p in listed["plugins"] if p["name"] == "installed-fedavg").items()
+    run = run_json(capsys, ["run", "--algorithm", "installed-fedavg", "--option", "scale=2", "--scenario", "digits-rotation",
+                            "--rounds", "1", "--quiet", "--no-figure", "--out", str(tmp_path / "out")])["runs"][0]
+    config = json.loads((folder_of(run) / "config.json").read_text())
+    assert config["plugins"]["algorithm"]["version"] == "0.3" and config["algorithm_options"] == {"scale": 2.0}
+
+
+def test_the_tutorial_shows_the_example_files_word_for_word():
+    import re
+
+    page = (ROOT / "docs" / "extending.md").read_text()
+    shown = dict(re.findall(r"<!-- file: (\S+) -->\n```python\n(.*?)```\n", page, flags=re.S))
+    files = sorted(p.name for p in EXAMPLE.glob("*.py"))
+    assert sorted(Path(name).name for name in shown) == files
+    for name, text in shown.items():
+        assert (ROOT / "docs" / name).read_text() == text, name
+    assert len((EXAMPLE / "tempered_fedavg.py").read_text().splitlines()) <= 30

@@ -63,11 +63,7 @@ def run(spec: RunSpec, out: str | Path = "results", data_dir: str | Path | None 
 
 
 def load(folder: str | Path) -> RunResult:
-    """A finished run's folder (every file checked against its checksum)."""
-    from figures.results import folder_problem
+    """A finished run's folder (every file checked against the sealed index: ``UsageError`` if not)."""
+    from figures.results import read_summary
 
-    folder = Path(folder)
-    problem = folder_problem(folder)
-    if problem is not None:
-        raise UsageError(f"{folder} is not a complete result folder: {problem}")
-    return RunResult(folder, json.loads((folder / "summary.json").read_text()))
+    return RunResult(Path(folder), read_summary(folder))

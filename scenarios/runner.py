@@ -33,11 +33,11 @@ from learning.training import LocalTraining
 from netsim import RoundRecord, TraceEvent, run_cosimulation, simulate_rounds
 from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
-from figures.results import RESULT_FILES, folder_problem
+from figures.results import INDEX_FILE, SUMMARY_FILE, folder_problem, index_text, read_summary
 from scenarios.errors import UsageError
 from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
-from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
+from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, staged_folder
 from scenarios.scenario import Scenario
 from scenarios.seeds import seed_streams
 from scenarios.settings import ALGORITHM_OPTIONS, NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_options, check_training
@@ -302,7 +302,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     if reuse and final.exists():
         problem = reusable(final, prepared.config)
         if problem is None:
-            return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": True}
+            return {**read_summary(final), "result_dir": str(final), "reused": True}
         (warn or stderr_line)(f"fl-cosim: running {final.name} again: {problem}")
     physical = isinstance(prepared.system, PhysicalSystem)
     unit, unit_digits = ("s", 3) if physical else ("T_dl", 1)
@@ -347,14 +347,14 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
         "trace.csv": trace_csv(trace),
         "plans.jsonl": plans_jsonl(records),
     }
-    summary["files"] = {name: sha256_text(texts[name]) for name in RESULT_FILES}
     summary["config_hash"] = config_hash(prepared.config)
+    texts[SUMMARY_FILE] = json_text(summary)
+    texts[INDEX_FILE] = index_text(texts)  # the sealed index, last: it covers the summary too
     make_output_dir(out_root)
     with staged_folder(final) as folder:
         for name, text in texts.items():
             (folder / name).write_bytes(text.encode("utf-8"))
-        (folder / "summary.json").write_bytes(json_text(summary).encode("utf-8"))
-    return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": False}
+    return {**read_summary(final), "result_dir": str(final), "reused": False}
 
 
 class Diverged(Exception):

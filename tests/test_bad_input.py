@@ -18,7 +18,7 @@ CASES = [
     (["cell", "nowhere-5g"], "unknown cell preset 'nowhere-5g'"),
     (["cell", "uma-3.5ghz", "--radio", "inner_radius_m=300"], "inner radius 300 m is above the outer radius 250 m"),
     (["cell", "umi-3.5ghz", "--radio", "carrier_hz=-3"], "carrier frequency must be > 0 Hz, got -3"),
-    (["penalty", "nonexistent_folder"], "nonexistent_folder is not a result folder"),
+    (["penalty", "nonexistent_folder"], "nonexistent_folder is not a complete result folder: no such folder"),
     (["reproduce", "--scale", "huge"], "unknown scale 'huge'"),
     (["reproduce", "--seeds", "0"], "--seeds must be >= 1, got 0"),
     (["reproduce", "--jobs", "0"], "--jobs must be >= 1"),

@@ -74,7 +74,7 @@ def test_run_json_writes_folders_and_figure_and_plot_reads_them(capsys, tmp_path
         assert set(run) >= {"algorithm", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
                             "downlink_bits", "uplink_bits", "result_dir"}
         folder = out_dir / os.path.basename(run["result_dir"])
-        assert sorted(p.name for p in folder.iterdir()) == ["config.json", "plans.jsonl", "rounds.csv", "summary.json", "trace.csv"]
+        assert sorted(p.name for p in folder.iterdir()) == ["checksums.json", "config.json", "plans.jsonl", "rounds.csv", "summary.json", "trace.csv"]
     assert data["runs"][0]["streams"] == 1 and "clustering_ari" in data["runs"][1]
     assert os.path.exists(data["figure"])
     assert not [p for p in out_dir.iterdir() if p.name.startswith(".")]  # no staging leftovers

@@ -233,3 +233,97 @@ def wait_gone(pids: list[int], timeout_s: float) -> list[int]:
             return []
         time.sleep(0.2)
     return [p for p in pids if alive(p)]
+
+
+# --- a sealed folder: summary.json is covered by checksums.json, every reader checks it -----
+SMALL = ["--algorithm", "fedavg", "--rounds", "2", "--backend", "loop"]
+
+
+@pytest.fixture(scope="module")
+def sealed(tmp_path_factory):
+    """A complete folder of ``SMALL`` and its true final accuracy."""
+    from scenarios.runner import RunSpec, run_experiment
+
+    root = tmp_path_factory.mktemp("sealed")
+    summary = run_experiment(RunSpec("digits-rotation", "fedavg", rounds=2, training={"backend": "loop"}), root)
+    return Path(summary["result_dir"]), summary["final_mean_accuracy"]
+
+
+def edited_copy(sealed, into: Path, text_edit=None, reseal: bool = False) -> Path:
+    """A copy of the sealed folder under ``into`` whose summary.json says 0.99 (or ``text_edit``
+    of its text); ``reseal``: its index recomputed, as a forger would."""
+    import shutil
+
+    from figures.results import INDEX_FILE, SEALED_FILES, index_text
+
+    folder = into / sealed[0].name
+    shutil.copytree(sealed[0], folder)
+    path = folder / "summary.json"
+    text = path.read_text()
+    edited = text_edit(text) if text_edit else text.replace(repr(sealed[1]), "0.99")
+    assert edited != text
+    path.write_text(edited)
+    if reseal:
+        (folder / INDEX_FILE).write_text(index_text({n: (folder / n).read_text() for n in SEALED_FILES}))
+    return folder
+
+
+def nan_accuracy(text: str) -> str:
+    summary = json.loads(text)
+    return text.replace(json.dumps(summary["final_mean_accuracy"]), "NaN")
+
+
+def test_edited_summary_is_run_again_by_run(capsys, tmp_path, sealed):
+    folder = edited_copy(sealed, tmp_path)
+    code, out, err = cli(capsys, "run", *SMALL, "--out", tmp_path, "--json", "--no-figure")
+    assert code == 0 and "summary.json does not match its checksum" in err
+    assert json.loads(out)["runs"][0]["final_mean_accuracy"] == sealed[1]
+    assert json.loads((folder / "summary.json").read_text())["final_mean_accuracy"] == sealed[1]
+
+
+def test_edited_summary_is_run_again_by_sweep(capsys, tmp_path, sealed):
+    edited_copy(sealed, tmp_path)
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('[settings]\nrounds = 2\ntraining = { backend = "loop" }\n[[algorithm]]\nname = "fedavg"\n')
+    code, out, err = cli(capsys, "sweep", sweep, "--out", tmp_path, "--json", "--jobs", "1")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["ran"], data["reused"]) == (1, 0)
+    table = next(t for t in data["tables"] if t.endswith(".csv"))
+    assert f",{sealed[1]!r}," in Path(table).read_text() and ",0.99," not in Path(table).read_text()
+
+
+def test_nan_summary_with_a_forged_index_is_run_again_by_compare(capsys, tmp_path, sealed):
+    edited_copy(sealed, tmp_path, nan_accuracy, reseal=True)
+    code, out, err = cli(capsys, "compare", *SMALL, "--seeds", "1", "--out", tmp_path, "--json", "--jobs", "1")
+    assert code == 0 and "holds NaN" in err
+    assert json.loads(out)["rows"][0]["mean_accuracy"][0] == pytest.approx(sealed[1])
+
+
+@pytest.mark.parametrize("edit,reseal,needle", [
+    (None, False, "summary.json does not match its checksum in checksums.json"),
+    (nan_accuracy, True, "its summary.json is unreadable (it holds NaN)"),
+    (lambda text: text.replace('"status": "finished"', '"status": "finished", "files": {}'), False, "summary.json does not match"),
+])
+def test_edited_summary_is_refused_by_every_reader(capsys, tmp_path, sealed, edit, reseal, needle):
+    from scenarios.api import UsageError, load
+
+    folder = edited_copy(sealed, tmp_path, edit, reseal)
+    for argv in (["plot", folder, "--out", tmp_path / "f.png"], ["penalty", folder], ["plot", folder, "--systems", "wired"]):
+        code, out, err = cli(capsys, *argv)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and needle in err, err
+    assert not (tmp_path / "f.png").exists()
+    with pytest.raises(UsageError, match="not a complete result folder") as error:
+        load(folder)
+    assert needle in str(error.value) and "\n" not in str(error.value)
+
+
+def test_an_index_edited_without_its_seal_is_refused(capsys, tmp_path, sealed):
+    folder = edited_copy(sealed, tmp_path)
+    index = json.loads((folder / "checksums.json").read_text())
+    from figures.results import file_sha256
+
+    index["files"]["summary.json"] = file_sha256(folder / "summary.json")  # the list updated, the seal not
+    (folder / "checksums.json").write_text(json.dumps(index))
+    code, _, err = cli(capsys, "plot", folder, "--out", tmp_path / "f.png")
+    assert code == 2 and "its checksums.json is damaged (its seal does not match its list)" in err

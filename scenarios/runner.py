@@ -31,6 +31,7 @@ from learning.data import FederatedData
 from learning.engine import release
 from learning.training import LocalTraining
 from netsim import RoundRecord, TraceEvent, run_cosimulation, simulate_rounds
+from netsim.durations import NonFiniteTime
 from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
 from figures.results import INDEX_FILE, SUMMARY_FILE, folder_problem, index_text, read_summary
@@ -311,8 +312,11 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     records: list[RoundRecord] = []
     has_validation = np.array([d.y_val.shape[0] > 0 for d in learner.data.devices])
 
+    totals = np.zeros(3)  # downlink bits, uplink bits, joules so far
+
     def watch(record: RoundRecord) -> None:
         records.append(record)
+        check_simulated(record, totals)
         check_finite(record, learner, has_validation)
         if bar is not None:
             note = ""
@@ -323,12 +327,15 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     _, _, network_seq = seed_streams(spec.seed)
     diverged = None
     try:
-        records_done, trace = run_cosimulation(
-            learner, prepared.network, rounds, np.random.default_rng(network_seq), watch, spec.evaluate_every,
-            channel_rng=prepared.channel_rng,
-        )
+        with np.errstate(over="ignore", invalid="ignore"):  # what overflows is caught below, not warned about
+            records_done, trace = run_cosimulation(
+                learner, prepared.network, rounds, np.random.default_rng(network_seq), watch, spec.evaluate_every,
+                channel_rng=prepared.channel_rng,
+            )
         records = records_done
-    except Diverged as stop:
+    except (Diverged, NonFiniteTime) as stop:
+        if isinstance(stop, NonFiniteTime):  # a round's durations overflowed before it was recorded
+            stop = Diverged(records[-1].server_round + 1 if records else 0, f"the simulated time is no longer a finite number ({stop})")
         diverged = {"round": stop.server_round, "reason": stop.reason}
         # the network does not depend on the learning: the recorded plans on the same draws give the trace
         network, channel_rng = bind_network(prepared.system, network_seq, prepared.samples)
@@ -367,6 +374,18 @@ class Diverged(Exception):
 
     def __str__(self) -> str:
         return f"diverged at round {self.server_round}: {self.reason}"
+
+
+def check_simulated(record: RoundRecord, totals: np.ndarray) -> None:
+    """Stop a run whose simulated time, bits or energy (of the round, or summed so far in
+    ``totals``) stop being finite numbers: such a run is diverged, never finished."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        totals += (record.downlink_bits, record.uplink_bits, sum((record.energy_j or {}).values()))
+        numbers = {"simulated time": (record.start, record.end), "downlink bits": (record.downlink_bits, totals[0]),
+                   "uplink bits": (record.uplink_bits, totals[1]), "energy": (totals[2],)}
+    for name, values in numbers.items():
+        if not np.isfinite(values).all():
+            raise Diverged(record.server_round, f"the {name} is no longer a finite number")
 
 
 def check_finite(record: RoundRecord, learner, has_validation: np.ndarray) -> None:
@@ -459,7 +478,7 @@ def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = Fa
         participants = len(r.plan.participants) if r.plan else 0
         received = len(r.outcome.received) if r.outcome else 0
         computed = len(r.outcome.computed) if r.outcome else 0
-        row = [r.server_round, repr(float(r.end)), repr(float(r.duration)), repr(downlink), repr(uplink),
+        row = [r.server_round, number_cell(r.end), number_cell(r.duration), number_cell(downlink), number_cell(uplink),
                r.num_streams, participants, received, computed, len(r.arrived)]
         if r.evaluation is None or r.server_round == diverged_round:
             row += [""] * (3 + num_devices)
@@ -470,14 +489,14 @@ def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = Fa
         if physical:
             per_device = [float((r.energy_j or {}).get(d, 0.0)) for d in range(num_devices)]
             spent += sum(per_device)
-            row += [repr(sum(per_device)), repr(spent)] + [repr(j) for j in per_device]
+            row += [number_cell(sum(per_device)), number_cell(spent)] + [number_cell(j) for j in per_device]
         rows.append(row)
     return csv_text(header, rows)
 
 
 def trace_csv(trace: list[TraceEvent]) -> str:
-    return csv_text(TRACE_FIELDS, ([e.round, e.kind, e.entity, repr(float(e.start)), repr(float(e.end)), repr(float(e.bits)),
-                                    repr(float(e.energy_j)), e.reason] for e in trace))
+    return csv_text(TRACE_FIELDS, ([e.round, e.kind, e.entity, number_cell(e.start), number_cell(e.end), number_cell(e.bits),
+                                    number_cell(e.energy_j), e.reason] for e in trace))
 
 
 def plans_jsonl(records: list[RoundRecord]) -> str:

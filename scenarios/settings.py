@@ -16,9 +16,32 @@ from dataclasses import dataclass
 from scenarios.errors import UsageError
 
 MAX_ROUNDS = 100_000  # every round's record and plan are kept in memory and written out
+MAX_DEVICES = 100_000  # a scenario's devices (its data split into at least one sample each)
 MAX_SEED = 2**63 - 1  # numpy's SeedSequence takes any non-negative int; this keeps it a JSON/CSV int
+MAX_SEEDS = 10_000  # seeds of one command (compare, sweep, reproduce): each is a whole run
+MAX_COUNT = 10_000  # any other count (epochs, local steps, batch size...) that declares no bound of its own
 MAX_ROUND_TIME_DEVICES = 1_000_000  # round-time: per-device plan entries and timeline arrays
 MAX_ROUND_TIME_EVENTS = 100_000_000  # round-time: devices x rounds (about a minute at 5 ms per 10,000-device round)
+MAX_CELL_DRAWS = 10_000_000  # cell: devices x fading rounds (two SNRs each, 160 MB)
+
+# Network settings are bounded by what the clock can hold. Simulated time is a float64 on which
+# rounds add up; past 2**53 of the time unit an added T_dl (one model on the downlink) is lost
+# to rounding, so the largest run must end below EXACT_TIME. What each setting can add to the
+# end of the largest run (MAX_ROUNDS rounds of MAX_DEVICES devices):
+# - rho: every device uploads at most 2 models a round (SCAFFOLD's model and control variate),
+#   one after another: 2 rho MAX_DEVICES MAX_ROUNDS = 2e10 rho T_dl, below 2**53 up to
+#   rho = 4.5e5: MAX_RHO = 1e5.
+# - t_min and 1/mu: a round lasts at most t_min + 45/mu of compute (45 bounds numpy's largest
+#   Exp(1) draw: its ziggurat tail adds -ln(2**-53) = 36.7 to 7.7): 46 MAX_ROUNDS x below 2**53
+#   up to 2e9: MAX_COMPUTE_TIME = 1e9.
+# - deadline: a round with a drop lasts until the deadline: MAX_ROUNDS x below 2**53 up to 9e10:
+#   MAX_DEADLINE = 1e10 (T_dl, or seconds on a cell).
+# Bits are counts of models (at most MAX_DEVICES streams of a few models a round) times the
+# model's bits, far below overflow; a run whose numbers still stop being finite is diverged.
+EXACT_TIME = 2.0**53
+MAX_RHO = 1e5
+MAX_COMPUTE_TIME = 1e9
+MAX_DEADLINE = 1e10
 
 
 @dataclass(frozen=True)
@@ -37,6 +60,13 @@ class Setting:
     pattern: str | None = None  # text: a regular expression it must match in full (with ``pattern_text``)
     pattern_text: str = ""
 
+    @property
+    def top(self) -> float:
+        """The largest value: ``high``, else ``MAX_COUNT`` for a count (every count is bounded)."""
+        if self.high is not None:
+            return self.high
+        return MAX_COUNT if self.kind is int else math.inf
+
     def allowed(self) -> str:
         """The allowed values, in words (for the one-line error)."""
         if self.kind is bool:
@@ -47,16 +77,17 @@ class Setting:
             text = "one of " + ", ".join(map(str, self.choices))
         else:
             noun = "an integer" if self.kind is int else "a finite number"
-            if self.low is not None and self.high is not None:
+            high = None if math.isinf(self.top) else self.top
+            if self.low is not None and high is not None:
                 left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
                 if self.kind is int and not self.low_open and not self.high_open:
-                    text = f"{noun} in {_num(self.low)}..{_num(self.high)}"
+                    text = f"{noun} in {_num(self.low)}..{_num(high)}"
                 else:
-                    text = f"{noun} in {left}{_num(self.low)}, {_num(self.high)}{right}"
+                    text = f"{noun} in {left}{_num(self.low)}, {_num(high)}{right}"
             elif self.low is not None:
                 text = f"{noun} {'>' if self.low_open else '>='} {_num(self.low)}"
-            elif self.high is not None:
-                text = f"{noun} {'<' if self.high_open else '<='} {_num(self.high)}"
+            elif high is not None:
+                text = f"{noun} {'<' if self.high_open else '<='} {_num(high)}"
             else:
                 text = noun
             if self.choices:
@@ -78,7 +109,7 @@ class Setting:
             if isinstance(value, str) and (value in self.choices or (self.pattern and re.fullmatch(self.pattern, value))):
                 return value
         elif self.kind is int:
-            if isinstance(value, int) and not isinstance(value, bool) and self._in_range(value):
+            if isinstance(value, int) and not isinstance(value, bool) and self._in_range(value) and value <= self.top:
                 return int(value)
         elif self.kind is float:
             if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and self._in_range(value):
@@ -118,16 +149,16 @@ RUN_SETTINGS: dict[str, Setting] = {
 }
 
 SCENARIO_KNOBS: dict[str, Setting] = {  # what a scenario may let a run change (Scenario.knobs)
-    "devices": Setting(int, low=1, high=100_000, none=True),
+    "devices": Setting(int, low=1, high=MAX_DEVICES, none=True),
     "alpha": Setting(float, low=0, low_open=True, none=True),  # Dirichlet label-shift concentration
 }
 
 NETWORK_SETTINGS: dict[str, Setting] = {
     "mode": Setting(str, choices=("pipelined", "barrier")),
-    "deadline": Setting(float, low=0, low_open=True, none=True),
-    "rho": Setting(float, low=0, low_open=True, none=True),
-    "t_min": Setting(float, low=0, none=True),
-    "inv_mu": Setting(float, low=0, none=True),
+    "deadline": Setting(float, low=0, high=MAX_DEADLINE, low_open=True, none=True),
+    "rho": Setting(float, low=0, high=MAX_RHO, low_open=True, none=True),
+    "t_min": Setting(float, low=0, high=MAX_COMPUTE_TIME, none=True),
+    "inv_mu": Setting(float, low=0, high=MAX_COMPUTE_TIME, none=True),
 }
 
 
@@ -159,7 +190,7 @@ def check_training(training: dict) -> dict:
 
 # --- each algorithm's options (the keys of its declared ``defaults``) -----------------
 _USER_CENTRIC = {
-    "streams": Setting(int, low=1, choices=("auto",), none=True),  # none: k = m
+    "streams": Setting(int, low=1, high=MAX_DEVICES, choices=("auto",), none=True),  # none: k = m
     "lam": non_negative(),
     "variance_batches": Setting(str, choices=("disjoint", "reference")),
     "variance_batch_fraction": Setting(float, low=0, high=1, low_open=True, high_open=True),

@@ -39,7 +39,7 @@ def test_round_time_json_matches_closed_form(capsys):
     (["run", "--system", "satellite"], "unknown system"),
     (["run", "--algorithm", "user-centric", "--streams", "21", "--rounds", "1"], "streams must be in 1..20"),
     (["run", "--streams", "-3"], "--streams must be >= 1"),
-    (["round-time", "--devices", "5", "--streams", "2", "--rho", "-1", "--t-min", "1", "--inv-mu", "0"], "--rho must be a finite number > 0"),
+    (["round-time", "--devices", "5", "--streams", "2", "--rho", "-1", "--t-min", "1", "--inv-mu", "0"], "--rho must be a finite number in (0, 100000]"),
     (["round-time", "--devices", "5", "--streams", "9", "--rho", "1", "--t-min", "1", "--inv-mu", "0"], "--streams must be in 1..5"),
     (["round-time", "--devices", "5"], "required"),
     (["plot", "/nonexistent/folder"], "not a complete result folder: no such folder"),

@@ -107,7 +107,7 @@ def test_scale_rounds_and_evaluations():
 
 @pytest.mark.parametrize("argv, needle", [
     (["--scale", "huge"], "unknown scale 'huge'"),
-    (["--seeds", "0"], "--seeds must be >= 1"),
+    (["--seeds", "0"], "--seeds must be an integer in 1..10000"),
     (["--jobs", "0"], "--jobs must be >= 1"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(capsys, tmp_path, argv, needle):

@@ -327,3 +327,34 @@ def test_an_index_edited_without_its_seal_is_refused(capsys, tmp_path, sealed):
     (folder / "checksums.json").write_text(json.dumps(index))
     code, _, err = cli(capsys, "plot", folder, "--out", tmp_path / "f.png")
     assert code == 2 and "its checksums.json is damaged (its seal does not match its list)" in err
+
+
+def test_a_run_whose_clock_overflows_is_diverged_not_finished(tmp_path):
+    """A network beyond the settings' bounds (built here past the checks): the uplink airtime of
+    round 1 is infinite, so the run stops there, diverged, with finite files."""
+    import dataclasses
+
+    from netsim import NetworkSystem
+    from scenarios.runner import RunSpec, prepare, run_prepared
+
+    prepared = prepare(RunSpec("digits-rotation", "fedavg", rounds=2, training={"backend": "loop"}))
+    network = NetworkSystem(rho=1e307, t_min=0.0, inv_mu=0.0)
+    summary = run_prepared(dataclasses.replace(prepared, network=network, system=network), tmp_path)
+    assert summary["status"] == "diverged" and summary["diverged"]["round"] == 1
+    assert "simulated time is no longer a finite number" in summary["diverged"]["reason"]
+    assert summary["rounds"] == 0 and summary["simulated_time"] == 0.0
+    for name in ("rounds.csv", "trace.csv", "summary.json"):
+        text = (Path(summary["result_dir"]) / name).read_text().lower()
+        assert "inf" not in text and "nan" not in text
+
+
+def test_network_bounds_keep_the_largest_run_exact_to_one_t_dl():
+    """The bounds' derivation (scenarios/settings.py): what each setting adds to the end of the
+    largest run stays below 2**53 T_dl, where an added T_dl is still counted."""
+    from scenarios import settings as s
+
+    assert 2 * s.MAX_RHO * s.MAX_DEVICES * s.MAX_ROUNDS < s.EXACT_TIME
+    assert s.MAX_ROUNDS * 46 * s.MAX_COMPUTE_TIME < s.EXACT_TIME
+    assert s.MAX_ROUNDS * s.MAX_DEADLINE < s.EXACT_TIME
+    assert s.EXACT_TIME + 1.0 == s.EXACT_TIME  # past it, one T_dl is lost: the reason for the bound
+    assert s.NETWORK_SETTINGS["rho"].top == s.MAX_RHO and s.NETWORK_SETTINGS["deadline"].top == s.MAX_DEADLINE

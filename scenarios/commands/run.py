@@ -70,9 +70,9 @@ def execute(args):
     data = {"runs": runs, "figure": str(figure) if figure else None}
     physical = any(s.get("time_unit") == "s" for s in summaries)
     rows = [[s["label"], s["streams"], _acc(s["final_mean_accuracy"]), _acc(s["final_worst_accuracy"]),
-             f"{s['simulated_time']:.3f}" if physical else f"{s['simulated_time']:.1f}", bits(s["downlink_bits"]),
+             _number(s["simulated_time"], ".3f" if physical else ".1f"), bits(s["downlink_bits"]),
              bits(s["uplink_bits"]), _status(s)]
-            + ([f"{s['energy_j']:.4g}", sum(s["dropped"].values())] if physical else []) for s in summaries]
+            + ([_number(s["energy_j"], ".4g"), sum(s["dropped"].values())] if physical else []) for s in summaries]
     header = ["algorithm", "streams", "mean acc", "worst acc", "time (s)" if physical else "time/T_dl", "downlink", "uplink", "status"]
     text = table(header + (["energy (J)", "dropped"] if physical else []), rows)
     if figure:
@@ -85,7 +85,12 @@ def execute(args):
 
 
 def _acc(value) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return _number(value, ".3f")
+
+
+def _number(value, spec: str) -> str:
+    """``value`` formatted by ``spec``, or "-" where there is no number (a diverged run's)."""
+    return "-" if value is None else format(value, spec)
 
 
 def _status(summary: dict) -> str:

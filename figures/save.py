@@ -8,16 +8,21 @@ from pathlib import Path
 
 def save_figure(fig, out_file: str | Path, dpi: int = 120) -> Path:
     """Save ``fig`` to ``out_file`` (PDF when it ends in .pdf, else PNG) and close it; a failed
-    write leaves no partial file."""
+    write leaves no partial file and is one line (``scenarios.errors.WriteError``)."""
     import matplotlib.pyplot as plt
+
+    from scenarios.results import writing
 
     out_file = Path(out_file)
     tmp = out_file.with_name(f".{out_file.name}.{os.getpid()}.tmp")
     try:
-        fig.savefig(tmp, format="pdf" if out_file.suffix.lower() == ".pdf" else "png", dpi=dpi)
-        os.replace(tmp, out_file)
+        with writing(out_file):
+            fig.savefig(tmp, format="pdf" if out_file.suffix.lower() == ".pdf" else "png", dpi=dpi)
+            os.replace(tmp, out_file)
     finally:
         plt.close(fig)
-        if tmp.exists():
-            tmp.unlink()
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # a name too long to have been created
+            pass
     return out_file

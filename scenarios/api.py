@@ -53,9 +53,10 @@ def run(spec: RunSpec, out: str | Path = "results", data_dir: str | Path | None 
     """Run ``spec`` into its hash-named folder under ``out`` (reused when complete, unless
     ``force``); ``data_dir`` as ``--data-dir``. A diverged run returns normally: see ``diverged``."""
     from scenarios.datasets import resolve_data_dir
+    from scenarios.results import output_name
     from scenarios.runner import run_experiment
 
-    summary = run_experiment(spec, Path(out), str(resolve_data_dir(str(data_dir) if data_dir else None)),
+    summary = run_experiment(spec, Path(output_name(out, "out")), str(resolve_data_dir(str(data_dir) if data_dir else None)),
                              progress=progress, reuse=not force)
     folder = Path(summary.pop("result_dir"))
     summary.pop("reused", None)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from scenarios.commands import (cell, compare, datasets, lambda_study, listing, penalty, plot, reproduce, round_time, run,
                                scenario, streams, sweep)
 from scenarios.errors import UsageError
-from scenarios.results import finite
+from scenarios.results import finite, output_name
 from scenarios.settings import Setting
 
+PIPE_CLOSED_EXIT = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
 THREADS = Setting(int, low=1, high=1024)
 WORKERS = Setting(int, low=1, high=1024)
 
@@ -73,6 +75,8 @@ def main(argv=None) -> int:
         if args.command is None:
             parser.print_help()
             return 2
+        for option in ("out", "runs"):  # every command's output paths: an empty one names nothing
+            output_name(getattr(args, option, None), f"--{option}")
         THREADS.check("--threads", args.threads)
         if args.workers is not None:
             WORKERS.check("--workers", args.workers)
@@ -84,10 +88,15 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("fl-cosim: interrupted", file=sys.stderr)
         return 130
-    if getattr(args, "json", False):
-        print(json.dumps(finite(data), indent=2, allow_nan=False))
-    else:
-        print(text)
+    except OSError as error:  # a fault no layer named (the writers name their path: WriteError)
+        where = f" ({error.filename})" if error.filename else ""
+        print(f"fl-cosim: error: {error.strerror or error}{where}", file=sys.stderr)
+        return 2
+    try:
+        print(json.dumps(finite(data), indent=2, allow_nan=False) if getattr(args, "json", False) else text, flush=True)
+    except BrokenPipeError:  # the reader went away (| head): no traceback, the conventional status
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return PIPE_CLOSED_EXIT
     return status[0] if status else 0
 
 

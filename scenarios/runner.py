@@ -38,7 +38,7 @@ from figures.results import INDEX_FILE, SUMMARY_FILE, folder_problem, index_text
 from scenarios.errors import UsageError
 from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
-from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, staged_folder
+from scenarios.results import check_output_dir, csv_text, json_text, number_cell, output_dir, staged_folder
 from scenarios.scenario import Scenario
 from scenarios.seeds import seed_streams
 from scenarios.settings import ALGORITHM_OPTIONS, NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_options, check_training
@@ -256,6 +256,7 @@ def prepare(spec: RunSpec, data_dir: str | None = None) -> PreparedRun:
     rounds = scenario.rounds if spec.rounds is None else spec.rounds
     system = network_system(spec)
     data = build_data(spec.scenario, spec.seed, data_dir, tuple(sorted(scenario_knobs(spec).items())))
+    check_labels(scenario, data)
     samples = samples_per_update(resolved_training(spec, scenario), data)
     _, _, network_seq = seed_streams(spec.seed)
     network, channel_rng = bind_network(system, network_seq, samples)
@@ -263,6 +264,20 @@ def prepare(spec: RunSpec, data_dir: str | None = None) -> PreparedRun:
     learner = build_learner(spec, data, scenario, airtime)
     config = _jsonable(resolved_config(spec, scenario, system, learner, rounds, samples))
     return PreparedRun(spec, learner, system, network, channel_rng, samples, rounds, config)
+
+
+def check_labels(scenario: Scenario, data: FederatedData) -> None:
+    """UsageError unless every class label is one of the model's ``num_classes`` outputs (the
+    dataset readers name the file; this catches what a scenario's shift made of them)."""
+    classes = scenario.model_kwargs.get("num_classes")
+    for device, d in enumerate(data.devices):
+        for labels in (d.y_train, d.y_val):
+            if classes is None or labels.numel() == 0 or labels.is_floating_point():
+                continue
+            low, high = int(labels.min()), int(labels.max())
+            if low < 0 or high >= classes:
+                raise UsageError(f"scenario {scenario.name!r}: device {device} has label {high if high >= classes else low}, "
+                                 f"outside the model's {classes} classes 0..{classes - 1}")
 
 
 def run_folder(prepared: PreparedRun, out_root: Path) -> Path:
@@ -357,8 +372,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     summary["config_hash"] = config_hash(prepared.config)
     texts[SUMMARY_FILE] = json_text(summary)
     texts[INDEX_FILE] = index_text(texts)  # the sealed index, last: it covers the summary too
-    make_output_dir(out_root)
-    with staged_folder(final) as folder:
+    with output_dir(out_root), staged_folder(final) as folder:
         for name, text in texts.items():
             (folder / name).write_bytes(text.encode("utf-8"))
     return {**read_summary(final), "result_dir": str(final), "reused": False}

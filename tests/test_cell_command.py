@@ -32,10 +32,10 @@ def test_cell_json_describes_the_layout_and_draws_it(capsys, tmp_path):
     r = rows[0]
     assert r["downlink_snr_db"] == pytest.approx(44.0 - r["path_loss_db"] - r["shadowing_db"] - data["derived"]["downlink_noise_dbm"])
     code, again, _ = run_cli(capsys, "cell", "uma-3.5ghz", "--devices", "12", "--seed", "3", "--rounds", "200",
-                             "--out", str(figure), "--json")
+                             "--out", str(figure), "--json", "--force")
     assert json.loads(again)["device_table"] == rows  # same seed, same layout
     code, other, _ = run_cli(capsys, "cell", "uma-3.5ghz", "--devices", "12", "--seed", "4", "--rounds", "200",
-                             "--out", str(figure), "--json")
+                             "--out", str(figure), "--json", "--force")
     assert json.loads(other)["device_table"] != rows
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scenarios.commands.common import add_run_settings, bits, route_options, show_progress, spec_settings, table
+from scenarios.errors import WriteError
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.runner import RunSpec, stderr_line
 
@@ -16,6 +17,7 @@ DEFAULT_RUNS = (
     ("user-centric", {"streams": "auto"}),
 )
 DIVERGED_EXIT = 1
+FIGURE_FAILED_EXIT = 2  # the runs are written and shown, their figure could not be
 
 
 def add_parser(subparsers) -> None:
@@ -58,11 +60,14 @@ def execute(args):
     remove_stale_staging(out)
     summaries = [run_prepared(prepare(spec, data_dir), out, progress=show_progress(args), reuse=not args.force)
                  for spec in specs]
-    figure = None
+    figure, failed = None, None
     if not args.no_figure:
         folders = [s["result_dir"] for s in summaries]
-        figure = plot_accuracy_vs_time(folders, out / figure_name(f"accuracy_vs_time_{args.scenario}_{args.system}", folders),
-                                       title=f"{args.scenario} on {args.system}")
+        try:
+            figure = plot_accuracy_vs_time(folders, out / figure_name(f"accuracy_vs_time_{args.scenario}_{args.system}", folders),
+                                           title=f"{args.scenario} on {args.system}")
+        except WriteError as error:  # the runs are written: show them, then say what failed
+            failed = error
     keys = ("algorithm", "label", "status", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
             "downlink_bits", "uplink_bits", "result_dir")
     extra = ("clustering_ari", "estimation_error", "diverged", "time_unit", "dropped", "energy_j", "device_energy_j")
@@ -81,6 +86,9 @@ def execute(args):
     for s in diverged:
         stderr_line(f"fl-cosim: {s['label']} diverged at round {s['diverged']['round']}: {s['diverged']['reason']} "
                     f"(written to {s['result_dir']})")
+    if failed is not None:
+        stderr_line(f"fl-cosim: error: {failed} (the runs are written)")
+        return data, text, FIGURE_FAILED_EXIT
     return data, text, (DIVERGED_EXIT if diverged else 0)
 
 

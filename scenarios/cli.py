@@ -10,7 +10,7 @@ import sys
 from scenarios.commands import (cell, compare, datasets, lambda_study, listing, penalty, plot, reproduce, round_time, run,
                                scenario, streams, sweep)
 from scenarios.errors import UsageError
-from scenarios.results import finite, output_name
+from scenarios.results import CREATED, finite, output_name, remove_empty_created
 from scenarios.settings import Setting
 
 PIPE_CLOSED_EXIT = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
@@ -70,6 +70,7 @@ def set_threads(count: int, workers: int | None = None) -> None:
 
 def main(argv=None) -> int:
     parser = build_parser()
+    made_before = len(CREATED)
     try:
         args = parser.parse_args(argv)
         if args.command is None:
@@ -83,12 +84,14 @@ def main(argv=None) -> int:
         set_threads(args.threads, args.workers)
         data, text, *status = COMMANDS[args.command].execute(args)
     except UsageError as error:
+        remove_empty_created(made_before)  # a failed command leaves no empty output folder it made
         print(f"fl-cosim: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("fl-cosim: interrupted", file=sys.stderr)
         return 130
     except OSError as error:  # a fault no layer named (the writers name their path: WriteError)
+        remove_empty_created(made_before)
         where = f" ({error.filename})" if error.filename else ""
         print(f"fl-cosim: error: {error.strerror or error}{where}", file=sys.stderr)
         return 2

@@ -164,35 +164,46 @@ def _short(path: Path) -> str:
     return text if len(text) <= 80 else f"{text[:38]}...{text[-38:]}"
 
 
+CREATED: list[Path] = []  # output folders this process created, in order (``remove_empty_created``)
+
+
 def make_output_dir(path: Path) -> Path:
-    """Create ``path`` (after ``check_output_dir``): the moment results are about to be written."""
+    """Create ``path`` (after ``check_output_dir``): the moment results are about to be written.
+    The folders it creates are noted, so a failed command can remove them while still empty."""
     path = Path(path)
+    missing = []
+    ancestor = path
+    while not ancestor.exists() and ancestor.parent != ancestor:
+        missing.append(ancestor)
+        ancestor = ancestor.parent
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise WriteError(f"cannot write to output folder {_short(path)!r}: {error.strerror or error}") from None
+    CREATED.extend(reversed(missing))
     return path
+
+
+def remove_empty_created(since: int = 0) -> None:
+    """Remove the output folders created after the first ``since`` (deepest first) that are
+    still empty: what a failed command made and never filled."""
+    while len(CREATED) > since:
+        try:
+            CREATED.pop().rmdir()
+        except OSError:  # not empty, or gone
+            pass
 
 
 @contextmanager
 def output_dir(path: Path):
     """``make_output_dir`` for what the block writes: the folders it created are removed again
     when the block fails and leaves them empty (a failed run leaves no empty ``--out``)."""
-    path = Path(path)
-    created = []
-    missing = path
-    while not missing.exists() and missing.parent != missing:
-        created.append(missing)
-        missing = missing.parent
+    since = len(CREATED)
     make_output_dir(path)
     try:
-        yield path
+        yield Path(path)
     except BaseException:
-        for folder in created:  # deepest first
-            try:
-                folder.rmdir()
-            except OSError:
-                break
+        remove_empty_created(since)
         raise
 
 

@@ -358,3 +358,30 @@ def test_network_bounds_keep_the_largest_run_exact_to_one_t_dl():
     assert s.MAX_ROUNDS * s.MAX_DEADLINE < s.EXACT_TIME
     assert s.EXACT_TIME + 1.0 == s.EXACT_TIME  # past it, one T_dl is lost: the reason for the bound
     assert s.NETWORK_SETTINGS["rho"].top == s.MAX_RHO and s.NETWORK_SETTINGS["deadline"].top == s.MAX_DEADLINE
+
+
+def test_run_folders_are_readable_as_the_umask_says(sealed):
+    from scenarios.results import current_umask
+
+    mask = current_umask()
+    assert sealed[0].stat().st_mode & 0o777 == 0o777 & ~mask
+    assert {p.stat().st_mode & 0o777 for p in sealed[0].iterdir()} == {0o666 & ~mask}
+
+
+@pytest.mark.parametrize("mask,folder_mode,file_mode", [(0o022, 0o755, 0o644), (0o077, 0o700, 0o600), (0o002, 0o775, 0o664)])
+def test_every_writer_follows_the_umask(tmp_path, mask, folder_mode, file_mode):
+    """The staged result folder and the atomic files (tables, reports) alike."""
+    from scenarios.results import atomic_write_text, current_umask, staged_folder
+
+    old = os.umask(mask)
+    try:
+        assert current_umask() == mask
+        with staged_folder(tmp_path / "run") as staging:
+            (staging / "rounds.csv").write_text("round\n")
+        atomic_write_text(tmp_path / "table.csv", "a,b\n")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "run").stat().st_mode & 0o777 == folder_mode
+    assert (tmp_path / "run" / "rounds.csv").stat().st_mode & 0o777 == file_mode
+    assert (tmp_path / "table.csv").stat().st_mode & 0o777 == file_mode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run", "table.csv"]  # atomic: nothing else left

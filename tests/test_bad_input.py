@@ -178,6 +178,8 @@ BOUNDS = [
     (["cell", "uma-3.5ghz", "--radio", "cpu_hz=nan"], "radio cpu_hz must be a finite number <= 1000000000000, got nan"),
     (["cell", "uma-3.5ghz", "--radio", "downlink_bandwidth_hz=1e12"], "radio downlink_bandwidth_hz must be a finite number <= 10000000000"),
     (["cell", "uma-3.5ghz", "--out", "{existing_png}"], "exists; give another --out or --force to replace it"),
+    (["cell", "uma-3.5ghz", "--seed", "-1"], "seed must be an integer in 0..9223372036854775807, got -1"),
+    (["cell", "uma-3.5ghz", "--seed", "99999999999999999999999"], "seed must be an integer in 0..9223372036854775807"),
     (["reproduce", "--seeds", "100000"], "--seeds must be an integer in 1..10000, got 100000"),
     (["--workers", "0", "list"], "--workers must be an integer in 1..1024, got 0"),
 ]

@@ -322,7 +322,7 @@ FULL_DISK = [
     ["plot", "{complete}", "--out", "{disk}/f.png"],
     ["cell", "umi-3.5ghz", "--rounds", "10", "--out", "{disk}/cell.png"],
 ]
-FAULTS = FULL_DISK + ["read-only mid-run", "permission denied mid-run", "figure on a full disk", "list | head", "scenario | head"]
+FAULTS = FULL_DISK + ["read-only mid-run", "permission denied mid-run", "figure on a full disk", "list | head", "round-time | head"]
 
 
 @pytest.fixture
@@ -400,7 +400,7 @@ def test_a_figure_on_a_full_disk_still_shows_the_written_runs(capsys, tmp_path, 
     assert [p.suffix for p in tmp_path.iterdir()] == [""]  # the run folder; no figure, no temporary file
 
 
-@pytest.mark.parametrize("argv", [["list", "--json"], ["scenario", "digits-rotation", "--json"]])
+@pytest.mark.parametrize("argv", [["list", "--json"], [*ROUND_TIME, "--rounds", "3", "--json"]], ids=["list", "round-time"])
 def test_a_closed_stdout_exits_141_without_a_traceback(argv):
     """``fl-cosim list --json | head``: the reader is gone before anything is written."""
     read, write = os.pipe()

@@ -38,9 +38,9 @@ class RoundDurations:
             if values.ndim != 1:
                 raise ValueError(f"{name} must be one-dimensional, got shape {values.shape}")
             if values.size and not np.all(np.isfinite(values)):
-                raise NonFiniteTime(f"{name} must be finite")
+                raise NonFiniteTime(f"{name} must be finite and >= 0")
             if values.size and values.min() < 0:
-                raise ValueError(f"{name} must be >= 0")
+                raise ValueError(f"{name} must be finite and >= 0")
             object.__setattr__(self, name, values)
         if self.compute_s.shape != self.uplink_s.shape:
             raise ValueError(f"{self.compute_s.size} compute times for {self.uplink_s.size} uplink airtimes")

@@ -48,7 +48,7 @@ def writing(path: Path):
     try:
         yield
     except OSError as error:
-        raise WriteError(f"cannot write {str(path)!r}: {error.strerror or error}") from None
+        raise WriteError(f"cannot write {_short(path)!r}: {error.strerror or error}") from None
 
 
 def output_name(text, option: str = "--out"):

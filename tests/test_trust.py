@@ -385,3 +385,12 @@ def test_every_writer_follows_the_umask(tmp_path, mask, folder_mode, file_mode):
     assert (tmp_path / "run" / "rounds.csv").stat().st_mode & 0o777 == file_mode
     assert (tmp_path / "table.csv").stat().st_mode & 0o777 == file_mode
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run", "table.csv"]  # atomic: nothing else left
+
+
+def test_the_api_refuses_an_empty_out_like_the_command_line(tmp_path, monkeypatch):
+    from scenarios.api import RunSpec, UsageError, run
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match="out must name a folder or file, got ''"):
+        run(RunSpec("digits-rotation", "fedavg", rounds=1), out="")
+    assert os.listdir(tmp_path) == []

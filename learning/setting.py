@@ -9,6 +9,9 @@ import math
 import re
 from dataclasses import dataclass
 
+MAX_COUNT = 10_000  # any count (epochs, local steps, batch size...) that declares no bound of its own
+MAX_DEVICES = 100_000  # a scenario's devices (its data split into at least one sample each)
+
 
 class UsageError(Exception):
     """Bad input from the user: an unknown name, an impossible parameter, missing or corrupt data.
@@ -33,6 +36,13 @@ class Setting:
     pattern: str | None = None  # text: a regular expression it must match in full (with ``pattern_text``)
     pattern_text: str = ""
 
+    @property
+    def top(self) -> float:
+        """The largest value: ``high``, else ``MAX_COUNT`` for a count (every count is bounded)."""
+        if self.high is not None:
+            return self.high
+        return MAX_COUNT if self.kind is int else math.inf
+
     def allowed(self) -> str:
         """The allowed values, in words (for the one-line error)."""
         if self.kind is bool:
@@ -43,16 +53,17 @@ class Setting:
             text = "one of " + ", ".join(map(str, self.choices))
         else:
             noun = "an integer" if self.kind is int else "a finite number"
-            if self.low is not None and self.high is not None:
+            high = None if math.isinf(self.top) else self.top
+            if self.low is not None and high is not None:
                 left, right = "(" if self.low_open else "[", ")" if self.high_open else "]"
                 if self.kind is int and not self.low_open and not self.high_open:
-                    text = f"{noun} in {_num(self.low)}..{_num(self.high)}"
+                    text = f"{noun} in {_num(self.low)}..{_num(high)}"
                 else:
-                    text = f"{noun} in {left}{_num(self.low)}, {_num(self.high)}{right}"
+                    text = f"{noun} in {left}{_num(self.low)}, {_num(high)}{right}"
             elif self.low is not None:
                 text = f"{noun} {'>' if self.low_open else '>='} {_num(self.low)}"
-            elif self.high is not None:
-                text = f"{noun} {'<' if self.high_open else '<='} {_num(self.high)}"
+            elif high is not None:
+                text = f"{noun} {'<' if self.high_open else '<='} {_num(high)}"
             else:
                 text = noun
             if self.choices:
@@ -74,7 +85,7 @@ class Setting:
             if isinstance(value, str) and (value in self.choices or (self.pattern and re.fullmatch(self.pattern, value))):
                 return value
         elif self.kind is int:
-            if isinstance(value, int) and not isinstance(value, bool) and self._in_range(value):
+            if isinstance(value, int) and not isinstance(value, bool) and self._in_range(value) and value <= self.top:
                 return int(value)
         elif self.kind is float:
             if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and self._in_range(value):

@@ -15,6 +15,10 @@ import numpy as np
 from netsim.plan import RoundPlan
 
 
+class NonFiniteTime(ValueError):
+    """A duration the system computed is infinite or NaN: the run's clock can go no further."""
+
+
 @dataclass(frozen=True, eq=False)
 class RoundDurations:
     """Durations of one round in the system's time unit.
@@ -33,7 +37,9 @@ class RoundDurations:
             values = np.asarray(getattr(self, name), dtype=float)
             if values.ndim != 1:
                 raise ValueError(f"{name} must be one-dimensional, got shape {values.shape}")
-            if values.size and not (np.all(np.isfinite(values)) and values.min() >= 0):
+            if values.size and not np.all(np.isfinite(values)):
+                raise NonFiniteTime(f"{name} must be finite and >= 0")
+            if values.size and values.min() < 0:
                 raise ValueError(f"{name} must be finite and >= 0")
             object.__setattr__(self, name, values)
         if self.compute_s.shape != self.uplink_s.shape:

@@ -53,9 +53,10 @@ def run(spec: RunSpec, out: str | Path = "results", data_dir: str | Path | None 
     """Run ``spec`` into its hash-named folder under ``out`` (reused when complete, unless
     ``force``); ``data_dir`` as ``--data-dir``. A diverged run returns normally: see ``diverged``."""
     from scenarios.datasets import resolve_data_dir
+    from scenarios.results import output_name
     from scenarios.runner import run_experiment
 
-    summary = run_experiment(spec, Path(out), str(resolve_data_dir(str(data_dir) if data_dir else None)),
+    summary = run_experiment(spec, Path(output_name(out, "out")), str(resolve_data_dir(str(data_dir) if data_dir else None)),
                              progress=progress, reuse=not force)
     folder = Path(summary.pop("result_dir"))
     summary.pop("reused", None)
@@ -63,11 +64,7 @@ def run(spec: RunSpec, out: str | Path = "results", data_dir: str | Path | None 
 
 
 def load(folder: str | Path) -> RunResult:
-    """A finished run's folder (every file checked against its checksum)."""
-    from figures.results import folder_problem
+    """A finished run's folder (every file checked against the sealed index: ``UsageError`` if not)."""
+    from figures.results import read_summary
 
-    folder = Path(folder)
-    problem = folder_problem(folder)
-    if problem is not None:
-        raise UsageError(f"{folder} is not a complete result folder: {problem}")
-    return RunResult(folder, json.loads((folder / "summary.json").read_text()))
+    return RunResult(Path(folder), read_summary(folder))

@@ -10,14 +10,15 @@ from netsim.physical import channel_seeds
 from scenarios.cells import CELLS, cell_parameters, physical_system
 from scenarios.errors import UsageError
 from scenarios.seeds import seed_streams
+from scenarios.settings import MAX_CELL_DRAWS, MAX_DEVICES, MAX_ROUNDS, Setting
 
 
 def cell_draws(name: str, seed: int, devices: int, overrides: dict | None, rounds: int):
     """(parameters, system, layout, per-round downlink and uplink SNR in dB, rounds x devices)."""
-    if devices < 1:
-        raise UsageError(f"--devices must be >= 1, got {devices}")
-    if rounds < 1:
-        raise UsageError(f"--rounds must be >= 1, got {rounds}")
+    Setting(int, low=1, high=MAX_DEVICES).check("--devices", devices)
+    Setting(int, low=1, high=MAX_ROUNDS).check("--rounds", rounds)
+    if devices * rounds > MAX_CELL_DRAWS:
+        raise UsageError(f"--devices x --rounds must be at most {MAX_CELL_DRAWS:,} (SNR draws held in memory), got {devices * rounds:,}")
     parameters = cell_parameters(name, overrides)
     system = physical_system(parameters)
     layout_seq, fading_seq, _ = channel_seeds(seed_streams(seed)[2])

@@ -28,8 +28,28 @@ from dataclasses import dataclass
 from netsim.cell import Cell
 from netsim.physical import LinkBudget, PhysicalSystem
 from scenarios.errors import UsageError
+from scenarios.settings import Setting
 
 CQI1_OUTAGE_SNR_DB = 10.0 * math.log10(2.0**0.1523 - 1.0)
+
+# Upper bounds of the radio parameters (their lower bounds are the physical ones netsim checks):
+# far beyond any real cell, and low enough that an airtime (bits over a rate of at most 100
+# bit/s/Hz over 10 GHz), a power times an airtime and kappa cycles f^2 stay far from overflow.
+# What a deep fade still makes infinite (outage off) stops the run as diverged.
+RADIO_BOUNDS = {
+    "carrier_hz": Setting(float, high=1e11),  # TR 38.901 path loss holds up to 100 GHz
+    "bs_height_m": Setting(float, high=1e3), "ut_height_m": Setting(float, high=1e3),
+    "inner_radius_m": Setting(float, high=5e3), "outer_radius_m": Setting(float, high=5e3),  # path loss: d2D <= 5 km
+    "downlink_bandwidth_hz": Setting(float, high=1e10), "uplink_bandwidth_hz": Setting(float, high=1e10),
+    "bs_power_w": Setting(float, high=1e4), "ue_power_w": Setting(float, high=1e4),  # 70 dBm; TR 38.901 UMa: 49 dBm
+    "receive_power_w": Setting(float, high=1e4),
+    "ue_noise_figure_db": Setting(float, high=100.0), "bs_noise_figure_db": Setting(float, high=100.0),
+    "snr_gap_db": Setting(float, high=100.0),
+    "max_bps_per_hz": Setting(float, high=100.0, none=True), "outage_snr_db": Setting(float, low=-100.0, high=100.0, none=True),
+    "cycles_per_sample": Setting(float, high=1e12), "cpu_hz": Setting(float, high=1e12),
+    "kappa": Setting(float, high=1e-20),  # 1e8 times [Yang21]'s 1e-28
+    "compute_extra_s": Setting(float, high=1e6),
+}
 
 COMMON = {
     "ut_height_m": 1.5,  # [38.901] Table 7.8-1
@@ -115,6 +135,8 @@ def physical_system(parameters: dict, mode: str = "pipelined", deadline: float |
         for key, value in numeric.items():
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
                 raise ValueError(f"{key} must be a number, got {value!r}")
+            if key in RADIO_BOUNDS:
+                RADIO_BOUNDS[key].check(f"radio {key}", value)
         if not isinstance(p["shadowing"], bool):
             raise ValueError(f"shadowing must be true or false, got {p['shadowing']!r}")
         cell = Cell(

@@ -13,9 +13,10 @@ from scenarios.commands import (cell, compare, datasets, export, lambda_study, l
 from scenarios.errors import UsageError
 from scenarios.log import cli_messages
 from scenarios.provenance import fl_cosim_version
-from scenarios.results import finite
+from scenarios.results import CREATED, finite, output_name, remove_empty_created
 from scenarios.settings import Setting
 
+PIPE_CLOSED_EXIT = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
 THREADS = Setting(int, low=1, high=1024)
 WORKERS = Setting(int, low=1, high=1024)
 
@@ -37,7 +38,7 @@ COMMANDS = {
 }
 
 
-EXIT_DONE, EXIT_DIVERGED, EXIT_USAGE, EXIT_INTERNAL_ERROR = 0, 1, 2, 3  # 130: interrupted
+EXIT_DONE, EXIT_DIVERGED, EXIT_USAGE, EXIT_INTERNAL_ERROR = 0, 1, 2, 3  # 130: interrupted; 141: stdout closed
 
 
 def save_traceback() -> str:
@@ -92,6 +93,7 @@ def set_threads(count: int, workers: int | None = None) -> None:
 
 def main(argv=None) -> int:
     parser = build_parser()
+    made_before = len(CREATED)
     try:
         argv = sys.argv[1:] if argv is None else [str(arg) for arg in argv]
         args = parser.parse_args(argv)
@@ -99,6 +101,8 @@ def main(argv=None) -> int:
         if args.command is None:
             parser.print_help()
             return EXIT_USAGE
+        for option in ("out", "runs"):  # every command's output paths: an empty one names nothing
+            output_name(getattr(args, option, None), f"--{option}")
         THREADS.check("--threads", args.threads)
         if args.workers is not None:
             WORKERS.check("--workers", args.workers)
@@ -110,20 +114,27 @@ def main(argv=None) -> int:
         with cli_messages():
             data, text, *status = COMMANDS[args.command].execute(args)
     except UsageError as error:
+        remove_empty_created(made_before)  # a failed command leaves no empty output folder it made
         print(f"fl-cosim: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("fl-cosim: interrupted", file=sys.stderr)
         return 130
+    except OSError as error:  # a fault no layer named (the writers name their path: WriteError)
+        remove_empty_created(made_before)
+        where = f" ({error.filename})" if error.filename else ""
+        print(f"fl-cosim: error: {error.strerror or error}{where}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as error:  # a bug, not the user's input: one line, and the traceback kept for a report
         summary = str(error).splitlines()[0] if str(error) else ""
         print(f"fl-cosim: internal error ({error.__class__.__name__}: {summary}); the traceback is in "
               f"{save_traceback()}; please report it", file=sys.stderr)
         return EXIT_INTERNAL_ERROR
-    if getattr(args, "json", False):
-        print(json.dumps(finite(data), indent=2, allow_nan=False))
-    else:
-        print(text)
+    try:
+        print(json.dumps(finite(data), indent=2, allow_nan=False) if getattr(args, "json", False) else text, flush=True)
+    except BrokenPipeError:  # the reader went away (| head): no traceback, the conventional status
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return PIPE_CLOSED_EXIT
     return status[0] if status else 0
 
 

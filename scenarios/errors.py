@@ -8,3 +8,8 @@ __all__ = ["DatasetError", "UsageError"]
 
 class DatasetError(UsageError):
     """A dataset file is missing, truncated or corrupt; the message names the file."""
+
+
+class WriteError(UsageError):
+    """The machine refused to write a result (disk full, permission, a name too long, a read-only
+    file system); the message names the path and the reason."""

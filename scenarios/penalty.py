@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from figures.results import read_summary
 from netsim.physical import PhysicalSystem, channel_seeds
 from scenarios.errors import UsageError
 from scenarios.seeds import seed_streams
@@ -27,9 +28,9 @@ def cell_network(config: dict):
 def downlink_penalty(folder: str | Path) -> dict:
     """One run's downlink per round (rounds 1.. : the set-up round 0 left out)."""
     folder = Path(folder)
+    summary = read_summary(folder)
     try:
         config = json.loads((folder / "config.json").read_text())
-        summary = json.loads((folder / "summary.json").read_text())
         with open(folder / "trace.csv", newline="") as handle:
             downlinks = [row for row in csv.DictReader(handle) if row["kind"] == "downlink"]
     except (OSError, ValueError, KeyError) as error:

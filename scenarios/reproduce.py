@@ -15,6 +15,7 @@ from typing import Callable
 from scenarios.errors import UsageError
 from scenarios.registry import get_scenario
 from scenarios.runner import RunSpec, build_data, run_experiment
+from scenarios.settings import MAX_SEEDS, Setting
 from scenarios.workers import worker_pool
 
 # Tables I and II, Fig. 2 and 5: the three image scenarios (MNIST stands in for EMNIST)
@@ -134,9 +135,7 @@ def get_scale(name: str) -> Scale:
 def make_plan(scale: Scale, seeds: int | None, data_dir: str | None) -> Plan:
     """Every run of the experiment set at ``scale``; builds each scenario's data once (seed 0)
     to fail early on missing files and to know which scenarios have true groups."""
-    seeds = scale.seeds if seeds is None else seeds
-    if seeds < 1:
-        raise UsageError(f"--seeds must be >= 1, got {seeds}")
+    seeds = scale.seeds if seeds is None else Setting(int, low=1, high=MAX_SEEDS).check("--seeds", seeds)
     scenarios = (*TABLE_SCENARIOS, TEXT_SCENARIO)
     has_groups = {name: build_data(name, 0, data_dir).groups is not None for name in scenarios}
     scenario_rounds = {name: get_scenario(name).rounds for name in scenarios}

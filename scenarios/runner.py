@@ -29,22 +29,23 @@ from learning.data import FederatedData
 from learning.engine import release
 from learning.training import LocalTraining
 from netsim import RoundRecord, TraceEvent, run_cosimulation, simulate_rounds
+from netsim.durations import NonFiniteTime
 from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
-from figures.results import RESULT_FILES, folder_problem
+from figures.results import INDEX_FILE, SUMMARY_FILE, folder_problem, index_text, read_summary
 from scenarios.errors import UsageError
 from scenarios.plugins import load_installed, origin
 from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.log import LOGGER
 from scenarios.provenance import provenance
-from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
+from scenarios.results import check_output_dir, csv_text, json_text, number_cell, output_dir, staged_folder
 from scenarios.scenario import Scenario
 from scenarios.seeds import seed_streams
 from scenarios.settings import NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_training
 from scenarios.systems import get_system
 
-FORMAT_VERSION = 2  # 2: hash-named folders, checksums in summary.json, empty cells for non-finite numbers
+FORMAT_VERSION = 2  # 2: hash-named folders, checksums (now in the sealed checksums.json), empty cells for non-finite numbers
 
 
 @dataclass(frozen=True)
@@ -275,6 +276,7 @@ def prepare(spec: RunSpec, data_dir: str | None = None) -> PreparedRun:
     rounds = scenario.rounds if spec.rounds is None else spec.rounds
     system = network_system(spec)
     data = build_data(spec.scenario, spec.seed, data_dir, tuple(sorted(scenario_knobs(spec).items())))
+    check_labels(scenario, data)
     samples = samples_per_update(resolved_training(spec, scenario), data)
     _, _, network_seq = seed_streams(spec.seed)
     network, channel_rng = bind_network(system, network_seq, samples)
@@ -282,6 +284,20 @@ def prepare(spec: RunSpec, data_dir: str | None = None) -> PreparedRun:
     learner = build_learner(spec, data, scenario, airtime)
     config = _jsonable(resolved_config(spec, scenario, system, learner, rounds, samples))
     return PreparedRun(spec, learner, system, network, channel_rng, samples, rounds, config)
+
+
+def check_labels(scenario: Scenario, data: FederatedData) -> None:
+    """UsageError unless every class label is one of the model's ``num_classes`` outputs (the
+    dataset readers name the file; this catches what a scenario's shift made of them)."""
+    classes = scenario.model_kwargs.get("num_classes")
+    for device, d in enumerate(data.devices):
+        for labels in (d.y_train, d.y_val):
+            if classes is None or labels.numel() == 0 or labels.is_floating_point():
+                continue
+            low, high = int(labels.min()), int(labels.max())
+            if low < 0 or high >= classes:
+                raise UsageError(f"scenario {scenario.name!r}: device {device} has label {high if high >= classes else low}, "
+                                 f"outside the model's {classes} classes 0..{classes - 1}")
 
 
 def run_folder(prepared: PreparedRun, out_root: Path) -> Path:
@@ -325,7 +341,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     if reuse and final.exists():
         problem = reusable(final, prepared.config)
         if problem is None:
-            return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": True}
+            return {**read_summary(final), "result_dir": str(final), "reused": True}
         LOGGER.warning("running %s again: %s", final.name, problem)
     physical = isinstance(prepared.system, PhysicalSystem)
     unit, unit_digits = ("s", 3) if physical else ("T_dl", 1)
@@ -334,8 +350,11 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     records: list[RoundRecord] = []
     has_validation = np.array([d.y_val.shape[0] > 0 for d in learner.data.devices])
 
+    totals = np.zeros(3)  # downlink bits, uplink bits, joules so far
+
     def watch(record: RoundRecord) -> None:
         records.append(record)
+        check_simulated(record, totals)
         check_finite(record, learner, has_validation)
         if bar is not None:
             note = ""
@@ -346,12 +365,15 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     _, _, network_seq = seed_streams(spec.seed)
     diverged = None
     try:
-        records_done, trace = run_cosimulation(
-            learner, prepared.network, rounds, np.random.default_rng(network_seq), watch, spec.evaluate_every,
-            channel_rng=prepared.channel_rng,
-        )
+        with np.errstate(over="ignore", invalid="ignore"):  # what overflows is caught below, not warned about
+            records_done, trace = run_cosimulation(
+                learner, prepared.network, rounds, np.random.default_rng(network_seq), watch, spec.evaluate_every,
+                channel_rng=prepared.channel_rng,
+            )
         records = records_done
-    except Diverged as stop:
+    except (Diverged, NonFiniteTime) as stop:
+        if isinstance(stop, NonFiniteTime):  # a round's durations overflowed before it was recorded
+            stop = Diverged(records[-1].server_round + 1 if records else 0, f"the simulated time is no longer a finite number ({stop})")
         diverged = {"round": stop.server_round, "reason": stop.reason}
         # the network does not depend on the learning: the recorded plans on the same draws give the trace
         network, channel_rng = bind_network(prepared.system, network_seq, prepared.samples)
@@ -371,14 +393,13 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
         "trace.csv": trace_csv(trace),
         "plans.jsonl": plans_jsonl(records),
     }
-    summary["files"] = {name: sha256_text(texts[name]) for name in RESULT_FILES}
     summary["config_hash"] = config_hash(prepared.config)
-    make_output_dir(out_root)
-    with staged_folder(final) as folder:
+    texts[SUMMARY_FILE] = json_text(summary)
+    texts[INDEX_FILE] = index_text(texts)  # the sealed index, last: it covers the summary too
+    with output_dir(out_root), staged_folder(final) as folder:
         for name, text in texts.items():
             (folder / name).write_bytes(text.encode("utf-8"))
-        (folder / "summary.json").write_bytes(json_text(summary).encode("utf-8"))
-    return {**_read_json(final / "summary.json"), "result_dir": str(final), "reused": False}
+    return {**read_summary(final), "result_dir": str(final), "reused": False}
 
 
 class Diverged(Exception):
@@ -391,6 +412,18 @@ class Diverged(Exception):
 
     def __str__(self) -> str:
         return f"diverged at round {self.server_round}: {self.reason}"
+
+
+def check_simulated(record: RoundRecord, totals: np.ndarray) -> None:
+    """Stop a run whose simulated time, bits or energy (of the round, or summed so far in
+    ``totals``) stop being finite numbers: such a run is diverged, never finished."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        totals += (record.downlink_bits, record.uplink_bits, sum((record.energy_j or {}).values()))
+        numbers = {"simulated time": (record.start, record.end), "downlink bits": (record.downlink_bits, totals[0]),
+                   "uplink bits": (record.uplink_bits, totals[1]), "energy": (totals[2],)}
+    for name, values in numbers.items():
+        if not np.isfinite(values).all():
+            raise Diverged(record.server_round, f"the {name} is no longer a finite number")
 
 
 def check_finite(record: RoundRecord, learner, has_validation: np.ndarray) -> None:
@@ -483,7 +516,7 @@ def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = Fa
         participants = len(r.plan.participants) if r.plan else 0
         received = len(r.outcome.received) if r.outcome else 0
         computed = len(r.outcome.computed) if r.outcome else 0
-        row = [r.server_round, repr(float(r.end)), repr(float(r.duration)), repr(downlink), repr(uplink),
+        row = [r.server_round, number_cell(r.end), number_cell(r.duration), number_cell(downlink), number_cell(uplink),
                r.num_streams, participants, received, computed, len(r.arrived)]
         if r.evaluation is None or r.server_round == diverged_round:
             row += [""] * (3 + num_devices)
@@ -494,7 +527,7 @@ def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = Fa
         if physical:
             per_device = [float((r.energy_j or {}).get(d, 0.0)) for d in range(num_devices)]
             spent += sum(per_device)
-            row += [repr(sum(per_device)), repr(spent)] + [repr(j) for j in per_device]
+            row += [number_cell(sum(per_device)), number_cell(spent)] + [number_cell(j) for j in per_device]
         rows.append(row)
     return csv_text(header, rows)
 
@@ -516,8 +549,8 @@ def devices_csv(records: list[RoundRecord], num_devices: int, diverged_round: in
 
 
 def trace_csv(trace: list[TraceEvent]) -> str:
-    return csv_text(TRACE_FIELDS, ([e.round, e.kind, e.entity, repr(float(e.start)), repr(float(e.end)), repr(float(e.bits)),
-                                    repr(float(e.energy_j)), e.reason] for e in trace))
+    return csv_text(TRACE_FIELDS, ([e.round, e.kind, e.entity, number_cell(e.start), number_cell(e.end), number_cell(e.bits),
+                                    number_cell(e.energy_j), e.reason] for e in trace))
 
 
 def plans_jsonl(records: list[RoundRecord]) -> str:

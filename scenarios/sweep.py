@@ -37,14 +37,14 @@ from typing import Callable, Sequence
 
 from scenarios.errors import UsageError
 from scenarios.runner import RunSpec
-from scenarios.settings import RUN_SETTINGS, Setting
+from scenarios.settings import MAX_SEEDS, RUN_SETTINGS, Setting
 
 SETTING_KEYS = ("scenario", "system", "rounds", "mode", "deadline", "evaluate_every", "participation", "rho", "t_min",
                 "inv_mu", "devices", "alpha", "training")
 TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run", "plugins")
 ALGORITHM_KEYS = ("name", "options", "grid")
 RUN_KEYS = SETTING_KEYS + ("algorithm", "options")
-SEEDS = Setting(int, low=1, high=10_000)
+SEEDS = Setting(int, low=1, high=MAX_SEEDS)
 MAX_RUNS = 100_000
 
 
@@ -85,17 +85,24 @@ def expand(config: dict, where: str = "sweep") -> list[RunSpec]:
     explicit = _list_of_tables(config.get("run", []), f"{where} [[run]]")
     if not algorithms and not explicit:
         raise UsageError(f"{where}: names no run; add an [[algorithm]] (with name = ...) or a [[run]]")
+    grid = _flatten(grid)
+    option_grids = []
+    for index, entry in enumerate(algorithms):
+        label = f"{where} [[algorithm]] #{index + 1}"
+        _known(entry, ALGORITHM_KEYS, label)
+        if "name" not in entry:
+            raise UsageError(f"{label}: needs name = \"ALGORITHM\"")
+        option_grids.append((label, _table(entry.get("options", {}), f"{label} options"), _table(entry.get("grid", {}), f"{label} grid")))
+    # counted from the lists' lengths before any run is built: a huge grid is refused at once
+    count = (_size(grid, f"{where} [grid]") * sum(_size(g, f"{label} grid") for label, _, g in option_grids)
+             + len(explicit)) * len(seeds)
+    if count > MAX_RUNS:
+        raise UsageError(f"{where}: {count:,} runs; at most {MAX_RUNS:,} in one sweep")
     specs: list[RunSpec] = []
-    for combination in _combinations(_flatten(grid), f"{where} [grid]"):
+    for combination in _combinations(grid):
         base = _merge(settings, combination)
-        for index, entry in enumerate(algorithms):
-            label = f"{where} [[algorithm]] #{index + 1}"
-            _known(entry, ALGORITHM_KEYS, label)
-            if "name" not in entry:
-                raise UsageError(f"{label}: needs name = \"ALGORITHM\"")
-            options = _table(entry.get("options", {}), f"{label} options")
-            option_grid = _table(entry.get("grid", {}), f"{label} grid")
-            for option_combination in _combinations(option_grid, f"{label} grid"):
+        for (label, options, option_grid), entry in zip(option_grids, algorithms):
+            for option_combination in _combinations(option_grid):
                 for seed in seeds:
                     specs.append(_spec(base, entry["name"], {**options, **option_combination}, seed, label))
     for index, entry in enumerate(explicit):
@@ -106,8 +113,6 @@ def expand(config: dict, where: str = "sweep") -> list[RunSpec]:
         base = _merge(settings, {k: v for k, v in entry.items() if k in SETTING_KEYS})
         for seed in seeds:
             specs.append(_spec(base, entry["algorithm"], _table(entry.get("options", {}), f"{label} options"), seed, label))
-    if len(specs) > MAX_RUNS:
-        raise UsageError(f"{where}: {len(specs):,} runs; at most {MAX_RUNS:,} in one sweep")
     unique, seen = [], set()
     for spec in specs:
         key = repr(spec)
@@ -167,12 +172,20 @@ def _flatten(grid: dict) -> dict:
     return flat
 
 
-def _combinations(grid: dict, where: str) -> list[dict]:
+def _size(grid: dict, where: str) -> int:
+    """How many combinations ``grid`` has (each value a non-empty list: UsageError otherwise)."""
+    size = 1
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise UsageError(f"{where}: {key} must be a non-empty list of values, got {values!r}")
+        size *= len(values)
+    return size
+
+
+def _combinations(grid: dict):
+    """Every combination of a checked ``grid`` (``_size``), one at a time."""
     keys = list(grid)
-    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+    return (dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys)))
 
 
 def _merge(settings: dict, combination: dict) -> dict:

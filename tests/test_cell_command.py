@@ -32,10 +32,10 @@ def test_cell_json_describes_the_layout_and_draws_it(capsys, tmp_path):
     r = rows[0]
     assert r["downlink_snr_db"] == pytest.approx(44.0 - r["path_loss_db"] - r["shadowing_db"] - data["derived"]["downlink_noise_dbm"])
     code, again, _ = run_cli(capsys, "cell", "uma-3.5ghz", "--devices", "12", "--seed", "3", "--rounds", "200",
-                             "--out", str(figure), "--json")
+                             "--out", str(figure), "--json", "--force")
     assert json.loads(again)["device_table"] == rows  # same seed, same layout
     code, other, _ = run_cli(capsys, "cell", "uma-3.5ghz", "--devices", "12", "--seed", "4", "--rounds", "200",
-                             "--out", str(figure), "--json")
+                             "--out", str(figure), "--json", "--force")
     assert json.loads(other)["device_table"] != rows
 
 
@@ -78,7 +78,7 @@ def test_radio_overrides_apply(capsys, tmp_path):
     (["cell", "umi-3.5ghz", "--radio", "antenna_gain_db=3"], "unknown radio parameter antenna_gain_db"),
     (["cell", "umi-3.5ghz", "--radio", "bs_power_w=loud"], "bs_power_w must be a number"),
     (["cell", "umi-3.5ghz", "--radio", "distances_m=20,60"], "2 distances given for 20 devices"),
-    (["cell", "umi-3.5ghz", "--devices", "0"], "--devices must be >= 1"),
+    (["cell", "umi-3.5ghz", "--devices", "0"], "--devices must be an integer in 1..100000"),
     (["cell", "umi-3.5ghz", "--out", "x.svg"], "--out must end in .png or .pdf"),
     (["run", "--system", "uma-3.5ghz", "--radio", "uplink_bandwidth_hz=-5"], "uplink bandwidth must be > 0 Hz"),
     (["run", "--system", "nowhere-5g"], "unknown system 'nowhere-5g'"),

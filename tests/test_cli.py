@@ -39,7 +39,7 @@ def test_round_time_json_matches_closed_form(capsys):
     (["run", "--system", "satellite"], "unknown system"),
     (["run", "--algorithm", "user-centric", "--streams", "21", "--rounds", "1"], "streams must be in 1..20"),
     (["run", "--streams", "-3"], "--streams must be >= 1"),
-    (["round-time", "--devices", "5", "--streams", "2", "--rho", "-1", "--t-min", "1", "--inv-mu", "0"], "--rho must be a finite number > 0"),
+    (["round-time", "--devices", "5", "--streams", "2", "--rho", "-1", "--t-min", "1", "--inv-mu", "0"], "--rho must be a finite number in (0, 100000]"),
     (["round-time", "--devices", "5", "--streams", "9", "--rho", "1", "--t-min", "1", "--inv-mu", "0"], "--streams must be in 1..5"),
     (["round-time", "--devices", "5"], "required"),
     (["plot", "/nonexistent/folder"], "not a complete result folder: no such folder"),
@@ -74,7 +74,8 @@ def test_run_json_writes_folders_and_figure_and_plot_reads_them(capsys, tmp_path
         assert set(run) >= {"algorithm", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
                             "downlink_bits", "uplink_bits", "result_dir"}
         folder = out_dir / os.path.basename(run["result_dir"])
-        assert sorted(p.name for p in folder.iterdir()) == ["config.json", "devices.csv", "plans.jsonl", "rounds.csv", "summary.json", "trace.csv"]
+        assert sorted(p.name for p in folder.iterdir()) == ["checksums.json", "config.json", "devices.csv", "plans.jsonl", "rounds.csv",
+                                                         "summary.json", "trace.csv"]
     assert data["runs"][0]["streams"] == 1 and "clustering_ari" in data["runs"][1]
     assert os.path.exists(data["figure"])
     assert not [p for p in out_dir.iterdir() if p.name.startswith(".")]  # no staging leftovers

@@ -26,8 +26,8 @@ class Example(Options):
 
 def test_settings_follow_the_annotations():
     allowed = {name: s.allowed() + (" or none" if s.none else "") for name, s in Example.settings().items()}
-    assert allowed == {"rate": "a finite number in [0, 1)", "count": "an integer >= 1 or none", "mode": "one of fast, slow",
-                       "k": "an integer >= 2 or 'auto' or none", "detail": "a finite number >= 0"}
+    assert allowed == {"rate": "a finite number in [0, 1)", "count": "an integer in 1..10000 or none", "mode": "one of fast, slow",
+                       "k": "an integer in 2..10000 or 'auto' or none", "detail": "a finite number >= 0"}
     assert Example.defaults() == {"rate": 0.5, "count": None, "mode": "fast", "k": None, "detail": 1.0}
 
 
@@ -47,7 +47,7 @@ def test_resolve_names_the_owner_and_refuses_unknown_keys():
     assert Example.resolve({"count": 3}, {"rate": 0.25}, owner="ex").as_dict() == {**Example.defaults(), "count": 3, "rate": 0.25}
     with pytest.raises(OptionError, match="^ex has no option 'speed'; its options: rate, count, mode, k, detail$"):
         Example.resolve({"speed": 1}, owner="ex")
-    with pytest.raises(OptionError, match="^ex option count must be an integer >= 1, got 0$"):
+    with pytest.raises(OptionError, match="^ex option count must be an integer in 1..10000, got 0$"):
         Example.resolve({"count": 0}, owner="ex")
 
 

@@ -107,7 +107,7 @@ def test_scale_rounds_and_evaluations():
 
 @pytest.mark.parametrize("argv, needle", [
     (["--scale", "huge"], "unknown scale 'huge'"),
-    (["--seeds", "0"], "--seeds must be >= 1"),
+    (["--seeds", "0"], "--seeds must be an integer in 1..10000"),
     (["--jobs", "0"], "--jobs must be >= 1"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(capsys, tmp_path, argv, needle):
@@ -176,11 +176,14 @@ def test_smoke_scale_writes_every_table_and_figure(capsys, tmp_path):
     assert {r["scenario"] for r in listed} == {*TABLE_SCENARIOS, TEXT_SCENARIO}
     assert all((runs / r["result_folder"] / "summary.json").exists() for r in listed)
 
-    # a second time every run is reused and the tables are the same
+    # a second time every run is reused but one whose summary.json was edited (run again), and
+    # the tables are the same
     before = (out / "table1.csv").read_text()
+    victim = runs / listed[0]["result_folder"] / "summary.json"
+    victim.write_text(json.dumps({**json.loads(victim.read_text()), "final_mean_accuracy": 0.99}))
     assert main(argv) == 0
     again = json.loads(capsys.readouterr().out)
-    assert again["ran"] == 0 and again["reused"] == data["runs"]
+    assert again["ran"] == 1 and again["reused"] == data["runs"] - 1
     assert (out / "table1.csv").read_text() == before
 
 

@@ -26,15 +26,15 @@ def test_scenario_defaults_are_allowed():
 
 
 @pytest.mark.parametrize("setting,value,message", [
-    (Setting(int, low=1), 2.7, "x must be an integer >= 1, got 2.7"),
-    (Setting(int, low=1), True, "x must be an integer >= 1, got True"),
+    (Setting(int, low=1), 2.7, "x must be an integer in 1..10000, got 2.7"),
+    (Setting(int, low=1), True, "x must be an integer in 1..10000, got True"),
     (Setting(int, low=1, high=5), 6, "x must be an integer in 1..5, got 6"),
     (Setting(float, low=0), math.nan, "x must be a finite number >= 0, got nan"),
     (Setting(float, low=0), math.inf, "x must be a finite number >= 0, got inf"),
     (Setting(float, low=0, high=1, low_open=True), 0.0, "x must be a finite number in (0, 1], got 0.0"),
     (Setting(float, low=0, low_open=True), "fast", "x must be a finite number > 0, got 'fast'"),
     (Setting(str, choices=("a", "b")), "c", "x must be one of a, b, got 'c'"),
-    (Setting(int, low=1, choices=("auto",)), "many", "x must be an integer >= 1 or 'auto', got 'many'"),
+    (Setting(int, low=1, choices=("auto",)), "many", "x must be an integer in 1..10000 or 'auto', got 'many'"),
     (Setting(bool), 1, "x must be true or false, got 1"),
     (Setting(float), None, "x must be a finite number, got none"),
 ])

@@ -233,3 +233,164 @@ def wait_gone(pids: list[int], timeout_s: float) -> list[int]:
             return []
         time.sleep(0.2)
     return [p for p in pids if alive(p)]
+
+
+# --- a sealed folder: summary.json is covered by checksums.json, every reader checks it -----
+SMALL = ["--algorithm", "fedavg", "--rounds", "2", "--backend", "loop"]
+
+
+@pytest.fixture(scope="module")
+def sealed(tmp_path_factory):
+    """A complete folder of ``SMALL`` and its true final accuracy."""
+    from scenarios.runner import RunSpec, run_experiment
+
+    root = tmp_path_factory.mktemp("sealed")
+    summary = run_experiment(RunSpec("digits-rotation", "fedavg", rounds=2, training={"backend": "loop"}), root)
+    return Path(summary["result_dir"]), summary["final_mean_accuracy"]
+
+
+def edited_copy(sealed, into: Path, text_edit=None, reseal: bool = False) -> Path:
+    """A copy of the sealed folder under ``into`` whose summary.json says 0.99 (or ``text_edit``
+    of its text); ``reseal``: its index recomputed, as a forger would."""
+    import shutil
+
+    from figures.results import INDEX_FILE, SEALED_FILES, index_text
+
+    folder = into / sealed[0].name
+    shutil.copytree(sealed[0], folder)
+    path = folder / "summary.json"
+    text = path.read_text()
+    edited = text_edit(text) if text_edit else text.replace(repr(sealed[1]), "0.99")
+    assert edited != text
+    path.write_text(edited)
+    if reseal:
+        (folder / INDEX_FILE).write_text(index_text({n: (folder / n).read_text() for n in SEALED_FILES}))
+    return folder
+
+
+def nan_accuracy(text: str) -> str:
+    summary = json.loads(text)
+    return text.replace(json.dumps(summary["final_mean_accuracy"]), "NaN")
+
+
+def test_edited_summary_is_run_again_by_run(capsys, tmp_path, sealed):
+    folder = edited_copy(sealed, tmp_path)
+    code, out, err = cli(capsys, "run", *SMALL, "--out", tmp_path, "--json", "--no-figure")
+    assert code == 0 and "summary.json does not match its checksum" in err
+    assert json.loads(out)["runs"][0]["final_mean_accuracy"] == sealed[1]
+    assert json.loads((folder / "summary.json").read_text())["final_mean_accuracy"] == sealed[1]
+
+
+def test_edited_summary_is_run_again_by_sweep(capsys, tmp_path, sealed):
+    edited_copy(sealed, tmp_path)
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('[settings]\nrounds = 2\ntraining = { backend = "loop" }\n[[algorithm]]\nname = "fedavg"\n')
+    code, out, err = cli(capsys, "sweep", sweep, "--out", tmp_path, "--json", "--jobs", "1")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["ran"], data["reused"]) == (1, 0)
+    table = next(t for t in data["tables"] if t.endswith(".csv"))
+    assert f",{sealed[1]!r}," in Path(table).read_text() and ",0.99," not in Path(table).read_text()
+
+
+def test_nan_summary_with_a_forged_index_is_run_again_by_compare(capsys, tmp_path, sealed):
+    edited_copy(sealed, tmp_path, nan_accuracy, reseal=True)
+    code, out, err = cli(capsys, "compare", *SMALL, "--seeds", "1", "--out", tmp_path, "--json", "--jobs", "1")
+    assert code == 0 and "holds NaN" in err
+    assert json.loads(out)["rows"][0]["mean_accuracy"][0] == pytest.approx(sealed[1])
+
+
+@pytest.mark.parametrize("edit,reseal,needle", [
+    (None, False, "summary.json does not match its checksum in checksums.json"),
+    (nan_accuracy, True, "its summary.json is unreadable (it holds NaN)"),
+    (lambda text: text.replace('"status": "finished"', '"status": "finished", "files": {}'), False, "summary.json does not match"),
+])
+def test_edited_summary_is_refused_by_every_reader(capsys, tmp_path, sealed, edit, reseal, needle):
+    from scenarios.api import UsageError, load
+
+    folder = edited_copy(sealed, tmp_path, edit, reseal)
+    for argv in (["plot", folder, "--out", tmp_path / "f.png"], ["penalty", folder], ["plot", folder, "--systems", "wired"]):
+        code, out, err = cli(capsys, *argv)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and needle in err, err
+    assert not (tmp_path / "f.png").exists()
+    with pytest.raises(UsageError, match="not a complete result folder") as error:
+        load(folder)
+    assert needle in str(error.value) and "\n" not in str(error.value)
+
+
+def test_an_index_edited_without_its_seal_is_refused(capsys, tmp_path, sealed):
+    folder = edited_copy(sealed, tmp_path)
+    index = json.loads((folder / "checksums.json").read_text())
+    from figures.results import file_sha256
+
+    index["files"]["summary.json"] = file_sha256(folder / "summary.json")  # the list updated, the seal not
+    (folder / "checksums.json").write_text(json.dumps(index))
+    code, _, err = cli(capsys, "plot", folder, "--out", tmp_path / "f.png")
+    assert code == 2 and "its checksums.json is damaged (its seal does not match its list)" in err
+
+
+def test_a_run_whose_clock_overflows_is_diverged_not_finished(tmp_path):
+    """A network beyond the settings' bounds (built here past the checks): the uplink airtime of
+    round 1 is infinite, so the run stops there, diverged, with finite files."""
+    import dataclasses
+
+    from netsim import NetworkSystem
+    from scenarios.runner import RunSpec, prepare, run_prepared
+
+    prepared = prepare(RunSpec("digits-rotation", "fedavg", rounds=2, training={"backend": "loop"}))
+    network = NetworkSystem(rho=1e307, t_min=0.0, inv_mu=0.0)
+    summary = run_prepared(dataclasses.replace(prepared, network=network, system=network), tmp_path)
+    assert summary["status"] == "diverged" and summary["diverged"]["round"] == 1
+    assert "simulated time is no longer a finite number" in summary["diverged"]["reason"]
+    assert summary["rounds"] == 0 and summary["simulated_time"] == 0.0
+    for name in ("rounds.csv", "trace.csv", "summary.json"):
+        text = (Path(summary["result_dir"]) / name).read_text().lower()
+        assert "inf" not in text and "nan" not in text
+
+
+def test_network_bounds_keep_the_largest_run_exact_to_one_t_dl():
+    """The bounds' derivation (scenarios/settings.py): what each setting adds to the end of the
+    largest run stays below 2**53 T_dl, where an added T_dl is still counted."""
+    from scenarios import settings as s
+
+    assert 2 * s.MAX_RHO * s.MAX_DEVICES * s.MAX_ROUNDS < s.EXACT_TIME
+    assert s.MAX_ROUNDS * 46 * s.MAX_COMPUTE_TIME < s.EXACT_TIME
+    assert s.MAX_ROUNDS * s.MAX_DEADLINE < s.EXACT_TIME
+    assert s.EXACT_TIME + 1.0 == s.EXACT_TIME  # past it, one T_dl is lost: the reason for the bound
+    assert s.NETWORK_SETTINGS["rho"].top == s.MAX_RHO and s.NETWORK_SETTINGS["deadline"].top == s.MAX_DEADLINE
+
+
+def test_run_folders_are_readable_as_the_umask_says(sealed):
+    from scenarios.results import current_umask
+
+    mask = current_umask()
+    assert sealed[0].stat().st_mode & 0o777 == 0o777 & ~mask
+    assert {p.stat().st_mode & 0o777 for p in sealed[0].iterdir()} == {0o666 & ~mask}
+
+
+@pytest.mark.parametrize("mask,folder_mode,file_mode", [(0o022, 0o755, 0o644), (0o077, 0o700, 0o600), (0o002, 0o775, 0o664)])
+def test_every_writer_follows_the_umask(tmp_path, mask, folder_mode, file_mode):
+    """The staged result folder and the atomic files (tables, reports) alike."""
+    from scenarios.results import atomic_write_text, current_umask, staged_folder
+
+    old = os.umask(mask)
+    try:
+        assert current_umask() == mask
+        with staged_folder(tmp_path / "run") as staging:
+            (staging / "rounds.csv").write_text("round\n")
+        atomic_write_text(tmp_path / "table.csv", "a,b\n")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "run").stat().st_mode & 0o777 == folder_mode
+    assert (tmp_path / "run" / "rounds.csv").stat().st_mode & 0o777 == file_mode
+    assert (tmp_path / "table.csv").stat().st_mode & 0o777 == file_mode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run", "table.csv"]  # atomic: nothing else left
+
+
+def test_the_api_refuses_an_empty_out_like_the_command_line(tmp_path, monkeypatch):
+    from scenarios.api import RunSpec, UsageError, run
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match="out must name a folder or file, got ''"):
+        run(RunSpec("digits-rotation", "fedavg", rounds=1), out="")
+    assert os.listdir(tmp_path) == []

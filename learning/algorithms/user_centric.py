@@ -16,6 +16,7 @@ import torch
 
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
 from learning.options import Options, option
+from learning.setting import MAX_DEVICES
 from learning.stream_formation import channel_aware_clusters
 from learning.weights import choose_stream_count, gradient_variance, kmeans_rows, silhouette_curve, user_centric_weights
 from netsim.plan import RoundPlan
@@ -34,7 +35,8 @@ def variance_batch_sizes(train_sizes: np.ndarray, size: int | None, fraction: fl
 
 @dataclass(frozen=True)
 class UserCentricOptions(Options):
-    streams: int | Literal["auto"] | None = option(None, "stream count k: an integer, 'auto' (Algorithm 2) or none (k = m)", low=1)
+    streams: int | Literal["auto"] | None = option(None, "stream count k: an integer, 'auto' (Algorithm 2) or none (k = m)", low=1,
+                                                   high=MAX_DEVICES)
     lam: float = option(0.0, "lambda of eq. 12: Algorithm 2 picks argmax_k s_k - lambda k", low=0, requires={"streams": "auto"})
     variance_batches: Literal["disjoint", "reference"] = option(
         "disjoint", "eq. 10 mini-batches: disjoint ones (the paper's text) or the reference code's independent draws")

@@ -23,19 +23,23 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
                         help="override a preset parameter, repeatable (e.g. uplink_access=fdma, outer_radius_m=300)")
     parser.add_argument("--rounds", type=int, default=1000, help="fading rounds for the statistics (default 1000)")
-    parser.add_argument("--out", help="figure file, .png or .pdf (default cell_PRESET_sSEED.png)")
+    parser.add_argument("--out", help="figure file, .png or .pdf (default cell_PRESET_sSEED_HASH.png, HASH naming the "
+                        "devices, rounds and radio overrides, so figures of other configurations never replace each other)")
+    parser.add_argument("--force", action="store_true", help="replace an existing figure file given by --out")
     add_json(parser)
 
 
 def execute(args):
     from scenarios.cell_report import describe_cell
 
-    out = Path(args.out or f"cell_{args.preset}_s{args.seed}.png")
+    overrides = dict(parse_option(text) for text in args.radio)
+    out = Path(args.out or default_figure(args.preset, args.seed, args.devices, args.rounds, overrides))
     if out.suffix.lower() not in (".png", ".pdf"):
         raise UsageError(f"--out must end in .png or .pdf, got {str(out)!r}")
     if not out.parent.is_dir():
         raise UsageError(f"cannot write {str(out)!r}: folder {str(out.parent)!r} does not exist")
-    overrides = dict(parse_option(text) for text in args.radio)
+    if args.out and out.exists() and not args.force:
+        raise UsageError(f"{args.out!r} exists; give another --out or --force to replace it")
     info = describe_cell(args.preset, args.seed, args.devices, overrides, args.rounds)
     draws = info.pop("_draws")
     from figures.cell import plot_cell
@@ -45,6 +49,16 @@ def execute(args):
     except OSError as error:
         raise UsageError(f"cannot write {str(out)!r}: {error.strerror or error}") from None
     return info, render(info)
+
+
+def default_figure(preset: str, seed: int, devices: int, rounds: int, overrides: dict) -> str:
+    """``cell_PRESET_sSEED_HASH.png``: HASH names the rest of the configuration, so the default
+    figure of another configuration gets another name (the same one, the same name)."""
+    import hashlib
+    import json
+
+    rest = json.dumps({"devices": devices, "rounds": rounds, "radio": overrides}, sort_keys=True, default=str)
+    return f"cell_{preset}_s{seed}_{hashlib.sha256(rest.encode('utf-8')).hexdigest()[:10]}.png"
 
 
 def render(info: dict) -> str:

@@ -58,7 +58,9 @@ def table(header: list[str], rows: list[list]) -> str:
     return "\n".join(lines)
 
 
-def bits(value: float) -> str:
+def bits(value: float | None) -> str:
+    if value is None:  # no number: bits that overflowed in a diverged run
+        return "-"
     for unit, scale in (("Gbit", 1e9), ("Mbit", 1e6), ("kbit", 1e3)):
         if value >= scale:
             return f"{value / scale:.2f} {unit}"

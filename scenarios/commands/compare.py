@@ -9,9 +9,9 @@ from pathlib import Path
 from scenarios.commands.common import add_run_settings, route_options, show_progress, spec_settings, table
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.runner import RunSpec
-from scenarios.settings import Setting
+from scenarios.settings import MAX_SEEDS, Setting
 
-SEEDS = Setting(int, low=1, high=10_000)
+SEEDS = Setting(int, low=1, high=MAX_SEEDS)
 JOBS = Setting(int, low=1, high=256)
 TARGET = Setting(float, low=0, high=1, low_open=True, none=True)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scenarios.commands.common import add_run_settings, bits, route_options, show_progress, spec_settings, table
+from scenarios.errors import WriteError
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.log import LOGGER
 from scenarios.runner import RunSpec
@@ -17,6 +18,7 @@ DEFAULT_RUNS = (
     ("user-centric", {"streams": "auto"}),
 )
 DIVERGED_EXIT = 1
+FIGURE_FAILED_EXIT = 2  # the runs are written and shown, their figure could not be
 
 
 def add_parser(subparsers) -> None:
@@ -59,13 +61,16 @@ def execute(args):
     remove_stale_staging(out)
     summaries = [run_prepared(prepare(spec, data_dir), out, progress=show_progress(args), reuse=not args.force)
                  for spec in specs]
-    figure = None
+    figure, failed = None, None
     if not args.no_figure:
         folders = [s["result_dir"] for s in summaries]
         options = PlotOptions(title=f"{args.scenario} on {args.system}", x_axes=("time", "energy"),
                               command=getattr(args, "command_line", None))
-        figure = plot_accuracy_vs_time(folders, out / figure_name(f"accuracy_vs_time_{args.scenario}_{args.system}", folders),
-                                       options)
+        try:
+            figure = plot_accuracy_vs_time(folders, out / figure_name(f"accuracy_vs_time_{args.scenario}_{args.system}", folders),
+                                           options)
+        except WriteError as error:  # the runs are written: show them, then say what failed
+            failed = error
     keys = ("algorithm", "label", "status", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
             "downlink_bits", "uplink_bits", "result_dir")
     extra = ("clustering_ari", "estimation_error", "diverged", "time_unit", "dropped", "energy_j", "device_energy_j")
@@ -73,9 +78,9 @@ def execute(args):
     data = {"runs": runs, "figure": str(figure) if figure else None}
     physical = any(s.get("time_unit") == "s" for s in summaries)
     rows = [[s["label"], s["streams"], _acc(s["final_mean_accuracy"]), _acc(s["final_worst_accuracy"]),
-             f"{s['simulated_time']:.3f}" if physical else f"{s['simulated_time']:.1f}", bits(s["downlink_bits"]),
+             _number(s["simulated_time"], ".3f" if physical else ".1f"), bits(s["downlink_bits"]),
              bits(s["uplink_bits"]), _status(s)]
-            + ([f"{s['energy_j']:.4g}", sum(s["dropped"].values())] if physical else []) for s in summaries]
+            + ([_number(s["energy_j"], ".4g"), sum(s["dropped"].values())] if physical else []) for s in summaries]
     header = ["algorithm", "streams", "mean acc", "worst acc", "time (s)" if physical else "time/T_dl", "downlink", "uplink", "status"]
     text = table(header + (["energy (J)", "dropped"] if physical else []), rows)
     if figure:
@@ -84,11 +89,19 @@ def execute(args):
     for s in diverged:
         LOGGER.warning(f"{s['label']} diverged at round {s['diverged']['round']}: {s['diverged']['reason']} "
                        f"(written to {s['result_dir']})")
+    if failed is not None:
+        LOGGER.error(f"error: {failed} (the runs are written)")
+        return data, text, FIGURE_FAILED_EXIT
     return data, text, (DIVERGED_EXIT if diverged else 0)
 
 
 def _acc(value) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return _number(value, ".3f")
+
+
+def _number(value, spec: str) -> str:
+    """``value`` formatted by ``spec``, or "-" where there is no number (a diverged run's)."""
+    return "-" if value is None else format(value, spec)
 
 
 def _status(summary: dict) -> str:

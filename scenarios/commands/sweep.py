@@ -35,6 +35,7 @@ def add_parser(subparsers) -> None:
 
 
 def execute(args):
+    from figures.results import read_summary
     from scenarios.datasets import resolve_data_dir
     from scenarios.progress import Progress
     from scenarios.results import check_output_dir, make_output_dir, remove_stale_staging, sha256_text
@@ -75,7 +76,7 @@ def execute(args):
         run_locally(pending, out, data_dir, args.jobs, done)
     if bar:
         bar.close()
-    summaries = [_summary(out / run.name) for run in runs]
+    summaries = [read_summary(out / run.name) for run in runs]
     columns = RUN_COLUMNS + setting_columns([run.config for run in runs])
     rows = [run_row({**summary, "result_dir": run.name}, setting_values(run.config)) for run, summary in zip(runs, summaries)]
     tag = sha256_text("\n".join(run.name for run in runs))[:10]
@@ -86,9 +87,3 @@ def execute(args):
     text = (f"{len(runs)} runs ({len(pending)} run now, {len(runs) - len(pending)} reused, {len(diverged)} diverged) "
             f"in {out}/\nwrote {', '.join(str(t) for t in tables)}")
     return data, text
-
-
-def _summary(folder: Path) -> dict:
-    import json
-
-    return json.loads((folder / "summary.json").read_text())

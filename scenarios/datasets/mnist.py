@@ -12,6 +12,9 @@ from scenarios.datasets.layout import locate
 from scenarios.errors import DatasetError
 
 IMAGE_SIDE_PX = 28
+# classes of each dataset's labels (EMNIST letters numbers its 26 letters from 1: class 0 is unused)
+CLASSES = {"mnist": 10, "fashion-mnist": 10, "emnist-byclass": 62, "emnist-bymerge": 47, "emnist-balanced": 47,
+           "emnist-letters": 27, "emnist-digits": 10, "emnist-mnist": 10}
 
 def load_idx_dataset(name: str, data_dir: str | Path, split: str) -> tuple[np.ndarray, np.ndarray]:
     """Images uint8 [N, 28, 28] (row-major, upright) and labels int64 [N] of one split.
@@ -31,6 +34,9 @@ def load_idx_dataset(name: str, data_dir: str | Path, split: str) -> tuple[np.nd
         raise DatasetError(f"{label_path}: expected a uint8 label vector, got {labels.dtype} {labels.shape}")
     if len(images) != len(labels):
         raise DatasetError(f"{label_path}: {len(labels)} labels for {len(images)} images in {image_path.name}")
+    if labels.size and int(labels.max()) >= CLASSES[name]:
+        raise DatasetError(f"{label_path}: label {int(labels.max())} outside the {CLASSES[name]} classes 0..{CLASSES[name] - 1} "
+                           f"of {name} (a damaged or foreign file)")
     if name.startswith("emnist-"):
         images = np.ascontiguousarray(images.transpose(0, 2, 1))
     return images, labels.astype(np.int64)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scenarios.commands.common import add_run_settings, bits, route_options, show_progress, spec_settings, table
+from scenarios.health import flag_note
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.runner import RunSpec, stderr_line
 
@@ -65,7 +66,7 @@ def execute(args):
                                        title=f"{args.scenario} on {args.system}")
     keys = ("algorithm", "label", "status", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
             "downlink_bits", "uplink_bits", "result_dir")
-    extra = ("clustering_ari", "estimation_error", "diverged", "time_unit", "dropped", "energy_j", "device_energy_j")
+    extra = ("clustering_ari", "estimation_error", "diverged", "training_flags", "time_unit", "dropped", "energy_j", "device_energy_j")
     runs = [{k: s[k] for k in keys} | {k: v for k, v in s.items() if k in extra} for s in summaries]
     data = {"runs": runs, "figure": str(figure) if figure else None}
     physical = any(s.get("time_unit") == "s" for s in summaries)
@@ -81,6 +82,9 @@ def execute(args):
     for s in diverged:
         stderr_line(f"fl-cosim: {s['label']} diverged at round {s['diverged']['round']}: {s['diverged']['reason']} "
                     f"(written to {s['result_dir']})")
+    for s in summaries:
+        for flag in s.get("training_flags") or ():
+            stderr_line(f"fl-cosim: {s['label']} flagged, {flag} (written to {s['result_dir']})")
     return data, text, (DIVERGED_EXIT if diverged else 0)
 
 
@@ -91,5 +95,6 @@ def _acc(value) -> str:
 def _status(summary: dict) -> str:
     if summary["status"] == "diverged":
         return f"diverged (round {summary['diverged']['round']})"
-    return summary["status"]
+    note = flag_note(summary.get("training_flags") or ())
+    return f"{summary['status']}, flagged: {note}" if note else summary["status"]
 

@@ -59,7 +59,7 @@ def _concept_shift(name: str, dataset: str) -> Scenario:
             f"{SHARED_VALIDATION:,} test images relabelled by its group (as the authors' code); LeNet-5 (3x32x32), the "
             "network of the reference code's CIFAR-10 runs; trained as the paper's text says (SGD lr 0.01 momentum 0.9, "
             "eq. 10 batches of N/3): with the reference code's Adam FedAvg collapses to one class, Oracle falls below "
-            "user-centric, and at sharper eq. 10 batches the silhouette no longer peaks at the 4 groups"
+            "user-centric, and from eq. 10 batches of 0.6 N on the silhouette no longer peaks at the 4 groups"
         ),
         build=partial(build_concept_shift, dataset=dataset, num_devices=NUM_DEVICES, num_groups=NUM_GROUPS),
         model_name="lenet5",

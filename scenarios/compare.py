@@ -27,6 +27,7 @@ class Row:
     reached: int
     seeds: int
     diverged: int
+    flagged: int  # runs with a training-failure sign (scenarios.health): at chance, loss rising
     streams: int
     total_bits: float
     time_unit: str = "T_dl"  # seconds ("s") on a physical cell
@@ -100,6 +101,7 @@ def compare(
             reached=len(hits),
             seeds=len(cs),
             diverged=len(cs) - len(done),
+            flagged=sum(1 for c in cs if c.summary.get("training_flags")),
             streams=int(cs[0].summary["streams"]),
             total_bits=float(np.mean([c.summary["downlink_bits"] + c.summary["uplink_bits"] for c in cs])),
             time_unit=cs[0].time_unit,
@@ -125,11 +127,11 @@ def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
     seconds = bool(rows) and rows[0].time_unit == "s"
     header = ["algorithm", "streams", "mean acc % (Table I)", "worst acc % (Table II)",
               "time to target (s)" if seconds else "time to target / T_dl", "bits to target", "reached", "diverged",
-              "total bits"]
+              "flagged", "total bits"]
     body = [[r.label, str(r.streams), _pct(r.mean_accuracy), _pct(r.worst_accuracy),
              "-" if r.time_to_target is None else (f"{r.time_to_target:.3f}" if seconds else f"{r.time_to_target:.1f}"),
              "-" if r.bits_to_target is None else f"{r.bits_to_target:.4g}", f"{r.reached}/{r.seeds}",
-             f"{r.diverged}/{r.seeds}", f"{r.total_bits:.4g}"]
+             f"{r.diverged}/{r.seeds}", f"{r.flagged}/{r.seeds}", f"{r.total_bits:.4g}"]
             for r in rows]
     return header, body
 
@@ -137,10 +139,10 @@ def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
 def numeric_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
     """The same table with plain numbers, one column each (empty cell: none), for CSV."""
     header = ["algorithm", "streams", "mean_accuracy", "mean_accuracy_std", "worst_accuracy", "worst_accuracy_std",
-              "time_to_target", "bits_to_target", "reached", "diverged", "seeds", "total_bits"]
+              "time_to_target", "bits_to_target", "reached", "diverged", "flagged", "seeds", "total_bits"]
     body = [[r.label, r.streams, number_cell(r.mean_accuracy[0]), number_cell(r.mean_accuracy[1]),
              number_cell(r.worst_accuracy[0]), number_cell(r.worst_accuracy[1]), number_cell(r.time_to_target),
-             number_cell(r.bits_to_target), r.reached, r.diverged, r.seeds, number_cell(r.total_bits)] for r in rows]
+             number_cell(r.bits_to_target), r.reached, r.diverged, r.flagged, r.seeds, number_cell(r.total_bits)] for r in rows]
     return header, body
 
 

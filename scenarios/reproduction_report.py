@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from figures.results import read_run
+from scenarios.health import CHANCE_EVALUATIONS, LOSS_RISES
 from scenarios.journal_numbers import PAPER_ALGORITHMS, PAPER_SCENARIOS, TABLE_I, TABLE_II_COLUMNS, TABLE_II_PROPOSED, paper_table_ii
 from scenarios.registry import get_scenario
 from scenarios.reproduce import TABLE_SCENARIOS, TEXT_SCENARIO, TIME_LABELS, TIME_SCENARIO, TIME_SYSTEMS, Outcome
@@ -33,6 +34,28 @@ def _final(folders: list[str], key: str) -> np.ndarray:
     if not np.all(np.isfinite(values)):
         raise ValueError(f"non-finite {key} in {folders}")
     return values
+
+
+def _flag_count(folders: list[str] | None) -> int:
+    """How many of the runs carry a training-failure sign (``scenarios.health``)."""
+    return sum(1 for f in folders or () if read_run(f).summary.get("training_flags"))
+
+
+def _flag_mark(folders: list[str] | None) -> str:
+    flagged = _flag_count(folders)
+    return f" **flagged {flagged}/{len(folders)}**" if flagged else ""
+
+
+def flagged_runs(outcome: Outcome) -> str:
+    """A Markdown list of every flagged run and its signs, or a line saying there is none."""
+    lines = []
+    for (s, label), folders in outcome.folders.items():
+        for seed, folder in enumerate(folders):
+            for flag in read_run(folder).summary.get("training_flags") or ():
+                lines.append(f"- `{s}`, {label}, seed {seed} (`{Path(folder).name}`): {flag}")
+    return "\n".join(lines) if lines else (
+        f"None (a run is judged on chance over its last {CHANCE_EVALUATIONS} evaluations after the set-up round and on "
+        f"its loss over its last {LOSS_RISES + 1}; shorter runs are not judged).")
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -60,13 +83,13 @@ def table_i(outcome: Outcome) -> tuple[str, str]:
         for s in TABLE_SCENARIOS:
             folders = outcome.folders.get((s, label))
             values = _final(folders, "final_mean_accuracy") if folders else None
-            cells += [_ours(values), _paper(paper[s])]
-            rows.append([s, label, PAPER_ALGORITHMS[label], len(folders) if folders else 0, outcome.plan.rounds[s],
+            cells += [_ours(values) + _flag_mark(folders), _paper(paper[s])]
+            rows.append([s, label, PAPER_ALGORITHMS[label], len(folders) if folders else 0, _flag_count(folders), outcome.plan.rounds[s],
                          _num(values.mean() if values is not None else None, 2),
                          _num(values.std() if values is not None else None, 2),
                          _num(paper[s][0] if paper[s] else None), _num(paper[s][1] if paper[s] else None)])
         lines.append(cells)
-    csv = csv_text(["scenario", "algorithm", "paper_algorithm", "seeds", "rounds", "mean_accuracy_pct", "std_over_seeds_pct",
+    csv = csv_text(["scenario", "algorithm", "paper_algorithm", "seeds", "flagged_runs", "rounds", "mean_accuracy_pct", "std_over_seeds_pct",
                     "paper_mean_accuracy_pct", "paper_spread_pct"], rows)
     return _markdown(header, lines), csv
 
@@ -83,13 +106,14 @@ def table_ii(outcome: Outcome) -> tuple[str, str]:
             values = _final(folders, "final_worst_accuracy") if folders else None
             paper = paper_table_ii(s, label)
             note = f" ({annotation})" if label == proposed else ""
-            cells.append(f"{_ours(values)} / {'-' if paper is None else f'{paper:.1f}'}{note}")
+            cells.append(f"{_ours(values)}{_flag_mark(folders)} / {'-' if paper is None else f'{paper:.1f}'}{note}")
             column = "Proposed" if label == proposed else PAPER_ALGORITHMS.get(label, label)
-            rows.append([s, label, column if paper is not None else "", len(folders) if folders else 0, outcome.plan.rounds[s],
+            rows.append([s, label, column if paper is not None else "", len(folders) if folders else 0, _flag_count(folders),
+                         outcome.plan.rounds[s],
                          _num(values.mean() if values is not None else None, 2),
                          _num(values.std() if values is not None else None, 2), _num(paper)])
         lines.append(cells)
-    csv = csv_text(["scenario", "algorithm", "paper_column", "seeds", "rounds", "worst_accuracy_pct", "std_over_seeds_pct",
+    csv = csv_text(["scenario", "algorithm", "paper_column", "seeds", "flagged_runs", "rounds", "worst_accuracy_pct", "std_over_seeds_pct",
                     "paper_worst_accuracy_pct"], rows)
     return _markdown(header, lines), csv
 
@@ -266,6 +290,14 @@ Ours (mean over seeds of the worst device's final accuracy) / the paper's (avera
 
 {table2_md}
 Plain numbers: `table1.csv`, `table2.csv`; the runs behind every cell: `runs.csv`.
+
+## Runs flagged for training failure
+
+A cell marked **flagged** holds runs whose mean validation accuracy sat at chance over their last
+evaluations or whose validation loss rose at each of their last evaluations (`training_flags` in
+each run's `summary.json`): such a number measures a training failure, not the algorithm.
+
+{flagged_runs(outcome)}
 
 ## Figures
 

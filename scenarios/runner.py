@@ -34,6 +34,7 @@ from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
 from figures.results import INDEX_FILE, SUMMARY_FILE, folder_problem, index_text, read_summary
 from scenarios.errors import UsageError
+from scenarios.health import training_flags
 from scenarios.plugins import load_installed, origin
 from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
@@ -485,11 +486,21 @@ def summarize(spec: RunSpec, records: list[RoundRecord], learner, trace: list[Tr
             "transmit_energy_j": by_kind["uplink"] + by_kind["dropped"],
             "device_energy_j": device_j.tolist(),
         })
+    summary["training_flags"] = run_flags(evaluated, learner.data, diverged["round"] if diverged else None)
     if diverged:
         summary["diverged"] = diverged
     else:
         summary.update({k: v for k, v in extras.items() if k != "streams_chosen"})
     return summary
+
+
+def run_flags(evaluated: list[RoundRecord], data, diverged_round: int | None) -> list[str]:
+    """The training-failure signs of ``scenarios.health`` over the run's evaluations (a diverged
+    round's evaluation measures nothing and is left out)."""
+    kept = [r for r in evaluated if r.server_round != diverged_round]
+    num_classes = None if data.task == "regression" else data.num_classes
+    return training_flags([r.server_round for r in kept], [r.evaluation.mean_accuracy for r in kept],
+                          [float(np.mean(r.evaluation.loss)) for r in kept], num_classes)
 
 
 def dropped_counts(records: list[RoundRecord]) -> dict[str, int]:

@@ -148,7 +148,7 @@ def test_smoke_scale_writes_every_table_and_figure(capsys, tmp_path):
     assert data["scale"] == "smoke" and data["ran"] == data["runs"] and data["reused"] == 0
 
     table1 = _rows(out / "table1.csv")
-    assert list(table1[0]) == ["scenario", "algorithm", "paper_algorithm", "seeds", "rounds", "mean_accuracy_pct",
+    assert list(table1[0]) == ["scenario", "algorithm", "paper_algorithm", "seeds", "flagged_runs", "rounds", "mean_accuracy_pct",
                                "std_over_seeds_pct", "paper_mean_accuracy_pct", "paper_spread_pct"]
     assert [(r["scenario"], r["algorithm"]) for r in table1] == [(s, l) for l in TABLE_I_LABELS for s in TABLE_SCENARIOS]
     for row in table1:
@@ -162,7 +162,8 @@ def test_smoke_scale_writes_every_table_and_figure(capsys, tmp_path):
     assert {r["paper_worst_accuracy_pct"] for r in table2 if r["scenario"] == "cifar10-concept-shift"} >= {"19.6", "48.8", "49.1"}
 
     report = (out / "report.md").read_text()
-    for needle in ("Scale **smoke**", "MNIST stands in for EMNIST", "## Table I", "## Table II", "79.4 (±4.2)", "/ 76.4 (k = 4)",
+    assert {r["flagged_runs"] for r in table1} == {"0"}  # one round: no run is judged
+    for needle in ("Scale **smoke**", "MNIST stands in for EMNIST", "## Table I", "## Table II", "## Runs flagged", "79.4 (±4.2)", "/ 76.4 (k = 4)",
                    "Machine:", "Wall time"):
         assert needle in report, needle
     figures = ("fig2_accuracy_vs_rounds", "fig3_stackoverflow", "fig5_silhouette", "fig6_accuracy_vs_time")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from scenarios.commands.common import add_run_settings, bits, route_options, show_progress, spec_settings, table
 from scenarios.errors import WriteError
+from scenarios.health import flag_note
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.log import LOGGER
 from scenarios.runner import RunSpec
@@ -73,7 +74,7 @@ def execute(args):
             failed = error
     keys = ("algorithm", "label", "status", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
             "downlink_bits", "uplink_bits", "result_dir")
-    extra = ("clustering_ari", "estimation_error", "diverged", "time_unit", "dropped", "energy_j", "device_energy_j")
+    extra = ("clustering_ari", "estimation_error", "diverged", "training_flags", "time_unit", "dropped", "energy_j", "device_energy_j")
     runs = [{k: s[k] for k in keys} | {k: v for k, v in s.items() if k in extra} for s in summaries]
     data = {"runs": runs, "figure": str(figure) if figure else None}
     physical = any(s.get("time_unit") == "s" for s in summaries)
@@ -89,6 +90,9 @@ def execute(args):
     for s in diverged:
         LOGGER.warning(f"{s['label']} diverged at round {s['diverged']['round']}: {s['diverged']['reason']} "
                        f"(written to {s['result_dir']})")
+    for s in summaries:
+        for flag in s.get("training_flags") or ():
+            LOGGER.warning(f"{s['label']} flagged, {flag} (written to {s['result_dir']})")
     if failed is not None:
         LOGGER.error(f"error: {failed} (the runs are written)")
         return data, text, FIGURE_FAILED_EXIT
@@ -107,5 +111,6 @@ def _number(value, spec: str) -> str:
 def _status(summary: dict) -> str:
     if summary["status"] == "diverged":
         return f"diverged (round {summary['diverged']['round']})"
-    return summary["status"]
+    note = flag_note(summary.get("training_flags") or ())
+    return f"{summary['status']}, flagged: {note}" if note else summary["status"]
 

@@ -5,7 +5,9 @@ downlink and uplink outages, a TDMA or FDMA uplink, and every device's energy on
 A listener in downlink outage misses its model (no compute, no upload; dropped with reason
 ``downlink-outage``); a device in uplink outage computes but cannot upload
 (``uplink-outage``); with a deadline, late devices are dropped as on the normalized systems
-(``deadline``; an FDMA upload still running at it is cut there, its airtime paid). Trace
+(``deadline``; an FDMA upload still running at it is cut there, its airtime paid). On FDMA the
+uplink outage is tested on the narrowest share the round can give (the band split among all the
+round's uploaders that received their model: that many times the full-band SNR). Trace
 events carry the device's energy: ``receive`` (one per device and stream it got), ``compute``
 (prorated when cut), ``uplink`` and cut FDMA uploads (``dropped``).
 """
@@ -74,7 +76,7 @@ def device_process(env, device, received, compute_s, compute_j, computed, barrie
     computed.succeed(True)
     if barrier is not None:
         yield barrier
-    if not links.can_upload(device):
+    if not links.can_upload(device, links.fdma_sharing if uplink_bits > 0 else 0):
         trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, UPLINK_OUTAGE))
         return False
     if uplink_bits == 0:
@@ -144,6 +146,8 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     else:
         uplink = simpy.Resource(env, capacity=1)
     missed = {device for device in received if not links.receives(device)}
+    if links.uplink_access == "fdma":
+        links.fdma_sharing = sum(1 for d in participants if d not in missed and plan.uplink_bits.get(d, 0.0) > 0)
     processes = {}
     for device, draw in zip(participants, draws):
         if device in missed:  # it never gets its model: no compute, no upload

@@ -14,9 +14,9 @@ import numpy as np
 from netsim import energy
 from netsim.physical import PhysicalNetwork, RoundChannel
 
+from netsim.device_round import DEADLINE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
+
 DOWNLINK_OUTAGE = "downlink-outage"
-UPLINK_OUTAGE = "uplink-outage"
-DEADLINE = "deadline"
 
 
 class PhysicalLinks:

@@ -1,11 +1,14 @@
-"""Cost of a simulated round on a physical cell against the normalized system, side by side
-(wall-clock; not a test): one broadcast or N unicasts down, N uploads (TDMA or FDMA).
+"""Cost of a simulated round on a physical cell, side by side in one run (wall-clock; not a
+test): the vectorized round (``simulator="timeline"``) against the per-device SimPy processes
+(``"processes"``, the reference) and the normalized timeline, one broadcast or N unicasts down,
+N uploads (TDMA; FDMA rounds run as processes on both).
 
-    python3 -m benchmarks.bench_physical
+    python3 -m benchmarks.bench_physical [--devices 1000 10000] [--rounds 5]
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import numpy as np
@@ -23,7 +26,7 @@ def plan(devices: int, unicast: bool) -> RoundPlan:
     return RoundPlan(streams, {d: MODEL_BITS for d in everyone}, everyone)
 
 
-def seconds_per_round(system, devices: int, rounds: int, unicast: bool) -> float:
+def seconds_per_round(system, devices: int, rounds: int, unicast: bool, simulator: str) -> float:
     plans = [plan(devices, unicast)] * rounds
     channel = None
     if not isinstance(system, NetworkSystem):
@@ -31,22 +34,36 @@ def seconds_per_round(system, devices: int, rounds: int, unicast: bool) -> float
         system = system.bind(system.cell.place(devices, np.random.default_rng(layout_seq)), np.full(devices, 100.0))
         channel = np.random.default_rng(fading_seq)
     start = time.perf_counter()
-    simulate_rounds(plans, system, MODEL_BITS, np.random.default_rng(0), keep_trace=False, channel_rng=channel)
+    simulate_rounds(plans, system, MODEL_BITS, np.random.default_rng(0), simulator=simulator, keep_trace=False,
+                    channel_rng=channel)
     return (time.perf_counter() - start) / rounds
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--devices", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
     normalized = NetworkSystem(rho=4, t_min=1, inv_mu=1)
-    tdma = get_cell_system("uma-3.5ghz")
-    fdma = get_cell_system("uma-3.5ghz", overrides={"uplink_access": "fdma"})
-    for devices, rounds in ((100, 50), (1000, 5)):
+    for simulator in ("timeline", "processes"):  # warm-up: imports and first calls out of the timings
+        seconds_per_round(normalized, 10, 1, False, simulator)
+        seconds_per_round(get_cell_system("uma-3.5ghz"), 10, 1, False, simulator)
+    print("| devices | downlink | normalized timeline | cell TDMA vectorized | cell TDMA processes | speed-up | cell FDMA processes |")
+    print("|---|---|---|---|---|---|---|")
+    for devices in args.devices:
+        rounds = args.rounds if devices <= 1000 else max(1, args.rounds // 5)
         for unicast in (False, True):
-            base = seconds_per_round(normalized, devices, rounds, unicast)
-            t = seconds_per_round(tdma, devices, rounds, unicast)
-            f = seconds_per_round(fdma, devices, rounds, unicast)
+            base = seconds_per_round(normalized, devices, rounds, unicast, "timeline")
+            fast = seconds_per_round(get_cell_system("uma-3.5ghz"), devices, rounds, unicast, "timeline")
+            slow = seconds_per_round(get_cell_system("uma-3.5ghz"), devices, rounds, unicast, "processes")
+            fdma = "not run"  # processor sharing recomputes every rate at every start and end: O(N^2)
+            if devices <= 1000:
+                fdma_s = seconds_per_round(get_cell_system("uma-3.5ghz", overrides={"uplink_access": "fdma"}), devices,
+                                           rounds, unicast, "processes")
+                fdma = f"{fdma_s * 1e3:.0f} ms"
             kind = "unicasts" if unicast else "broadcast"
-            print(f"{devices} devices, {kind}: normalized {base * 1e3:.1f} ms/round; "
-                  f"cell TDMA {t / base:.2f}x, cell FDMA {f / base:.2f}x")
+            print(f"| {devices:,} | {kind} | {base * 1e3:.1f} ms | {fast * 1e3:.1f} ms | {slow * 1e3:.1f} ms | "
+                  f"{slow / fast:.0f}x | {fdma} |")
 
 
 if __name__ == "__main__":

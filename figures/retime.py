@@ -40,7 +40,7 @@ def retimed_curve(folder: str | Path, system, rng: np.random.Generator,
     samples = curve.config.get("device_samples_per_update")
     if samples is None:
         raise ResultError(f"{folder} does not record its devices' samples per update (an older run): re-run it to re-time it on a cell")
-    system = dataclasses.replace(system, outage_snr_db=None)
+    system = dataclasses.replace(system, min_bps_per_hz=None)
     layout_seq, fading_seq, _ = channel_seeds(network_seq if network_seq is not None else np.random.SeedSequence(0))
     network = system.bind(system.cell.place(len(samples), np.random.default_rng(layout_seq)), samples)
     records, _ = simulate_rounds(plans, network, model_bits, rng, channel_rng=np.random.default_rng(fading_seq))

@@ -23,7 +23,8 @@ class Cell:
     Devices are uniform over the area of the annulus ``inner_radius_m <= d2D <= outer_radius_m``
     around the base station, or at the given ``distances_m`` (uniform angles). ``los``: every
     link LOS, every link NLOS, or each device's state drawn from TR 38.901 Table 7.4.2-1.
-    ``shadowing``: log-normal with the table's ``sigma_SF`` (per device, fixed).
+    ``shadowing``: log-normal with the table's ``sigma_SF`` (per device, fixed). A LOS device's
+    Ricean K-factor is drawn once, ``K_dB ~ N(mu_K, sigma_K)`` (Table 7.5-6); NLOS devices have 0.
     """
 
     scenario: str = "umi"
@@ -65,8 +66,8 @@ class Cell:
     def place(self, num_devices: int, rng: np.random.Generator) -> "CellLayout":
         """Draw the layout: positions, LOS states, shadowing.
 
-        Radius, angle, LOS and shadowing draws are always all taken, in that order, so switching
-        LOS mode or shadowing off keeps the positions (common random numbers).
+        Radius, angle, LOS, shadowing and K-factor draws are always all taken, in that order, so
+        switching LOS mode or shadowing off keeps the positions (common random numbers).
         """
         if num_devices < 1:
             raise ValueError(f"a cell needs >= 1 device, got {num_devices}")
@@ -76,6 +77,7 @@ class Cell:
         angle = rng.uniform(0.0, 2.0 * np.pi, num_devices)
         u_los = rng.random(num_devices)
         z_shadow = rng.standard_normal(num_devices)
+        z_k = rng.standard_normal(num_devices)
         if self.distances_m is not None:
             distance = np.asarray(self.distances_m, dtype=float)
         else:  # uniform over the annulus' area: r^2 uniform between the squared radii
@@ -90,18 +92,25 @@ class Cell:
         prop = self.propagation
         shadowing = z_shadow * prop.sigma_sf_db(los) if self.shadowing else np.zeros(num_devices)
         loss = prop.path_loss_db(distance, los, self.bs_height_m, self.ut_height_m, self.carrier_hz)
-        return CellLayout(distance * np.cos(angle), distance * np.sin(angle), los, shadowing, loss)
+        k_factor = np.where(los, 10.0 ** ((prop.k_factor_mu_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
+        return CellLayout(distance * np.cos(angle), distance * np.sin(angle), los, shadowing, loss, k_factor)
 
 
 @dataclass(frozen=True, eq=False)
 class CellLayout:
-    """Positions (m, base station at the origin) and the large-scale channel of each device."""
+    """Positions (m, base station at the origin) and the large-scale channel of each device;
+    ``k_factor``: its Ricean K-factor (linear; 0 for NLOS; None: all 0)."""
 
     x_m: np.ndarray
     y_m: np.ndarray
     los: np.ndarray
     shadowing_db: np.ndarray
     path_loss_db: np.ndarray
+    k_factor: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.k_factor is None:
+            object.__setattr__(self, "k_factor", np.zeros(np.shape(self.x_m)))
 
     @property
     def num_devices(self) -> int:

@@ -3,7 +3,9 @@
 Compute energy is the standard CMOS model of the wireless-FL literature: ``E = kappa C f^2``
 for ``C`` CPU cycles at clock ``f`` (Hz) with effective switched capacitance ``kappa``
 (Yang et al., "Energy efficient federated learning over wireless communication networks",
-IEEE TWC 20(3), 2021, Sec. II-C; Tran et al., INFOCOM 2019, eq. 3).
+IEEE TWC 20(3), 2021, Sec. II). Tran et al. (INFOCOM 2019, eq. 3) write the same model as
+``(alpha / 2) C f^2``: their ``alpha`` is ``2 kappa``, so a ``kappa`` taken from Yang et al.
+(1e-28) is used as is, and an ``alpha`` from Tran et al. must be halved.
 """
 
 from __future__ import annotations

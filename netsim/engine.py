@@ -9,8 +9,9 @@ moves only by the network and the compute model.
 A round is a SimPy process that computes the round's whole timeline at once
 (``netsim.timeline``, vectorized) and holds the clock until its end; ``simulator="processes"``
 runs the reference instead, one SimPy process per participant (``netsim.reference``). A round
-on a physical network (``netsim.physical``) always runs as per-device processes with outages,
-FDMA and energy (``netsim.physical_round``), its fading drawn from ``channel_rng``.
+on a physical network (``netsim.physical``), its fading drawn from ``channel_rng``, runs the
+same way: vectorized (``netsim.physical_timeline``; TDMA) or as per-device processes with
+outages, FDMA and energy (``netsim.physical_round``, the reference).
 
 Every round process returns ``(RoundOutcome, energy_j, downlink_bits)``: the energy per
 participant (joules; None off a physical network) and the bits of the streams actually sent
@@ -30,6 +31,7 @@ import simpy
 from netsim.durations import TimedSystem
 from netsim.physical import PhysicalNetwork
 from netsim.physical_round import physical_round_process
+from netsim.physical_timeline import physical_round_fast
 from netsim.plan import Learner, RoundOutcome, RoundPlan
 from netsim.reference import round_process_reference
 from netsim.timeline import round_timeline
@@ -90,7 +92,8 @@ def _round_process(simulator: str, system=None, channel_rng=None):
     if simulator not in ROUND_PROCESSES:
         raise ValueError(f"unknown simulator {simulator!r}; choose from {', '.join(ROUND_PROCESSES)}")
     if isinstance(system, PhysicalNetwork):
-        return partial(physical_round_process, channel_rng=channel_rng)
+        physical = physical_round_fast if simulator == "timeline" else physical_round_process
+        return partial(physical, channel_rng=channel_rng)
     return ROUND_PROCESSES[simulator]
 
 

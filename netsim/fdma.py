@@ -27,12 +27,14 @@ class FdmaUplink:
         self.done: dict[int, simpy.Event] = {}
         self.updated_at = env.now
         self.changed = env.event()
+        self._cached: dict[int, float] | None = None  # rates of the current set of transmitters
         env.process(self._serve_process())
 
     def transmit(self, device: int, bits: float) -> simpy.Event:
         self._advance()
         self.remaining[device] = float(bits)
         self.payload[device] = float(bits)
+        self._cached = None
         self.done[device] = event = self.env.event()
         self._wake()
         return event
@@ -42,13 +44,17 @@ class FdmaUplink:
         self._advance()
         sent = self.payload.pop(device) - self.remaining.pop(device)
         self.done.pop(device)
+        self._cached = None
         self._wake()
         return sent
 
     def _rates(self) -> dict[int, float]:
-        devices = list(self.remaining)
-        rates = self.rates_bps(np.array(devices), len(devices))
-        return dict(zip(devices, rates.tolist()))
+        """Every transmitter's rate; computed once per set of transmitters (they depend on it alone)."""
+        if self._cached is None:
+            devices = list(self.remaining)
+            rates = self.rates_bps(np.array(devices), len(devices))
+            self._cached = dict(zip(devices, rates.tolist()))
+        return self._cached
 
     def _advance(self) -> None:
         elapsed = self.env.now - self.updated_at
@@ -63,6 +69,7 @@ class FdmaUplink:
 
     def _finish(self, device: int) -> None:
         del self.remaining[device], self.payload[device]
+        self._cached = None
         self.done.pop(device).succeed(self.env.now)
 
     def _serve_process(self):

@@ -14,9 +14,9 @@ import numpy as np
 from netsim import energy
 from netsim.physical import PhysicalNetwork, RoundChannel
 
+from netsim.device_round import DEADLINE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
+
 DOWNLINK_OUTAGE = "downlink-outage"
-UPLINK_OUTAGE = "uplink-outage"
-DEADLINE = "deadline"
 
 
 class PhysicalLinks:
@@ -29,6 +29,7 @@ class PhysicalLinks:
         self._dl_out = channel.downlink_outage
         self._ul_out = channel.uplink_outage
         self._ul_bps = channel.uplink_bps
+        self.fdma_sharing = 0  # FDMA: how many share the band at most this round (set by the round)
 
     @classmethod
     def draw(cls, network: PhysicalNetwork, channel_rng: np.random.Generator | None) -> "PhysicalLinks":
@@ -39,7 +40,11 @@ class PhysicalLinks:
     def receives(self, device: int) -> bool:
         return not self._dl_out[device]
 
-    def can_upload(self, device: int) -> bool:
+    def can_upload(self, device: int, sharing: int = 0) -> bool:
+        """``sharing`` 0 (TDMA, or nothing to send): not in outage alone on the band; else not
+        in outage on a ``1/sharing`` share (``sharing`` times the SNR: FDMA)."""
+        if sharing:
+            return not self.channel.uplink_share_outage(device, sharing)
         return not self._ul_out[device]
 
     def stream_s(self, devices: Sequence[int], bits: float) -> float:

@@ -1,6 +1,6 @@
 """3GPP TR 38.901 (V16.1.0) large-scale propagation: path loss (Table 7.4.1-1), shadow-fading
-standard deviations (same table) and LOS probability (Table 7.4.2-1) for UMi street canyon and
-UMa.
+standard deviations (same table), LOS probability (Table 7.4.2-1) and the LOS Ricean K-factor's
+distribution (Table 7.5-6, ``K ~ N(mu_K, sigma_K)`` in dB) for UMi street canyon and UMa.
 
 Distances in metres, the carrier in Hz (the table's ``fc`` is in GHz: ``fc = carrier_hz / 1e9``),
 heights in metres. The formulas hold for ``10 m <= d2D <= 5 km`` (Table 7.4.1-1) and
@@ -95,6 +95,8 @@ class PropagationScenario:
     sigma_sf_nlos_db: float
     los_probability: object
     max_ut_height_m: float  # Table 7.4.1-1: 1.5 <= h_UT <= 22.5 m; UMa below 13 m so that h_E = 1 m
+    k_factor_mu_db: float  # Table 7.5-6, LOS: Ricean K-factor mean (dB) ...
+    k_factor_sigma_db: float  # ... and standard deviation (dB)
 
     def path_loss_db(self, d2d_m, los, bs_height_m: float, ut_height_m: float, carrier_hz: float) -> np.ndarray:
         """Per device: LOS or NLOS path loss (``los`` a boolean per device)."""
@@ -107,8 +109,8 @@ class PropagationScenario:
 
 
 SCENARIOS: dict[str, PropagationScenario] = {
-    "umi": PropagationScenario("umi", umi_los_db, umi_nlos_db, 4.0, 7.82, umi_los_probability, 22.5),
-    "uma": PropagationScenario("uma", uma_los_db, uma_nlos_db, 4.0, 6.0, uma_los_probability, 13.0),
+    "umi": PropagationScenario("umi", umi_los_db, umi_nlos_db, 4.0, 7.82, umi_los_probability, 22.5, 9.0, 5.0),
+    "uma": PropagationScenario("uma", uma_los_db, uma_nlos_db, 4.0, 6.0, uma_los_probability, 13.0, 9.0, 3.5),
 }
 
 

@@ -1,10 +1,12 @@
-"""The physical network system: a cell, link budgets, Rayleigh block fading, Shannon rates,
-outages, compute in CPU cycles, and energy. Time is in seconds, energy in joules.
+"""The physical network system: a cell, link budgets, block fading (Ricean LOS, Rayleigh NLOS;
+flat or over independent subbands), Shannon rates with a gap, a cap and an outage floor, FDD or
+TDD, compute in CPU cycles, and energy. Time is in seconds, energy in joules.
 
 A ``PhysicalSystem`` is the configuration (what a preset names); ``bind`` places the devices
 (one layout per run) and gives the ``PhysicalNetwork`` the engine drives. Each round the
-network draws one ``RoundChannel``: every device's downlink and uplink SNR for the round
-(block fading: constant within the round, independent across rounds and directions).
+network draws one ``RoundChannel``: every device's downlink and uplink fading for the round
+(block fading: constant within the round, independent across rounds; under FDD independent
+across directions, under TDD the same draw both ways: one carrier, a reciprocal channel).
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from typing import Sequence
 
 import numpy as np
 
-from netsim import energy, radio
+from netsim import duplex, energy, fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.distributions import ShiftedExponential
 from netsim.system import TIMING_MODES
 
-FADING_MODELS = ("rayleigh", "none")
+FADING_MODELS = fading.FADING_MODELS
 PLANNING_DRAWS = 1000
+PLANNING_BLOCK = 100  # planning draws per block (bounds memory: block x devices x subbands)
 UPLINK_ACCESS = ("tdma", "fdma")
 
 
@@ -54,9 +57,16 @@ class PhysicalSystem:
     in outage (a multicast is only as fast as its worst receiver). Uplink: ``tdma`` (one device
     at a time on the whole band, first come first served) or ``fdma`` (the band split equally
     among the devices transmitting at that moment, each putting its whole power into its share).
-    A device whose SNR in the round is below ``outage_snr_db`` misses its downlink (it neither
-    computes nor uploads) or cannot upload. Compute: ``cycles_per_sample x samples / cpu_hz``
-    plus an exponential extra delay of mean ``compute_extra_s`` (the shifted exponential of the
+
+    A link's spectral efficiency in a round is the mean over ``subbands`` independently faded
+    subbands of ``min(max_bps_per_hz, log2(1 + SNR |h_s|^2 / gap))`` (``subbands = 1``: flat
+    fading); its rate is that times its bandwidth times its duplex share (FDD 1; TDD the
+    pattern's downlink or uplink share of the one carrier, ``netsim.duplex``). A link whose
+    efficiency is below ``min_bps_per_hz`` is in outage (on FDMA, tested on the share the device
+    gets when it starts), whatever the gap: the threshold SNR is ``gap (2^min - 1)``. A device in
+    downlink outage misses its model (it neither computes nor uploads); in uplink outage it
+    computes but cannot upload. Compute: ``cycles_per_sample x samples / cpu_hz`` plus an
+    exponential extra delay of mean ``compute_extra_s`` (the shifted exponential of the
     normalized model, now in seconds), both times the plan's compute scale.
     """
 
@@ -66,8 +76,14 @@ class PhysicalSystem:
     fading: str = "rayleigh"
     snr_gap_db: float = 0.0
     max_bps_per_hz: float | None = None
-    outage_snr_db: float | None = None
+    min_bps_per_hz: float | None = None
     uplink_access: str = "tdma"
+    subbands: int = 1
+    bs_antenna_gain_dbi: float = 0.0
+    ue_antenna_gain_dbi: float = 0.0
+    duplex: str = "fdd"
+    tdd_pattern: str = "DDDSU"
+    tdd_special_symbols: str = "10:2:2"
     cycles_per_sample: float = 0.0
     cpu_hz: float = 1e9
     kappa: float = 0.0
@@ -87,6 +103,19 @@ class PhysicalSystem:
             raise ValueError(f"SNR gap must be >= 0 dB, got {self.snr_gap_db:g}")
         if self.max_bps_per_hz is not None and not self.max_bps_per_hz > 0:
             raise ValueError(f"rate cap must be > 0 bit/s/Hz, got {self.max_bps_per_hz:g}")
+        if self.min_bps_per_hz is not None and not self.min_bps_per_hz > 0:
+            raise ValueError(f"outage floor min_bps_per_hz must be > 0 bit/s/Hz, got {self.min_bps_per_hz:g}")
+        if None not in (self.min_bps_per_hz, self.max_bps_per_hz) and self.min_bps_per_hz >= self.max_bps_per_hz:
+            raise ValueError(f"outage floor {self.min_bps_per_hz:g} must be below the rate cap {self.max_bps_per_hz:g} bit/s/Hz")
+        if isinstance(self.subbands, bool) or not isinstance(self.subbands, (int, np.integer)) or self.subbands < 1:
+            raise ValueError(f"subbands must be an integer >= 1, got {self.subbands!r}")
+        if self.duplex not in duplex.DUPLEX_MODES:
+            raise ValueError(f"unknown duplex mode {self.duplex!r}; choose from {', '.join(duplex.DUPLEX_MODES)}")
+        if self.duplex == "tdd":
+            duplex.tdd_shares(self.tdd_pattern, self.tdd_special_symbols)
+            if self.downlink.bandwidth_hz != self.uplink.bandwidth_hz:
+                raise ValueError(f"TDD shares one carrier: downlink and uplink bandwidth must be equal, got "
+                                 f"{self.downlink.bandwidth_hz:g} and {self.uplink.bandwidth_hz:g} Hz")
         if not self.cpu_hz > 0:
             raise ValueError(f"CPU frequency must be > 0 Hz, got {self.cpu_hz:g}")
         for name in ("cycles_per_sample", "kappa", "compute_extra_s", "receive_power_w"):
@@ -99,8 +128,9 @@ class PhysicalSystem:
 
     @classmethod
     def from_dict(cls, data: dict) -> "PhysicalSystem":
-        """From ``dataclasses.asdict`` form (as recorded in a result folder's config)."""
-        fields = {f: data[f] for f in cls.__dataclass_fields__ if f not in ("cell", "downlink", "uplink")}
+        """From ``dataclasses.asdict`` form (as recorded in a result folder's config); fields a
+        record lacks take their defaults."""
+        fields = {f: data[f] for f in cls.__dataclass_fields__ if f not in ("cell", "downlink", "uplink") and f in data}
         cell = dict(data["cell"])
         if cell.get("distances_m") is not None:
             cell["distances_m"] = tuple(cell["distances_m"])
@@ -118,27 +148,65 @@ class PhysicalSystem:
         samples = np.asarray(samples_per_update, dtype=float)
         if samples.shape != (layout.num_devices,):
             raise ValueError(f"{samples.size} sample counts for {layout.num_devices} devices")
-        fades = None
-        if planning_rng is not None and self.fading == "rayleigh":
-            fades = planning_rng.exponential(1.0, size=(PLANNING_DRAWS, layout.num_devices))
-        return PhysicalNetwork(self, layout, samples, fades)
+        efficiency = None
+        if planning_rng is not None and self.fading != "none":
+            mean_dl = self.mean_snr_db(layout)[0]
+            efficiency = np.concatenate([
+                self.efficiency(mean_dl, self.draw_fades(planning_rng, layout.k_factor, (PLANNING_BLOCK,)))
+                for _ in range(PLANNING_DRAWS // PLANNING_BLOCK)])
+        return PhysicalNetwork(self, layout, samples, efficiency)
+
+    @property
+    def shares(self) -> tuple[float, float]:
+        """(downlink, uplink) fraction of the time each direction has its carrier: 1 and 1
+        under FDD; the slot pattern's shares under TDD (``netsim.duplex.tdd_shares``)."""
+        if self.duplex == "tdd":
+            return duplex.tdd_shares(self.tdd_pattern, self.tdd_special_symbols)
+        return 1.0, 1.0
+
+    @property
+    def outage_snr_db(self) -> float | None:
+        """The flat-fading SNR below which a link is in outage: ``gap (2^min - 1)`` in dB."""
+        if self.min_bps_per_hz is None:
+            return None
+        return float(radio.efficiency_snr_db(self.min_bps_per_hz, self.snr_gap_db))
 
     def mean_snr_db(self, layout: CellLayout) -> tuple[np.ndarray, np.ndarray]:
-        """Per device, the downlink and uplink SNR without small-scale fading (its mean under
-        Rayleigh fading, which has ``E|h|^2 = 1``)."""
+        """Per device, the downlink and uplink SNR without small-scale fading (its mean, since
+        ``E|h|^2 = 1``): transmit power, both antennas' gains, large-scale gain, noise."""
         gain = layout.gain_db
-        dl = radio.snr_db(self.downlink.tx_power_dbm, gain, self.downlink.bandwidth_hz, self.downlink.noise_figure_db)
-        ul = radio.snr_db(self.uplink.tx_power_dbm, gain, self.uplink.bandwidth_hz, self.uplink.noise_figure_db)
+        antennas = self.bs_antenna_gain_dbi + self.ue_antenna_gain_dbi
+        dl = radio.snr_db(self.downlink.tx_power_dbm, gain, self.downlink.bandwidth_hz, self.downlink.noise_figure_db, antennas)
+        ul = radio.snr_db(self.uplink.tx_power_dbm, gain, self.uplink.bandwidth_hz, self.uplink.noise_figure_db, antennas)
         return dl, ul
 
+    def efficiency(self, snr_db, fades=None) -> np.ndarray:
+        """Spectral efficiency (bit/s/Hz) of links of mean SNR ``snr_db`` (..., devices): the mean
+        over the last axis of ``fades`` (..., devices, subbands) of the capped Shannon
+        efficiency at ``SNR |h_s|^2``; without fades, at the SNR itself."""
+        snr = radio.db_to_linear(snr_db)
+        if fades is None:
+            return radio.spectral_efficiency(snr, self.snr_gap_db, self.max_bps_per_hz)
+        return radio.spectral_efficiency(snr[..., None] * fades, self.snr_gap_db, self.max_bps_per_hz).mean(axis=-1)
+
     def rate_bps(self, bandwidth_hz, snr_db) -> np.ndarray:
+        """Shannon rate of a flat link at ``snr_db`` with all its band all the time (no share)."""
         return radio.shannon_rate_bps(bandwidth_hz, radio.db_to_linear(snr_db), self.snr_gap_db, self.max_bps_per_hz)
 
+    def below_floor(self, efficiency) -> np.ndarray:
+        """Outage: the efficiency is below ``min_bps_per_hz`` (never without a floor)."""
+        efficiency = np.asarray(efficiency, dtype=float)
+        if self.min_bps_per_hz is None:
+            return np.zeros(efficiency.shape, dtype=bool)
+        return efficiency < self.min_bps_per_hz
+
     def in_outage(self, snr_db) -> np.ndarray:
-        snr = np.asarray(snr_db, dtype=float)
-        if self.outage_snr_db is None:
-            return np.zeros(snr.shape, dtype=bool)
-        return snr < self.outage_snr_db
+        """Outage of flat links at ``snr_db``."""
+        return self.below_floor(self.efficiency(snr_db))
+
+    def draw_fades(self, rng: np.random.Generator, k_factor: np.ndarray, draws: tuple[int, ...] = ()) -> np.ndarray:
+        """``|h|^2`` of shape ``draws + (devices, subbands)`` under this system's fading."""
+        return fading.power_gains(rng, self.fading, k_factor, tuple(draws) + (np.size(k_factor), self.subbands))
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,7 +216,7 @@ class PhysicalNetwork:
     system: PhysicalSystem
     layout: CellLayout
     samples_per_update: np.ndarray
-    planning_fades: np.ndarray | None = None  # draws x devices, |h|^2 samples for airtime estimates
+    planning_efficiency: np.ndarray | None = None  # draws x devices: downlink bit/s/Hz samples for airtime estimates
 
     @property
     def mode(self) -> str:
@@ -171,28 +239,33 @@ class PhysicalNetwork:
         from the devices' mean SNRs (long-term channel reports): the mean, over its own fading
         samples, of ``1 / rate of the weakest member not in outage`` (samples where every member
         is in outage send nothing and are left out). Without fading: ``1 / rate(min SNR)``."""
-        mean_dl = self._mean_downlink_snr_db
         members = list(devices)
-        if self.planning_fades is None:
-            snr_db = mean_dl[members][None, :]
+        if self.planning_efficiency is None:
+            efficiency = self.system.efficiency(self._mean_downlink_snr_db[members])[None, :]
         else:
-            snr_db = mean_dl[members][None, :] + radio.linear_to_db(self.planning_fades[:, members])
-        rates = self.system.rate_bps(self.system.downlink.bandwidth_hz, snr_db)
-        rates = np.where(self.system.in_outage(snr_db), np.inf, rates).min(axis=1)
+            efficiency = self.planning_efficiency[:, members]
+        rates = self.downlink_bps(efficiency)
+        rates = np.where(self.system.below_floor(efficiency), np.inf, rates).min(axis=1)
         sent = np.isfinite(rates)
         if not sent.any():
             return float("inf")
         return float(np.mean(1.0 / rates[sent]))
 
+    def downlink_bps(self, efficiency) -> np.ndarray:
+        """Downlink rate at ``efficiency`` bit/s/Hz: its bandwidth times its duplex share."""
+        return self.system.shares[0] * self.system.downlink.bandwidth_hz * np.asarray(efficiency, dtype=float)
+
+    def uplink_bps(self, efficiency, sharing: int = 1) -> np.ndarray:
+        """Uplink rate on ``1/sharing`` of the band at ``efficiency``: bandwidth / sharing times share."""
+        return self.system.shares[1] * (self.system.uplink.bandwidth_hz / sharing) * np.asarray(efficiency, dtype=float)
+
     def draw_round(self, rng: np.random.Generator) -> "RoundChannel":
-        """One round's block fading: ``|h|^2 ~ Exp(1)`` per device and direction (downlink first)."""
-        n = self.layout.num_devices
-        if self.system.fading == "rayleigh":
-            fades = rng.exponential(1.0, size=(2, n))
-        else:
-            fades = np.ones((2, n))
-        mean_dl, mean_ul = self.system.mean_snr_db(self.layout)
-        return RoundChannel(self, mean_dl + radio.linear_to_db(fades[0]), mean_ul + radio.linear_to_db(fades[1]))
+        """One round's block fading, downlink first; TDD: the uplink sees the same draw
+        (reciprocity); FDD: its own."""
+        k = self.layout.k_factor
+        downlink = self.system.draw_fades(rng, k)
+        uplink = downlink if self.system.duplex == "tdd" else self.system.draw_fades(rng, k)
+        return RoundChannel(self, downlink, uplink)
 
     def cycles(self, device: int, scale: float = 1.0) -> float:
         return scale * self.system.cycles_per_sample * float(self.samples_per_update[device])
@@ -208,32 +281,62 @@ class PhysicalNetwork:
 
 @dataclass(frozen=True, eq=False)
 class RoundChannel:
-    """Every device's SNR in one round, and what follows: rates, outages, airtimes."""
+    """Every device's fading in one round (``|h|^2``, devices x subbands, each direction), and
+    what follows: efficiencies, rates, outages, airtimes."""
 
     network: PhysicalNetwork
-    downlink_snr_db: np.ndarray
-    uplink_snr_db: np.ndarray
+    downlink_fade: np.ndarray
+    uplink_fade: np.ndarray
 
     @property
     def system(self) -> PhysicalSystem:
         return self.network.system
 
     @functools.cached_property
+    def _mean_snr_db(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.system.mean_snr_db(self.network.layout)
+
+    @functools.cached_property
+    def downlink_efficiency(self) -> np.ndarray:
+        """bit/s/Hz per device: the mean over its subbands."""
+        return self.system.efficiency(self._mean_snr_db[0], self.downlink_fade)
+
+    @functools.cached_property
+    def uplink_efficiency(self) -> np.ndarray:
+        return self.system.efficiency(self._mean_snr_db[1], self.uplink_fade)
+
+    @property
+    def downlink_snr_db(self) -> np.ndarray:
+        """Effective SNR: the flat SNR of the same efficiency (before the cap), per device."""
+        return self._effective_snr_db(self._mean_snr_db[0], self.downlink_fade)
+
+    @property
+    def uplink_snr_db(self) -> np.ndarray:
+        return self._effective_snr_db(self._mean_snr_db[1], self.uplink_fade)
+
+    def _effective_snr_db(self, mean_db, fades) -> np.ndarray:
+        if fades.shape[-1] == 1:
+            return mean_db + radio.linear_to_db(fades[:, 0])
+        uncapped = radio.spectral_efficiency(radio.db_to_linear(mean_db)[:, None] * fades, self.system.snr_gap_db).mean(axis=-1)
+        return radio.efficiency_snr_db(uncapped, self.system.snr_gap_db)
+
+    @functools.cached_property
     def downlink_bps(self) -> np.ndarray:
-        return self.system.rate_bps(self.system.downlink.bandwidth_hz, self.downlink_snr_db)
+        return self.network.downlink_bps(self.downlink_efficiency)
 
     @functools.cached_property
     def uplink_bps(self) -> np.ndarray:
         """Each device's rate alone on the whole uplink band (TDMA)."""
-        return self.system.rate_bps(self.system.uplink.bandwidth_hz, self.uplink_snr_db)
+        return self.network.uplink_bps(self.uplink_efficiency)
 
     @functools.cached_property
     def downlink_outage(self) -> np.ndarray:
-        return self.system.in_outage(self.downlink_snr_db)
+        return self.system.below_floor(self.downlink_efficiency)
 
     @functools.cached_property
     def uplink_outage(self) -> np.ndarray:
-        return self.system.in_outage(self.uplink_snr_db)
+        """Outage alone on the whole band (TDMA)."""
+        return self.system.below_floor(self.uplink_efficiency)
 
     def stream_rate_bps(self, devices: Sequence[int]) -> float:
         """The rate of the weakest listener not in outage; 0 when every listener is."""
@@ -247,12 +350,19 @@ class RoundChannel:
         rate = self.stream_rate_bps(devices)
         return bits / rate if rate > 0 else 0.0
 
+    def uplink_share_efficiency(self, devices, sharing: int) -> np.ndarray:
+        """FDMA: efficiency on ``1/sharing`` of the band with the device's whole power in it, so
+        its SNR there is ``sharing`` times the full-band SNR (a device or an array)."""
+        snr_db = self._mean_snr_db[1][devices] + radio.linear_to_db(sharing)
+        return self.system.efficiency(snr_db, self.uplink_fade[devices])
+
     def uplink_share_bps(self, devices, sharing: int):
-        """FDMA: the devices' rates on ``1/sharing`` of the band each, with their whole power in
-        it, so their SNR there is ``sharing`` times the full-band SNR (a device or an array)."""
-        snr = radio.db_to_linear(self.uplink_snr_db[devices]) * sharing
-        width = self.system.uplink.bandwidth_hz / sharing
-        return radio.shannon_rate_bps(width, snr, self.system.snr_gap_db, self.system.max_bps_per_hz)
+        """FDMA: the devices' rates on ``1/sharing`` of the band each (a device or an array)."""
+        return self.network.uplink_bps(self.uplink_share_efficiency(devices, sharing), sharing)
+
+    def uplink_share_outage(self, device: int, sharing: int) -> bool:
+        """FDMA: outage tested on the SNR of the share (``sharing`` times the full-band SNR)."""
+        return bool(self.system.below_floor(self.uplink_share_efficiency(device, sharing)))
 
 
 def channel_seeds(network_seq: np.random.SeedSequence) -> tuple[np.random.SeedSequence, ...]:

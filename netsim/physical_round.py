@@ -5,20 +5,21 @@ downlink and uplink outages, a TDMA or FDMA uplink, and every device's energy on
 A listener in downlink outage misses its model (no compute, no upload; dropped with reason
 ``downlink-outage``); a device in uplink outage computes but cannot upload
 (``uplink-outage``); with a deadline, late devices are dropped as on the normalized systems
-(``deadline``; an FDMA upload still running at it is cut there, its airtime paid). Trace
+(``deadline``; an FDMA upload still running at it is cut there, its airtime paid). On FDMA the
+uplink outage is tested on the narrowest share the round can give (the band split among all the
+round's uploaders that received their model: that many times the full-band SNR). Trace
 events carry the device's energy: ``receive`` (one per device and stream it got), ``compute``
 (prorated when cut), ``uplink`` and cut FDMA uploads (``dropped``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import simpy
 
+from netsim.device_round import Deadline, device_process
 from netsim.fdma import FdmaUplink
-from netsim.links import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE, PhysicalLinks
+from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
 from netsim.physical import PhysicalNetwork
 from netsim.plan import RoundOutcome, RoundPlan
 from netsim.trace import TraceEvent
@@ -51,71 +52,6 @@ def downlink_process(env, plan: RoundPlan, links, received, trace, server_round)
                 received[device].succeed()
 
 
-def device_process(env, device, received, compute_s, compute_j, computed, barrier, uplink, links, uplink_bits, deadline, trace, server_round):
-    """Wait for the model, compute, (barrier mode: wait for everyone), upload.
-
-    Returns True when the update arrived; a device still computing at the deadline, or whose
-    upload would end after it, is dropped and sends nothing; a device in uplink outage computes
-    but cannot upload. On FDMA, an upload still running at the deadline is cut there.
-    """
-    yield received
-    start = env.now
-    computing = env.timeout(compute_s)
-    if deadline:
-        yield computing | deadline.event
-    else:
-        yield computing
-    done = 1.0 if compute_s == 0 else (env.now - start) / compute_s
-    trace.append(TraceEvent(server_round, "compute", device, start, env.now, 0.0, compute_j * done))
-    if env.now < start + compute_s:  # the deadline came first
-        computed.succeed(False)
-        trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DEADLINE))
-        return False
-    computed.succeed(True)
-    if barrier is not None:
-        yield barrier
-    if not links.can_upload(device):
-        trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, UPLINK_OUTAGE))
-        return False
-    if uplink_bits == 0:
-        return True
-    if links.uplink_access == "fdma":
-        return (yield from _fdma_upload(env, device, uplink, links, uplink_bits, deadline, trace, server_round))
-    uplink_s = links.uplink_s(device, uplink_bits)
-    if uplink_s == 0:
-        return True
-    with uplink.request() as slot:
-        yield slot
-        if deadline and env.now + uplink_s > deadline.at:
-            trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DEADLINE))
-            return False
-        start = env.now
-        yield env.timeout(uplink_s)
-        trace.append(TraceEvent(server_round, "uplink", device, start, env.now, uplink_bits, links.transmit_j(device, uplink_s)))
-    return True
-
-
-def _fdma_upload(env, device, uplink: FdmaUplink, links, bits, deadline, trace, server_round):
-    start = env.now
-    sent = uplink.transmit(device, bits)
-    if deadline:
-        yield sent | deadline.event
-    else:
-        yield sent
-    if not sent.processed:  # the deadline came first: the upload is cut, its airtime spent
-        got = uplink.abort(device)
-        trace.append(TraceEvent(server_round, "dropped", device, start, env.now, got, links.transmit_j(device, env.now - start), DEADLINE))
-        return False
-    trace.append(TraceEvent(server_round, "uplink", device, start, env.now, bits, links.transmit_j(device, env.now - start)))
-    return True
-
-
-@dataclass(frozen=True)
-class _Deadline:
-    at: float
-    event: simpy.Event
-
-
 def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_bits: float, rng: np.random.Generator, trace,
                            server_round, channel_rng=None):
     """One round on a physical network; returns its ``RoundOutcome`` (who received, computed,
@@ -133,7 +69,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     first_event = len(trace)
     deadline = None
     if system.deadline is not None:
-        deadline = _Deadline(env.now + system.deadline, env.timeout(system.deadline))
+        deadline = Deadline(env.now + system.deadline, env.timeout(system.deadline))
     listening = {device for stream in plan.streams for device in stream.devices}
     received = {device: env.event() for device in participants if device in listening}
     downlink = env.process(downlink_process(env, plan, links, received, trace, server_round))
@@ -144,6 +80,8 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     else:
         uplink = simpy.Resource(env, capacity=1)
     missed = {device for device in received if not links.receives(device)}
+    if links.uplink_access == "fdma":
+        links.fdma_sharing = sum(1 for d in participants if d not in missed and plan.uplink_bits.get(d, 0.0) > 0)
     processes = {}
     for device, draw in zip(participants, draws):
         if device in missed:  # it never gets its model: no compute, no upload

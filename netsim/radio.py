@@ -29,15 +29,29 @@ def noise_power_dbm(bandwidth_hz: float, noise_figure_db: float) -> float:
     return THERMAL_NOISE_DBM_PER_HZ + 10.0 * np.log10(bandwidth_hz) + noise_figure_db
 
 
-def snr_db(tx_power_dbm: float, channel_gain_db, bandwidth_hz: float, noise_figure_db: float) -> np.ndarray:
-    """Received SNR: ``P_tx + G - N`` in dB, ``G = -(path loss + shadowing) + fading`` (dB)."""
-    return tx_power_dbm + np.asarray(channel_gain_db, dtype=float) - noise_power_dbm(bandwidth_hz, noise_figure_db)
+def snr_db(tx_power_dbm: float, channel_gain_db, bandwidth_hz: float, noise_figure_db: float,
+           antenna_gains_dbi: float = 0.0) -> np.ndarray:
+    """Received SNR: ``P_tx + G_tx + G_rx + G - N`` in dB, ``G = -(path loss + shadowing)``
+    (dB), ``G_tx + G_rx`` the two antennas' gains (dBi) summed."""
+    return (tx_power_dbm + antenna_gains_dbi + np.asarray(channel_gain_db, dtype=float)
+            - noise_power_dbm(bandwidth_hz, noise_figure_db))
 
 
-def shannon_rate_bps(bandwidth_hz, snr_linear, snr_gap_db: float = 0.0, max_bps_per_hz: float | None = None) -> np.ndarray:
-    """``R = B log2(1 + SNR / gap)``, capped at ``B * max_bps_per_hz`` when a cap is given (a
+def spectral_efficiency(snr_linear, snr_gap_db: float = 0.0, max_bps_per_hz: float | None = None) -> np.ndarray:
+    """``log2(1 + SNR / gap)`` bit/s/Hz, capped at ``max_bps_per_hz`` when a cap is given (a
     finite set of modulation and coding schemes tops out, e.g. TS 38.214 Table 5.2.2.1-2)."""
     efficiency = np.log2(1.0 + np.asarray(snr_linear, dtype=float) / db_to_linear(snr_gap_db))
     if max_bps_per_hz is not None:
         efficiency = np.minimum(efficiency, max_bps_per_hz)
-    return np.asarray(bandwidth_hz, dtype=float) * efficiency
+    return efficiency
+
+
+def efficiency_snr_db(bps_per_hz, snr_gap_db: float = 0.0) -> np.ndarray:
+    """The SNR (dB) at which ``log2(1 + SNR / gap)`` equals ``bps_per_hz``: ``gap (2^e - 1)``.
+    E.g. TS 38.214 CQI 1 (0.1523 bit/s/Hz) needs -9.53 dB with no gap, -9.53 + gap dB with one."""
+    return linear_to_db(np.expm1(np.asarray(bps_per_hz, dtype=float) * np.log(2.0))) + snr_gap_db
+
+
+def shannon_rate_bps(bandwidth_hz, snr_linear, snr_gap_db: float = 0.0, max_bps_per_hz: float | None = None) -> np.ndarray:
+    """``R = B log2(1 + SNR / gap)``, capped at ``B * max_bps_per_hz`` (``spectral_efficiency``)."""
+    return np.asarray(bandwidth_hz, dtype=float) * spectral_efficiency(snr_linear, snr_gap_db, max_bps_per_hz)

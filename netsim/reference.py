@@ -1,18 +1,18 @@
 """The reference round: one SimPy process per participant.
 
 The downlink sends the streams one after another; each device waits for its model, computes,
-(barrier mode: waits for everyone) and queues for the shared uplink (FIFO). The fast engine
+(barrier mode: waits for everyone) and queues for the shared uplink (FIFO): the device process
+of ``netsim.device_round``, shared with the cell, its airtimes given by ``FixedLinks``. The fast engine
 (``netsim.timeline``) is tested against these processes on the same durations: same arrivals,
 same round end, same trace in the same order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import simpy
 
+from netsim.device_round import Deadline, device_process
 from netsim.durations import RoundDurations, TimedSystem
 from netsim.plan import RoundOutcome, RoundPlan
 from netsim.trace import TraceEvent
@@ -30,44 +30,24 @@ def downlink_process(env, plan: RoundPlan, stream_s, received, trace, server_rou
                 received[device].succeed()
 
 
-def device_process(env, device, received, compute_s, computed, barrier, uplink, uplink_s, uplink_bits, deadline, trace, server_round):
-    """Wait for the model, compute, (barrier mode: wait for everyone), upload.
+class FixedLinks:
+    """The ``links`` of ``netsim.device_round`` for a normalized system: no outage, one TDMA
+    uplink, each participant's airtime from its durations, no energy."""
 
-    Returns True when the update arrived; a device still computing at the deadline, or whose
-    upload would end after it, is dropped and sends nothing.
-    """
-    yield received
-    start = env.now
-    computing = env.timeout(compute_s)
-    if deadline:
-        yield computing | deadline.event
-    else:
-        yield computing
-    trace.append(TraceEvent(server_round, "compute", device, start, env.now, 0.0))
-    cut = env.now < start + compute_s  # the deadline came first
-    computed.succeed(not cut)
-    if cut:
-        trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, "deadline"))
-        return False
-    if barrier is not None:
-        yield barrier
-    if uplink_s == 0:
+    uplink_access = "tdma"
+    fdma_sharing = 0
+
+    def __init__(self, participants, uplink_s):
+        self._uplink_s = dict(zip(participants, uplink_s))
+
+    def can_upload(self, device: int, sharing: int = 0) -> bool:
         return True
-    with uplink.request() as slot:
-        yield slot
-        if deadline and env.now + uplink_s > deadline.at:
-            trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, "deadline"))
-            return False
-        start = env.now
-        yield env.timeout(uplink_s)
-        trace.append(TraceEvent(server_round, "uplink", device, start, env.now, uplink_bits))
-    return True
 
+    def uplink_s(self, device: int, bits: float) -> float:
+        return self._uplink_s[device]
 
-@dataclass(frozen=True)
-class _Deadline:
-    at: float
-    event: simpy.Event
+    def transmit_j(self, device: int, airtime_s: float) -> float:
+        return 0.0
 
 
 def round_process_reference(env, plan: RoundPlan, system: TimedSystem, model_bits: float, rng: np.random.Generator, trace, server_round):
@@ -86,13 +66,14 @@ def _processes(env, plan: RoundPlan, durations: RoundDurations, mode: str, deadl
     uplink_s = durations.uplink_s.tolist()
     deadline = None
     if deadline_s is not None:
-        deadline = _Deadline(env.now + deadline_s, env.timeout(deadline_s))
+        deadline = Deadline(env.now + deadline_s, env.timeout(deadline_s))
     listening = {device for stream in plan.streams for device in stream.devices}
     received = {device: env.event() for device in participants if device in listening}
     downlink = env.process(downlink_process(env, plan, stream_s, received, trace, server_round))
     computed = {device: env.event() for device in participants}
     barrier = env.all_of(list(computed.values())) if mode == "barrier" else None
     uplink = simpy.Resource(env, capacity=1)
+    links = FixedLinks(participants, uplink_s)
     processes = []
     for index, device in enumerate(participants):
         if barrier is not None:
@@ -100,8 +81,8 @@ def _processes(env, plan: RoundPlan, durations: RoundDurations, mode: str, deadl
         else:  # a device that receives nothing this round starts at once
             start_signal = received[device] if device in received else env.timeout(0)
         processes.append(env.process(device_process(
-            env, device, start_signal, compute_s[index], computed[device], barrier,
-            uplink, uplink_s[index], plan.uplink_bits.get(device, 0.0), deadline, trace, server_round,
+            env, device, start_signal, compute_s[index], 0.0, computed[device], barrier,
+            uplink, links, plan.uplink_bits.get(device, 0.0), deadline, trace, server_round,
         )))
     yield downlink
     yield env.all_of(processes)

@@ -14,11 +14,11 @@ from scenarios.settings import MAX_CELL_DRAWS, MAX_DEVICES, MAX_ROUNDS, Setting
 
 
 def cell_draws(name: str, seed: int, devices: int, overrides: dict | None, rounds: int):
-    """(parameters, system, layout, per-round downlink and uplink SNR in dB, rounds x devices)."""
+    """(parameters, system, layout, the rounds' channels: ``netsim.physical.RoundChannel``)."""
     Setting(int, low=1, high=MAX_DEVICES).check("--devices", devices)
     Setting(int, low=1, high=MAX_ROUNDS).check("--rounds", rounds)
     if devices * rounds > MAX_CELL_DRAWS:
-        raise UsageError(f"--devices x --rounds must be at most {MAX_CELL_DRAWS:,} (SNR draws held in memory), got {devices * rounds:,}")
+        raise UsageError(f"--devices x --rounds must be at most {MAX_CELL_DRAWS:,} (channel draws held in memory), got {devices * rounds:,}")
     parameters = cell_parameters(name, overrides)
     system = physical_system(parameters)
     layout_seq, fading_seq, _ = channel_seeds(seed_streams(seed)[2])
@@ -29,17 +29,16 @@ def cell_draws(name: str, seed: int, devices: int, overrides: dict | None, round
     network = system.bind(layout, np.ones(devices))
     rng = np.random.default_rng(fading_seq)
     channels = [network.draw_round(rng) for _ in range(rounds)]
-    dl = np.array([c.downlink_snr_db for c in channels])
-    ul = np.array([c.uplink_snr_db for c in channels])
-    return parameters, system, layout, dl, ul
+    return parameters, system, layout, channels
 
 
 def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict | None = None, rounds: int = 1000) -> dict:
-    parameters, system, layout, dl, ul = cell_draws(name, seed, devices, overrides, rounds)
+    parameters, system, layout, channels = cell_draws(name, seed, devices, overrides, rounds)
     mean_dl, mean_ul = system.mean_snr_db(layout)
-    dl_rate = system.rate_bps(system.downlink.bandwidth_hz, dl)
-    ul_rate = system.rate_bps(system.uplink.bandwidth_hz, ul)
-    dl_out, ul_out = system.in_outage(dl), system.in_outage(ul)
+    stack = lambda name: np.array([getattr(c, name) for c in channels])  # noqa: E731
+    dl, ul = stack("downlink_snr_db"), stack("uplink_snr_db")  # effective SNRs
+    dl_rate, ul_rate = stack("downlink_bps"), stack("uplink_bps")
+    dl_out, ul_out = stack("downlink_outage"), stack("uplink_outage")
     # a broadcast per round runs at its weakest listener not in outage
     usable = np.where(dl_out, np.inf, dl_rate)
     broadcast = usable.min(axis=1)
@@ -53,7 +52,8 @@ def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict |
         {
             "device": d,
             "x_m": float(layout.x_m[d]), "y_m": float(layout.y_m[d]), "distance_m": float(layout.distance_m[d]),
-            "los": bool(layout.los[d]), "path_loss_db": float(layout.path_loss_db[d]),
+            "los": bool(layout.los[d]), "k_factor_db": float(10 * np.log10(layout.k_factor[d])) if layout.los[d] else None,
+            "path_loss_db": float(layout.path_loss_db[d]),
             "shadowing_db": float(layout.shadowing_db[d]),
             "downlink_snr_db": float(mean_dl[d]), "uplink_snr_db": float(mean_ul[d]),
             "downlink_outage": float(dl_out[:, d].mean()), "uplink_outage": float(ul_out[:, d].mean()),
@@ -75,6 +75,9 @@ def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict |
             "downlink_noise_dbm": float(radio.noise_power_dbm(system.downlink.bandwidth_hz, system.downlink.noise_figure_db)),
             "uplink_noise_dbm": float(radio.noise_power_dbm(system.uplink.bandwidth_hz, system.uplink.noise_figure_db)),
             "breakpoint_distance_m": pathloss.breakpoint_distance_m(cell.bs_height_m, cell.ut_height_m, cell.carrier_hz),
+            "downlink_share": system.shares[0],
+            "uplink_share": system.shares[1],
+            "outage_snr_db": system.outage_snr_db,
         },
         "device_table": table,
         "summary": {

@@ -3,26 +3,32 @@ like the normalized systems, with every parameter overridable (``--radio KEY=VAL
 
 Sources of the numbers:
 - [38.901] 3GPP TR 38.901 V16.1.0: path loss Table 7.4.1-1, LOS probability Table 7.4.2-1,
-  calibration parameters Table 7.8-1 (BS heights 10 m UMi / 25 m UMa, inter-site distances
-  200 m / 500 m, minimum BS-UT distances 10 m / 35 m, BS powers 35 dBm / 44 dBm, 20 MHz,
-  UT height 1.5 m, UT noise figure 9 dB).
-- [38.104] 3GPP TS 38.104 Table 5.2-1: NR band n78, 3300-3800 MHz (the 3.5 GHz carrier).
+  LOS K-factor Table 7.5-6 (mean 9 dB; std 5 dB UMi, 3.5 dB UMa), BS antenna element gain
+  Table 7.3-1 (8 dBi), calibration parameters Table 7.8-1 (BS heights 10 m UMi / 25 m UMa,
+  inter-site distances 200 m / 500 m, minimum BS-UT distances 10 m / 35 m; BS power at 6 GHz
+  and below with 20 MHz: 44 dBm UMi, 49 dBm UMa; UT 1.5 m high, isotropic 0 dBi antenna,
+  noise figure 9 dB).
+- [38.104] 3GPP TS 38.104 Table 5.2-1: NR band n78, 3300-3800 MHz, TDD (the 3.5 GHz
+  carrier); band n1, uplink 1920-1980 MHz, downlink 2110-2170 MHz, FDD.
 - [38.101] 3GPP TS 38.101-1 Table 6.2.1-1: UE power class 3, 23 dBm.
-- [M.2412] ITU-R M.2412-0 Table 8-2: BS noise figure 5 dB.
+- [M.2412] ITU-R M.2412-0, Table 8-2 evaluation parameters: BS noise figure 5 dB.
 - [38.214] 3GPP TS 38.214 Table 5.2.2.1-2 (4-bit CQI table 1): highest spectral efficiency
-  5.5547 bit/s/Hz (CQI 15, 64QAM 948/1024) as the rate cap; lowest 0.1523 bit/s/Hz (CQI 1),
-  whose Shannon SNR ``10 log10(2^0.1523 - 1) = -9.53 dB`` is the outage threshold.
+  5.5547 bit/s/Hz (CQI 15, 64QAM 948/1024) as the rate cap; lowest 0.1523 bit/s/Hz (CQI 1) as
+  the outage floor (its SNR ``gap (2^0.1523 - 1)``: -9.53 dB with no gap).
 - [Yang21] Z. Yang et al., "Energy efficient federated learning over wireless communication
   networks", IEEE TWC 20(3), 2021, simulation settings: kappa = 1e-28, 1-3 x 1e4 CPU cycles
   per sample (2e4 here).
-Assumed (no source): isotropic antennas (0 dBi), an SNR gap of 0 dB (the Shannon bound), a
-1 GHz device CPU, reliable devices (no extra compute delay) and no receive power unless set.
+The project's own conventions (no table gives them): the BS antenna gain is one element's
+8 dBi in every direction (no sectors, no array gain, no tilt pattern); the TDD pattern DDDSU
+with a 10:2:2 special slot (a common 3.5 GHz choice); Ricean fading over 8 independent
+subbands (docs/physical-layer.md argues it); an SNR gap of 0 dB (the Shannon bound); a 1 GHz
+device CPU; reliable devices (no extra compute delay) and no receive power unless set. The FDD
+preset computes path loss at the downlink carrier for both directions.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 from netsim.cell import Cell
@@ -30,7 +36,8 @@ from netsim.physical import LinkBudget, PhysicalSystem
 from scenarios.errors import UsageError
 from scenarios.settings import Setting
 
-CQI1_OUTAGE_SNR_DB = 10.0 * math.log10(2.0**0.1523 - 1.0)
+CQI1_BPS_PER_HZ = 0.1523  # [38.214] CQI 1
+CQI15_BPS_PER_HZ = 5.5547  # [38.214] CQI 15
 
 # Upper bounds of the radio parameters (their lower bounds are the physical ones netsim checks):
 # far beyond any real cell, and low enough that an airtime (bits over a rate of at most 100
@@ -45,7 +52,9 @@ RADIO_BOUNDS = {
     "receive_power_w": Setting(float, high=1e4),
     "ue_noise_figure_db": Setting(float, high=100.0), "bs_noise_figure_db": Setting(float, high=100.0),
     "snr_gap_db": Setting(float, high=100.0),
-    "max_bps_per_hz": Setting(float, high=100.0, none=True), "outage_snr_db": Setting(float, low=-100.0, high=100.0, none=True),
+    "max_bps_per_hz": Setting(float, high=100.0, none=True), "min_bps_per_hz": Setting(float, high=100.0, none=True),
+    "bs_antenna_gain_dbi": Setting(float, low=-100.0, high=100.0), "ue_antenna_gain_dbi": Setting(float, low=-100.0, high=100.0),
+    "subbands": Setting(int, low=1),  # a count: at most MAX_COUNT subbands
     "cycles_per_sample": Setting(float, high=1e12), "cpu_hz": Setting(float, high=1e12),
     "kappa": Setting(float, high=1e-20),  # 1e8 times [Yang21]'s 1e-28
     "compute_extra_s": Setting(float, high=1e6),
@@ -54,17 +63,23 @@ RADIO_BOUNDS = {
 COMMON = {
     "ut_height_m": 1.5,  # [38.901] Table 7.8-1
     "carrier_hz": 3.5e9,  # [38.104] n78
+    "duplex": "tdd",  # [38.104] n78 is a TDD band
+    "tdd_pattern": "DDDSU",  # convention
+    "tdd_special_symbols": "10:2:2",  # convention: downlink:guard:uplink symbols of the S slot
     "los": "probabilistic",  # [38.901] Table 7.4.2-1
     "shadowing": True,  # [38.901] Table 7.4.1-1 sigma_SF
-    "fading": "rayleigh",
+    "fading": "ricean",  # [38.901] Table 7.5-6 K-factor for LOS links, Rayleigh for NLOS
+    "subbands": 8,  # convention: 20 MHz spans >= 10 coherence bandwidths (docs/physical-layer.md)
     "downlink_bandwidth_hz": 20e6,  # [38.901] Table 7.8-1
     "uplink_bandwidth_hz": 20e6,
-    "ue_power_w": 0.2,  # 23 dBm, [38.101] power class 3
+    "ue_power_w": 10 ** (23 / 10) / 1000,  # 23 dBm, [38.101] power class 3
     "ue_noise_figure_db": 9.0,  # [38.901] Table 7.8-1
     "bs_noise_figure_db": 5.0,  # [M.2412]
+    "bs_antenna_gain_dbi": 8.0,  # [38.901] Table 7.3-1 element gain; one element: convention
+    "ue_antenna_gain_dbi": 0.0,  # [38.901] Table 7.8-1 isotropic UT antenna
     "snr_gap_db": 0.0,
-    "max_bps_per_hz": 5.5547,  # [38.214] CQI 15
-    "outage_snr_db": CQI1_OUTAGE_SNR_DB,  # [38.214] CQI 1
+    "max_bps_per_hz": CQI15_BPS_PER_HZ,  # [38.214] CQI 15
+    "min_bps_per_hz": CQI1_BPS_PER_HZ,  # [38.214] CQI 1
     "uplink_access": "tdma",
     "cycles_per_sample": 2e4,  # [Yang21]
     "cpu_hz": 1e9,
@@ -73,6 +88,11 @@ COMMON = {
     "receive_power_w": 0.0,
     "distances_m": None,
 }
+
+UMI = {"scenario": "umi", "bs_height_m": 10.0, "inner_radius_m": 10.0, "outer_radius_m": 100.0,
+       "bs_power_w": 10 ** (44 / 10) / 1000}  # [38.901] Table 7.8-1: half the 200 m ISD, 44 dBm
+UMA = {"scenario": "uma", "bs_height_m": 25.0, "inner_radius_m": 35.0, "outer_radius_m": 250.0,
+       "bs_power_w": 10 ** (49 / 10) / 1000}  # [38.901] Table 7.8-1: half the 500 m ISD, 49 dBm
 
 
 @dataclass(frozen=True)
@@ -87,22 +107,28 @@ CELLS: dict[str, CellPreset] = {
     for p in (
         CellPreset(
             "umi-3.5ghz",
-            "3.5 GHz UMi street-canyon small cell (TR 38.901), devices 10-100 m from a 10 m mast, 20 MHz each way, "
-            "BS 35 dBm, UE 23 dBm",
-            {**COMMON, "scenario": "umi", "bs_height_m": 10.0, "inner_radius_m": 10.0, "outer_radius_m": 100.0,
-             "bs_power_w": 10 ** (35 / 10) / 1000},  # [38.901] Table 7.8-1: half the 200 m ISD, 35 dBm
+            "3.5 GHz (n78, TDD DDDSU) UMi street-canyon small cell (TR 38.901), devices 10-100 m from a 10 m mast, "
+            "one 20 MHz carrier, BS 44 dBm, UE 23 dBm",
+            {**COMMON, **UMI},
         ),
         CellPreset(
             "uma-3.5ghz",
-            "3.5 GHz UMa macro cell (TR 38.901), devices 35-250 m from a 25 m mast, 20 MHz each way, "
-            "BS 44 dBm, UE 23 dBm: cell-edge uplinks near 0 dB SNR",
-            {**COMMON, "scenario": "uma", "bs_height_m": 25.0, "inner_radius_m": 35.0, "outer_radius_m": 250.0,
-             "bs_power_w": 10 ** (44 / 10) / 1000},  # [38.901] Table 7.8-1: half the 500 m ISD, 44 dBm
+            "3.5 GHz (n78, TDD DDDSU) UMa macro cell (TR 38.901), devices 35-250 m from a 25 m mast, "
+            "one 20 MHz carrier, BS 49 dBm, UE 23 dBm",
+            {**COMMON, **UMA},
+        ),
+        CellPreset(
+            "uma-2.1ghz",
+            "2.1 GHz (n1, FDD) UMa macro cell (TR 38.901), devices 35-250 m from a 25 m mast, "
+            "20 MHz each way, BS 49 dBm, UE 23 dBm",
+            {**COMMON, **UMA, "carrier_hz": 2.14e9, "duplex": "fdd"},  # [38.104] n1 downlink 2110-2170 MHz
         ),
     )
 }
 
-PARAMETERS = tuple(COMMON) + ("scenario", "bs_height_m", "inner_radius_m", "outer_radius_m", "bs_power_w")
+TEXT_PARAMETERS = ("scenario", "los", "fading", "uplink_access", "shadowing", "distances_m", "duplex", "tdd_pattern",
+                   "tdd_special_symbols")
+PARAMETERS = tuple(COMMON) + tuple(UMI)
 
 
 def cell_parameters(name: str, overrides: dict | None = None) -> dict:
@@ -131,7 +157,7 @@ def physical_system(parameters: dict, mode: str = "pipelined", deadline: float |
     """The ``PhysicalSystem`` of flat ``parameters`` (UsageError naming the first impossible one)."""
     p = parameters
     try:
-        numeric = {k: v for k, v in p.items() if k not in ("scenario", "los", "fading", "uplink_access", "shadowing", "distances_m")}
+        numeric = {k: v for k, v in p.items() if k not in TEXT_PARAMETERS}
         for key, value in numeric.items():
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
                 raise ValueError(f"{key} must be a number, got {value!r}")
@@ -150,13 +176,22 @@ def physical_system(parameters: dict, mode: str = "pipelined", deadline: float |
             uplink=LinkBudget(float(p["uplink_bandwidth_hz"]), float(p["ue_power_w"]), float(p["bs_noise_figure_db"])),
             fading=p["fading"], snr_gap_db=float(p["snr_gap_db"]),
             max_bps_per_hz=None if p["max_bps_per_hz"] is None else float(p["max_bps_per_hz"]),
-            outage_snr_db=None if p["outage_snr_db"] is None else float(p["outage_snr_db"]),
-            uplink_access=p["uplink_access"], cycles_per_sample=float(p["cycles_per_sample"]), cpu_hz=float(p["cpu_hz"]),
+            min_bps_per_hz=None if p["min_bps_per_hz"] is None else float(p["min_bps_per_hz"]),
+            subbands=_whole(p["subbands"], "subbands"), bs_antenna_gain_dbi=float(p["bs_antenna_gain_dbi"]),
+            ue_antenna_gain_dbi=float(p["ue_antenna_gain_dbi"]), duplex=p["duplex"], tdd_pattern=str(p["tdd_pattern"]),
+            tdd_special_symbols=str(p["tdd_special_symbols"]), uplink_access=p["uplink_access"],
+            cycles_per_sample=float(p["cycles_per_sample"]), cpu_hz=float(p["cpu_hz"]),
             kappa=float(p["kappa"]), compute_extra_s=float(p["compute_extra_s"]), receive_power_w=float(p["receive_power_w"]),
             mode=mode, deadline=deadline,
         )
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
+
+
+def _whole(value, name: str) -> int:
+    if isinstance(value, bool) or not float(value).is_integer():
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    return int(value)
 
 
 def get_cell_system(name: str, mode: str = "pipelined", deadline: float | None = None, overrides: dict | None = None) -> PhysicalSystem:

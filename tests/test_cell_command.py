@@ -24,13 +24,13 @@ def test_cell_json_describes_the_layout_and_draws_it(capsys, tmp_path):
     assert code == 0 and figure.read_bytes().startswith(b"\x89PNG") and data["figure"] == str(figure)
     rows = data["device_table"]
     assert len(rows) == 12 and all(35.0 <= r["distance_m"] <= 250.0 for r in rows)
-    assert data["derived"]["bs_power_dbm"] == pytest.approx(44.0)
+    assert data["derived"]["bs_power_dbm"] == pytest.approx(49.0)  # TR 38.901 Table 7.8-1, UMa at <= 6 GHz
     assert data["derived"]["breakpoint_distance_m"] == pytest.approx(560.0)
     # the weakest member of a broadcast is slower than a typical unicast
     assert data["summary"]["broadcast_over_unicast_airtime"] > 1.0
-    # the mean SNR is the link budget: P_tx - PL - SF - noise
+    # the mean SNR is the link budget: P_tx + G_BS (8 dBi) + G_UE (0 dBi) - PL - SF - noise
     r = rows[0]
-    assert r["downlink_snr_db"] == pytest.approx(44.0 - r["path_loss_db"] - r["shadowing_db"] - data["derived"]["downlink_noise_dbm"])
+    assert r["downlink_snr_db"] == pytest.approx(49.0 + 8.0 - r["path_loss_db"] - r["shadowing_db"] - data["derived"]["downlink_noise_dbm"])
     code, again, _ = run_cli(capsys, "cell", "uma-3.5ghz", "--devices", "12", "--seed", "3", "--rounds", "200",
                              "--out", str(figure), "--json", "--force")
     assert json.loads(again)["device_table"] == rows  # same seed, same layout
@@ -46,7 +46,7 @@ def test_cell_layout_is_the_runs_layout():
     from scenarios.cells import get_cell_system
     from scenarios.seeds import seed_streams
 
-    _, _, layout, _, _ = cell_draws("umi-3.5ghz", 7, 5, None, 1)
+    _, _, layout, _ = cell_draws("umi-3.5ghz", 7, 5, None, 1)
     expected = get_cell_system("umi-3.5ghz").cell.place(5, np.random.default_rng(channel_seeds(seed_streams(7)[2])[0]))
     np.testing.assert_array_equal(layout.x_m, expected.x_m)
 
@@ -54,14 +54,17 @@ def test_cell_layout_is_the_runs_layout():
 def test_radio_overrides_apply(capsys, tmp_path):
     code, out, _ = run_cli(capsys, "cell", "umi-3.5ghz", "--devices", "3", "--rounds", "10", "--radio", "distances_m=20,60,90",
                            "--radio", "los=los", "--radio", "shadowing=false", "--radio", "fading=none",
-                           "--radio", "outage_snr_db=none", "--out", str(tmp_path / "c.png"), "--json")
+                           "--radio", "min_bps_per_hz=none", "--out", str(tmp_path / "c.png"), "--json")
     data = json.loads(out)
     assert code == 0
     assert [round(r["distance_m"], 6) for r in data["device_table"]] == [20.0, 60.0, 90.0]
     assert all(r["los"] and r["shadowing_db"] == 0.0 for r in data["device_table"])
     assert data["parameters"]["fading"] == "none" and data["summary"]["downlink_outage_probability"] == 0.0
-    # no fading: every round's broadcast runs at the farthest device's rate
-    assert data["summary"]["broadcast_over_unicast_airtime"] > 1.0
+    # no fading: every round's broadcast runs at the farthest device's rate; here even the farthest
+    # (LOS at 90 m: PL 84.36 dB, SNR 44 + 8 - 84.36 + 91.99 = 59.6 dB) is at the CQI-15 cap, so a
+    # broadcast costs what a unicast does, and the TDD downlink share (3 + 10/14) / 5 applies to both
+    assert data["summary"]["broadcast_over_unicast_airtime"] == pytest.approx(1.0)
+    assert data["summary"]["mean_unicast_downlink_s_per_mbit"] == pytest.approx(1 / (20 * 5.5547 * (3 + 10 / 14) / 5))
 
 
 @pytest.mark.parametrize("argv,needle", [

@@ -20,7 +20,7 @@ def test_list_json(capsys):
     assert code == 0
     assert {"fedavg", "local", "oracle", "user-centric"} <= set(data["algorithms"])
     assert "digits-rotation" in data["scenarios"]
-    assert data["systems"] == ["wireless-slow-ul", "wireless-fast-ul", "wired", "umi-3.5ghz", "uma-3.5ghz"]
+    assert data["systems"] == ["wireless-slow-ul", "wireless-fast-ul", "wired", "umi-3.5ghz", "uma-3.5ghz", "uma-2.1ghz"]
     assert data["algorithm_options"]["fedprox"] == {"mu": 0.1}
 
 

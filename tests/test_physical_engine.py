@@ -14,6 +14,7 @@ from netsim.physical import LinkBudget, PhysicalSystem
 
 MBIT = 1e6
 LOG2_3 = math.log2(3)
+CQI_AT_MINUS_5_DB = math.log2(1 + 10 ** -0.5)  # the efficiency at -5 dB: outage below -5 dB with no gap
 
 
 def network(snr_db, samples=None, ul_noise_figure_db=0.0, **system):
@@ -98,7 +99,7 @@ def test_fdma_upload_running_at_the_deadline_is_cut_and_its_airtime_paid():
 def test_outages_miss_the_stream_or_the_upload_and_the_outcome_says_who():
     # uplink 20 dB below the downlink; threshold -5 dB. Device 0: 30/10 dB, fine. Device 1: 10/-10 dB,
     # uplink outage. Device 2: -10/-30 dB, downlink outage: no compute, no upload.
-    net = network([30.0, 10.0, -10.0], samples=[1.0, 1.0, 1.0], ul_noise_figure_db=20.0, outage_snr_db=-5.0)
+    net = network([30.0, 10.0, -10.0], samples=[1.0, 1.0, 1.0], ul_noise_figure_db=20.0, min_bps_per_hz=CQI_AT_MINUS_5_DB)
     plan = RoundPlan((Stream((0, 1, 2), MBIT),), {0: MBIT, 1: MBIT, 2: MBIT}, (0, 1, 2))
     records, trace = run([plan], net)
     rate_1 = math.log2(1 + 10.0) * MBIT  # the weakest member that can receive: device 1 at 10 dB
@@ -114,7 +115,7 @@ def test_outages_miss_the_stream_or_the_upload_and_the_outcome_says_who():
 
 
 def test_a_stream_nobody_can_receive_is_not_sent():
-    net = network([-20.0, 20.0], outage_snr_db=-5.0)
+    net = network([-20.0, 20.0], min_bps_per_hz=CQI_AT_MINUS_5_DB)
     plan = RoundPlan((Stream((0,), MBIT), Stream((1,), MBIT)), {}, (0, 1))
     records, trace = run([plan], net)
     rate = math.log2(1 + 100.0) * MBIT

@@ -97,16 +97,18 @@ def flat_system(snr_db_by_device, **extra):
 
 
 def channel_with(snr_db, **extra):
-    """One round's channel with the given per-device SNRs (dB), both directions."""
+    """One round's channel with the given per-device SNRs (dB), both directions (the fades
+    carry the SNR over a 0 dB link budget)."""
     system = flat_system(snr_db, **extra)
     network = system.bind(system.cell.place(len(snr_db), np.random.default_rng(0)), [1.0] * len(snr_db))
+    mean_dl, mean_ul = system.mean_snr_db(network.layout)
     channel = network.draw_round(np.random.default_rng(1))
     snr = np.array(snr_db, dtype=float)
-    return type(channel)(network, snr, snr)
+    return type(channel)(network, radio.db_to_linear(snr - mean_dl)[:, None], radio.db_to_linear(snr - mean_ul)[:, None])
 
 
 def test_multicast_airtime_is_payload_over_the_weakest_members_rate():
-    channel = channel_with([20.0, 10.0, 0.0, -20.0], outage_snr_db=-10.0)
+    channel = channel_with([20.0, 10.0, 0.0, -20.0], min_bps_per_hz=math.log2(1.1))  # outage below -10 dB
     rates = 1e6 * np.log2(1 + 10 ** (np.array([20.0, 10.0, 0.0]) / 10))
     assert channel.stream_airtime_s((0, 1), 1e6) == pytest.approx(1e6 / rates[1])
     assert channel.stream_airtime_s((0, 1, 2), 1e6) == pytest.approx(1e6 / rates[2])  # 1 Mbit at 1 Mbit/s: 1 s

@@ -59,7 +59,7 @@ def physical(snr_db, fading="none", outage=None, seed=None):
     loss = 30.0 + 114.0 - np.asarray(snr_db, dtype=float)  # 1 W, 1 MHz, NF 0: noise -114 dBm
     layout = CellLayout(np.full(n, 50.0), np.zeros(n), np.ones(n, bool), np.zeros(n), loss)
     system = PhysicalSystem(Cell(distances_m=(50.0,) * n), LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 1.0, 0.0),
-                            fading=fading, outage_snr_db=outage)
+                            fading=fading, min_bps_per_hz=None if outage is None else math.log2(1 + 10 ** (outage / 10)))
     return system.bind(layout, np.zeros(n), None if seed is None else np.random.default_rng(seed))
 
 

@@ -1,15 +1,18 @@
-"""``fl-cosim round-time``: the network alone, simulated round time against the closed form."""
+"""``fl-cosim round-time``: the network alone, simulated round time against the closed form
+(normalized systems), or in seconds and joules on a physical cell preset."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from netsim import NetworkSystem, RoundPlan, Stream, expected_round_time_barrier, simulate_rounds
-from scenarios.commands.common import add_json
+from scenarios.commands.common import add_json, parse_option
 from scenarios.errors import UsageError
 from scenarios.settings import MAX_ROUND_TIME_DEVICES, MAX_ROUND_TIME_EVENTS, NETWORK_SETTINGS, RUN_SETTINGS, Setting
 
 MODEL_BITS = 1.0  # payloads are whole models, so time is in T_dl units whatever the model size
+CELL_MODEL_BITS = 1e6  # on a cell: a 1 Mbit model each way unless --model-bits says otherwise
+CELL_SAMPLES = 100.0  # on a cell: training samples per local update (CPU cycles = cycles_per_sample x samples)
 
 
 def add_parser(subparsers) -> None:
@@ -21,20 +24,26 @@ def add_parser(subparsers) -> None:
         "E[T_round] = T_dl (M + rho N) + T_min + H_N / mu (barrier mode; pipelined is never slower).",
     )
     parser.add_argument("--devices", type=int, required=True, help="number of devices N")
-    parser.add_argument("--streams", type=int, required=True, help="number of downlink streams M (1..N)")
-    parser.add_argument("--rho", type=float, required=True, help="T_ul / T_dl")
-    parser.add_argument("--t-min", type=float, required=True, help="minimum compute time, in T_dl")
-    parser.add_argument("--inv-mu", type=float, required=True, help="mean extra compute delay 1/mu, in T_dl (0: reliable)")
+    parser.add_argument("--streams", type=int, default=1, help="number of downlink streams M (1..N; default 1)")
+    parser.add_argument("--system", help="a named system (see 'fl-cosim list'): a normalized one gives --rho, --t-min "
+                        "and --inv-mu their defaults; a cell preset simulates the cell (seconds, joules)")
+    parser.add_argument("--rho", type=float, help="T_ul / T_dl (normalized systems)")
+    parser.add_argument("--t-min", type=float, help="minimum compute time, in T_dl (normalized systems)")
+    parser.add_argument("--inv-mu", type=float, help="mean extra compute delay 1/mu, in T_dl (0: reliable; normalized systems)")
+    parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a cell preset's parameter, repeatable (cells only)")
+    parser.add_argument("--model-bits", type=float, default=CELL_MODEL_BITS,
+                        help=f"model size in bits on a cell (default {CELL_MODEL_BITS:g})")
     parser.add_argument("--mode", choices=("barrier", "pipelined"), default="barrier", help="timing mode (default barrier)")
     parser.add_argument("--rounds", type=int, default=1000, help="rounds to simulate (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     add_json(parser)
 
 
-def round_plan(devices: int, streams: int) -> RoundPlan:
+def round_plan(devices: int, streams: int, model_bits: float = MODEL_BITS) -> RoundPlan:
     """Devices dealt round-robin into ``streams`` groups, one model each way."""
     groups = [tuple(range(s, devices, streams)) for s in range(streams)]
-    return RoundPlan(tuple(Stream(g, MODEL_BITS) for g in groups), {d: MODEL_BITS for d in range(devices)}, tuple(range(devices)))
+    return RoundPlan(tuple(Stream(g, model_bits) for g in groups), {d: model_bits for d in range(devices)}, tuple(range(devices)))
 
 
 def execute(args):
@@ -46,8 +55,22 @@ def execute(args):
         raise UsageError(f"--devices x --rounds must be at most {MAX_ROUND_TIME_EVENTS:,} (about a minute of simulation), "
                          f"got {args.devices * args.rounds:,}")
     RUN_SETTINGS["seed"].check("--seed", args.seed)
+    from scenarios.systems import SYSTEMS, is_physical, system_names
+
+    if args.system is not None and is_physical(args.system):
+        return cell_round_time(args)
+    if args.system is not None and args.system not in SYSTEMS:
+        raise UsageError(f"unknown system {args.system!r}; choose from: {', '.join(system_names())}")
+    if args.radio:
+        raise UsageError("--radio applies to the physical cell presets (--system PRESET)")
+    preset = SYSTEMS.get(args.system)
     for key in ("rho", "t_min", "inv_mu"):
-        NETWORK_SETTINGS[key].check("--" + key.replace("_", "-"), getattr(args, key))
+        flag = "--" + key.replace("_", "-")
+        if getattr(args, key) is None:
+            if preset is None:
+                raise UsageError(f"{flag} is required without --system")
+            setattr(args, key, getattr(preset, key))
+        NETWORK_SETTINGS[key].check(flag, getattr(args, key))
     try:
         system = NetworkSystem(rho=args.rho, t_min=args.t_min, inv_mu=args.inv_mu, mode=args.mode)
     except ValueError as error:
@@ -66,4 +89,50 @@ def execute(args):
     }
     text = (f"{args.mode}: simulated mean {data['simulated_mean']:.4f} T_dl (std {data['simulated_std']:.4f}, "
             f"{args.rounds} rounds); closed form (barrier) {closed:.4f} T_dl")
+    return data, text
+
+
+def cell_round_time(args):
+    """Rounds of N devices on a cell preset: the layout of a run of this seed, fading per round,
+    ``--streams`` multicast groups of one model each, every device computing ``CELL_SAMPLES``
+    samples and uploading one model; mean round time (s), energy (J) and outages."""
+    from netsim.physical import channel_seeds
+    from scenarios.cells import get_cell_system
+    from scenarios.seeds import seed_streams
+
+    for flag in ("rho", "t_min", "inv_mu"):
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag.replace('_', '-')} applies to the normalized systems, not to the cell {args.system!r}")
+    if not args.model_bits > 0 or not np.isfinite(args.model_bits):
+        raise UsageError(f"--model-bits must be a finite number > 0, got {args.model_bits:g}")
+    system = get_cell_system(args.system, args.mode, None, dict(parse_option(text) for text in args.radio))
+    network_seq = seed_streams(args.seed)[2]
+    layout_seq, fading_seq, _ = channel_seeds(network_seq)
+    try:
+        layout = system.cell.place(args.devices, np.random.default_rng(layout_seq))
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    network = system.bind(layout, np.full(args.devices, CELL_SAMPLES))
+    plan = round_plan(args.devices, args.streams, args.model_bits)
+    records, _ = simulate_rounds([plan] * args.rounds, network, args.model_bits, np.random.default_rng(network_seq),
+                                 keep_trace=False, channel_rng=np.random.default_rng(fading_seq))
+    durations = np.array([r.duration for r in records])
+    energy = np.array([sum(r.energy_j.values()) for r in records]) / args.devices
+    arrived = np.array([len(r.outcome.arrived) for r in records]) / args.devices
+    data = {
+        "system": args.system,
+        "simulated_mean_s": float(durations.mean()),
+        "simulated_std_s": float(durations.std(ddof=1)) if durations.size > 1 else 0.0,
+        "energy_j_per_device_round": float(energy.mean()),
+        "arrived_fraction": float(arrived.mean()),
+        "rounds": args.rounds,
+        "mode": args.mode,
+        "model_bits": args.model_bits,
+        "duplex": system.duplex,
+        "downlink_share": system.shares[0],
+        "uplink_share": system.shares[1],
+    }
+    text = (f"{args.system}, {args.mode}, {args.devices} devices, {args.streams} streams: simulated mean "
+            f"{data['simulated_mean_s']:.4g} s (std {data['simulated_std_s']:.3g} s, {args.rounds} rounds), "
+            f"{data['energy_j_per_device_round']:.3g} J per device and round, {data['arrived_fraction']:.1%} of updates arrived")
     return data, text

@@ -1,0 +1,84 @@
+"""One device's part of a round as a SimPy process, shared by the normalized reference
+(``netsim.reference``) and the cell (``netsim.physical_round``): wait for the model, compute,
+(barrier mode: wait for everyone), upload. What the network decides comes in through ``links``:
+whether the device can upload (outage), its upload's airtime, a TDMA or FDMA uplink, and the
+energies (0 on the normalized systems).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import simpy
+
+from netsim.trace import TraceEvent
+
+DEADLINE = "deadline"
+UPLINK_OUTAGE = "uplink-outage"
+
+
+def device_process(env, device, received, compute_s, compute_j, computed, barrier, uplink, links, uplink_bits, deadline, trace, server_round):
+    """Wait for the model, compute, (barrier mode: wait for everyone), upload.
+
+    Returns True when the update arrived; a device still computing at the deadline, or whose
+    upload would end after it, is dropped and sends nothing; a device in uplink outage computes
+    but cannot upload. On FDMA, an upload still running at the deadline is cut there.
+    """
+    yield received
+    start = env.now
+    computing = env.timeout(compute_s)
+    if deadline:
+        yield computing | deadline.event
+    else:
+        yield computing
+    done = 1.0 if compute_s == 0 else (env.now - start) / compute_s
+    trace.append(TraceEvent(server_round, "compute", device, start, env.now, 0.0, compute_j * done))
+    if env.now < start + compute_s:  # the deadline came first
+        computed.succeed(False)
+        trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DEADLINE))
+        return False
+    computed.succeed(True)
+    if barrier is not None:
+        yield barrier
+    if not links.can_upload(device, links.fdma_sharing if uplink_bits > 0 else 0):
+        trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, UPLINK_OUTAGE))
+        return False
+    if links.uplink_access == "fdma":
+        if uplink_bits == 0:
+            return True
+        return (yield from _fdma_upload(env, device, uplink, links, uplink_bits, deadline, trace, server_round))
+    uplink_s = links.uplink_s(device, uplink_bits)  # 0: nothing to send
+    if uplink_s == 0:
+        return True
+    with uplink.request() as slot:
+        yield slot
+        if deadline and env.now + uplink_s > deadline.at:
+            trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DEADLINE))
+            return False
+        start = env.now
+        yield env.timeout(uplink_s)
+        trace.append(TraceEvent(server_round, "uplink", device, start, env.now, uplink_bits, links.transmit_j(device, uplink_s)))
+    return True
+
+
+def _fdma_upload(env, device, uplink, links, bits, deadline, trace, server_round):
+    start = env.now
+    sent = uplink.transmit(device, bits)
+    if deadline:
+        yield sent | deadline.event
+    else:
+        yield sent
+    if not sent.processed:  # the deadline came first: the upload is cut, its airtime spent
+        got = uplink.abort(device)
+        trace.append(TraceEvent(server_round, "dropped", device, start, env.now, got, links.transmit_j(device, env.now - start), DEADLINE))
+        return False
+    trace.append(TraceEvent(server_round, "uplink", device, start, env.now, bits, links.transmit_j(device, env.now - start)))
+    return True
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """The round's deadline: its time on the clock and the event that fires then."""
+
+    at: float
+    event: simpy.Event

@@ -3,6 +3,7 @@ input refused with one line and exit status 2, nothing written."""
 
 import json
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -94,3 +95,15 @@ def test_bad_cell_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, arg
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_default_figure_goes_under_results_and_is_named_by_its_configuration(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["cell", "uma-3.5ghz", "--devices", "3", "--rounds", "5", "--json"]) == 0
+    figure = Path(json.loads(capsys.readouterr().out)["figure"])
+    assert figure.parent == Path("results") and figure.name.startswith("cell_uma-3.5ghz_s0_") and figure.exists()
+    assert main(["cell", "uma-3.5ghz", "--devices", "4", "--rounds", "5", "--json"]) == 0
+    other = Path(json.loads(capsys.readouterr().out)["figure"])
+    assert other != figure and sorted(p.name for p in (tmp_path / "results").iterdir()) == sorted([figure.name, other.name])
+    assert main(["cell", "uma-3.5ghz", "--devices", "0"]) == 2  # refused: nothing made
+    assert sorted(p.name for p in (tmp_path / "results").iterdir()) == sorted([figure.name, other.name])

@@ -23,20 +23,23 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
                         help="override a preset parameter, repeatable (e.g. uplink_access=fdma, outer_radius_m=300)")
     parser.add_argument("--rounds", type=int, default=1000, help="fading rounds for the statistics (default 1000)")
-    parser.add_argument("--out", help="figure file, .png or .pdf (default cell_PRESET_sSEED_HASH.png, HASH naming the "
-                        "devices, rounds and radio overrides, so figures of other configurations never replace each other)")
+    parser.add_argument("--out", help="figure file, .png or .pdf (default results/cell_PRESET_sSEED_HASH.png, HASH naming "
+                        "the devices, rounds and radio overrides, so figures of other configurations never replace each other)")
     parser.add_argument("--force", action="store_true", help="replace an existing figure file given by --out")
     add_json(parser)
 
 
 def execute(args):
     from scenarios.cell_report import describe_cell
+    from scenarios.results import check_output_dir, output_dir
 
     overrides = dict(parse_option(text) for text in args.radio)
-    out = Path(args.out or default_figure(args.preset, args.seed, args.devices, args.rounds, overrides))
+    out = Path(args.out or DEFAULT_FOLDER / default_figure(args.preset, args.seed, args.devices, args.rounds, overrides))
     if out.suffix.lower() not in (".png", ".pdf"):
         raise UsageError(f"--out must end in .png or .pdf, got {str(out)!r}")
-    if not out.parent.is_dir():
+    if args.out is None:
+        check_output_dir(out.parent)  # made only once the cell is described (results/, like every command)
+    elif not out.parent.is_dir():
         raise UsageError(f"cannot write {str(out)!r}: folder {str(out.parent)!r} does not exist")
     if args.out and out.exists() and not args.force:
         raise UsageError(f"{args.out!r} exists; give another --out or --force to replace it")
@@ -45,10 +48,14 @@ def execute(args):
     from figures.cell import plot_cell
 
     try:
-        info["figure"] = str(plot_cell(draws, out, f"{args.preset}, seed {args.seed}, {args.devices} devices"))
+        with output_dir(out.parent):
+            info["figure"] = str(plot_cell(draws, out, f"{args.preset}, seed {args.seed}, {args.devices} devices"))
     except OSError as error:
         raise UsageError(f"cannot write {str(out)!r}: {error.strerror or error}") from None
     return info, render(info)
+
+
+DEFAULT_FOLDER = Path("results")
 
 
 def default_figure(preset: str, seed: int, devices: int, rounds: int, overrides: dict) -> str:

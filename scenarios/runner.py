@@ -34,13 +34,15 @@ from netsim import RoundRecord, TraceEvent, run_cosimulation, simulate_rounds
 from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
 from figures.results import RESULT_FILES, folder_problem
+from scenarios import communication
 from scenarios.errors import UsageError
 from scenarios.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.results import check_output_dir, csv_text, json_text, make_output_dir, number_cell, sha256_text, staged_folder
 from scenarios.scenario import Scenario
 from scenarios.seeds import seed_streams
-from scenarios.settings import ALGORITHM_OPTIONS, NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_options, check_training
+from scenarios.settings import (ALGORITHM_OPTIONS, NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_communication,
+                                check_options, check_training)
 from scenarios.systems import get_system
 
 FORMAT_VERSION = 2  # 2: hash-named folders, checksums in summary.json, empty cells for non-finite numbers
@@ -69,9 +71,17 @@ class RunSpec:
     devices: int | None = None  # scenario knobs (None: the scenario's), where the scenario has them
     alpha: float | None = None
     radio: dict = field(default_factory=dict)  # overrides of a physical cell preset's parameters
+    # communication (scenarios.communication): update codecs and the network's scheduler
+    uplink_codec: str = "none"
+    downlink_codec: str = "none"
+    scheduler: str = "random"
 
     @property
     def label(self) -> str:
+        return self.algorithm_label + communication.label_suffix(self)
+
+    @property
+    def algorithm_label(self) -> str:
         if not self.algorithm.endswith("user-centric"):
             return self.algorithm
         streams = self.options.get("streams")
@@ -105,6 +115,7 @@ def checked_spec(spec: RunSpec) -> RunSpec:
     options = check_options(spec.algorithm, spec.options)
     if "streams" in ALGORITHM_OPTIONS[spec.algorithm] and options.get("lam", 0.0) != 0.0 and options.get("streams") != "auto":
         raise UsageError(f"{spec.algorithm}: lam (lambda) applies only with streams = 'auto' (Algorithm 2 picks k by it)")
+    values.update(check_communication({key: getattr(spec, key) for key in ("uplink_codec", "downlink_codec", "scheduler")}))
     spec = replace(spec, options=options, training=check_training(spec.training), **values)
     network_system(spec)
     return spec
@@ -170,6 +181,8 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario, multic
         participation=scenario.participation if spec.participation is None else spec.participation,
         options=options,
         multicast_airtime=multicast_airtime,
+        uplink_codec=spec.uplink_codec,
+        downlink_codec=spec.downlink_codec,
     )
     try:
         return algorithm(setup)
@@ -241,6 +254,7 @@ class PreparedRun:
     samples: np.ndarray
     rounds: int
     config: dict
+    scheduler: object = None  # netsim.scheduling.Scheduler, None: the learner samples
 
     @property
     def name(self) -> str:
@@ -260,8 +274,12 @@ def prepare(spec: RunSpec, data_dir: str | None = None) -> PreparedRun:
     network, channel_rng = bind_network(system, network_seq, samples)
     airtime = network.multicast_airtime_s_per_bit if channel_rng is not None else None
     learner = build_learner(spec, data, scenario, airtime)
-    config = _jsonable(resolved_config(spec, scenario, system, learner, rounds, samples))
-    return PreparedRun(spec, learner, system, network, channel_rng, samples, rounds, config)
+    config = _jsonable(communication.record(resolved_config(spec, scenario, system, learner, rounds, samples), spec))
+    try:
+        scheduler = communication.build_scheduler(spec, learner, system, network, channel_rng is not None)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return PreparedRun(spec, learner, system, network, channel_rng, samples, rounds, config, scheduler)
 
 
 def run_folder(prepared: PreparedRun, out_root: Path) -> Path:
@@ -325,7 +343,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     try:
         records_done, trace = run_cosimulation(
             learner, prepared.network, rounds, np.random.default_rng(network_seq), watch, spec.evaluate_every,
-            channel_rng=prepared.channel_rng,
+            channel_rng=prepared.channel_rng, scheduler=prepared.scheduler,
         )
         records = records_done
     except Diverged as stop:
@@ -428,6 +446,7 @@ def summarize(spec: RunSpec, records: list[RoundRecord], learner, trace: list[Tr
             "transmit_energy_j": by_kind["uplink"] + by_kind["dropped"],
             "device_energy_j": device_j.tolist(),
         })
+    summary.update(communication.participation_summary(spec, records, learner.num_devices))
     if diverged:
         summary["diverged"] = diverged
     else:

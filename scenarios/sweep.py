@@ -39,7 +39,7 @@ from scenarios.runner import RunSpec
 from scenarios.settings import RUN_SETTINGS, Setting
 
 SETTING_KEYS = ("scenario", "system", "rounds", "mode", "deadline", "evaluate_every", "participation", "rho", "t_min",
-                "inv_mu", "devices", "alpha", "training")
+                "inv_mu", "devices", "alpha", "training", "uplink_codec", "downlink_codec", "scheduler")
 TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run")
 ALGORITHM_KEYS = ("name", "options", "grid")
 RUN_KEYS = SETTING_KEYS + ("algorithm", "options")

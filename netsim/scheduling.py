@@ -60,6 +60,18 @@ def jain_index(counts: Sequence[float]) -> float:
     return 1.0 if square_sum == 0 else float(np.sum(x) ** 2 / (x.size * square_sum))
 
 
+def participation_counts(rounds, num_devices: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per device, training rounds scheduled and uploads arrived, from (round, participants,
+    arrived) triples (round 0, the set-up, is not counted)."""
+    scheduled = np.zeros(num_devices, dtype=int)
+    arrived = np.zeros(num_devices, dtype=int)
+    for server_round, participants, got in rounds:
+        if server_round > 0:
+            scheduled[list(participants)] += 1
+            arrived[list(got)] += 1
+    return scheduled, arrived
+
+
 @dataclass(frozen=True)
 class Expectations:
     """What ``deadline-aware`` expects of each device: its mean compute time, the bits of one

@@ -4,14 +4,14 @@ With the defaults (codecs ``none``, scheduler ``random``) nothing is added to a 
 label or summary, so existing runs keep their folders and files. Otherwise the config records
 ``communication`` (the canonical codec specs and the policy), and a run with a scheduler reports
 each device's participation and Jain's fairness index of it in the summary (for ``random`` the
-same numbers follow from ``plans.jsonl``: ``participation_counts``).
+same numbers follow from ``plans.jsonl``: ``netsim.scheduling.participation_counts``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from netsim.scheduling import Expectations, Scheduler, jain_index
+from netsim.scheduling import Expectations, Scheduler, jain_index, participation_counts
 
 SHORT = {"uplink_codec": "ul", "downlink_codec": "dl", "scheduler": "sched"}
 
@@ -54,17 +54,8 @@ def participation_summary(spec, records, num_devices: int) -> dict:
     devices never scheduled and Jain's index of the scheduled counts (else empty)."""
     if spec.scheduler == "random":
         return {}
-    scheduled, arrived = participation_counts(((r.server_round, r.plan, r.arrived) for r in records), num_devices)
+    scheduled, arrived = participation_counts(((r.server_round, r.plan.participants if r.plan else (), r.arrived) for r in records),
+                                              num_devices)
     return {"participation_count": scheduled.tolist(), "arrival_count": arrived.tolist(),
             "never_scheduled": int(np.sum(scheduled == 0)), "jain_fairness": jain_index(scheduled)}
 
-
-def participation_counts(rounds, num_devices: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per device, training rounds scheduled and uploads arrived, from (round, plan, arrived)."""
-    scheduled = np.zeros(num_devices, dtype=int)
-    arrived = np.zeros(num_devices, dtype=int)
-    for server_round, plan, got in rounds:
-        if server_round > 0 and plan is not None:
-            scheduled[list(plan.participants)] += 1
-            arrived[list(got)] += 1
-    return scheduled, arrived

@@ -20,7 +20,7 @@ from figures.save import save_figure
 from netsim.scheduling import jain_index, participation_counts
 
 TARGET_ACCURACY = 0.75
-CODEC_COLOURS = {"none": "#000000", "qsgd": "#1f77b4", "topk": "#d62728", "sign": "#2ca02c"}
+CODEC_COLOURS = {"none": "#000000", "qsgd": "#1f77b4", "topk": "#d62728", "sign": "#2ca02c", "coded both ways": "#9467bd"}
 
 
 def read_runs(root: str | Path) -> list[RunCurve]:
@@ -50,27 +50,45 @@ def time_to(run: RunCurve, target: float = TARGET_ACCURACY) -> float | None:
     return None
 
 
-def table(runs: Sequence[RunCurve]) -> str:
-    """One Markdown row per run: final mean and worst accuracy, time, time to the target, bits,
-    energy (cells) and fairness."""
-    header = ["run", "system", "mean acc", "worst acc", f"time to {TARGET_ACCURACY}", "time", "uplink Mbit", "downlink Mbit",
-              "energy J", "never scheduled", "Jain"]
+def accuracy_at(run: RunCurve, time: float) -> float:
+    """Mean accuracy of the last evaluation at or before ``time``."""
+    return [a for t, a in zip(run.time, run.mean_accuracy) if t <= time][-1]
+
+
+def table(runs: Sequence[RunCurve], with_fairness: bool = False) -> str:
+    """One Markdown row per run: final mean and worst accuracy, the mean accuracy when the
+    quickest run of its system ends (equal time), time to the target, bits, energy (cells) and,
+    ``with_fairness``, the devices never scheduled and Jain's index."""
+    quickest = {}
+    for run in runs:
+        system = run.summary["system"]
+        quickest[system] = min(quickest.get(system, np.inf), run.summary["simulated_time"])
+    header = ["run", "system", "mean acc", "worst acc", "acc at equal time", f"time to {TARGET_ACCURACY}", "time",
+              "uplink Mbit", "downlink Mbit", "energy J"] + (["never scheduled", "Jain"] if with_fairness else [])
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for run in runs:
         s = run.summary
-        never, jain = fairness(run)
         reach = time_to(run)
         deadline = run.config["system"].get("deadline")
-        cells = [run.label, s["system"] + ("" if deadline is None else f", deadline {deadline:g}"), f"{s['final_mean_accuracy']:.3f}", f"{s['final_worst_accuracy']:.3f}",
+        equal = quickest[s["system"]]
+        cells = [run_label(run) if with_fairness else run.label, s["system"] + ("" if deadline is None else f", deadline {deadline:g}"),
+                 f"{s['final_mean_accuracy']:.3f}", f"{s['final_worst_accuracy']:.3f}", f"{accuracy_at(run, equal):.3f} at {equal:.4g}",
                  "-" if reach is None else f"{reach:.4g}", f"{s['simulated_time']:.4g} {run.time_unit}",
                  f"{s['uplink_bits'] / 1e6:.2f}", f"{s['downlink_bits'] / 1e6:.2f}",
-                 f"{s['energy_j']:.4g}" if "energy_j" in s else "-", str(never), f"{jain:.3f}"]
+                 f"{s['energy_j']:.4g}" if "energy_j" in s else "-"]
+        if with_fairness:
+            never, jain = fairness(run)
+            cells += [str(never), f"{jain:.3f}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def _codec(run: RunCurve) -> str:
-    return run.config.get("communication", {}).get("uplink_codec", "none").split(":")[0]
+    """The uplink codec's name, or ``coded both ways`` when the downlink is coded too."""
+    codecs = run.config.get("communication", {})
+    if "downlink_codec" in codecs:
+        return "coded both ways"
+    return codecs.get("uplink_codec", "none").split(":")[0]
 
 
 def codecs_figure(runs: Sequence[RunCurve], out_file: str | Path) -> Path:
@@ -99,7 +117,7 @@ def codecs_figure(runs: Sequence[RunCurve], out_file: str | Path) -> Path:
             ax.grid(alpha=0.3)
     axes[0, 1].legend(fontsize=6, loc="lower right")
     fig.tight_layout()
-    return save_figure(fig, out_file, dpi=100)
+    return save_figure(fig, out_file, dpi=80)
 
 
 def scheduling_figure(runs: Sequence[RunCurve], out_file: str | Path) -> Path:
@@ -123,7 +141,7 @@ def scheduling_figure(runs: Sequence[RunCurve], out_file: str | Path) -> Path:
         ax.grid(alpha=0.3)
     axes[1].legend(fontsize=6, loc="lower right")
     fig.tight_layout()
-    return save_figure(fig, out_file, dpi=100)
+    return save_figure(fig, out_file, dpi=80)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -137,7 +155,7 @@ def main(argv: Sequence[str]) -> int:
     else:
         runs.sort(key=lambda r: (r.config["system"].get("deadline") is not None, r.label))
         scheduling_figure(runs, argv[2])
-    print(table(runs))
+    print(table(runs, with_fairness=argv[0] == "scheduling"))
     return 0
 
 

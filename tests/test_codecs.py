@@ -79,7 +79,7 @@ def test_topk_error_feedback_sends_every_coordinates_mass_and_keeps_it_through_i
     assert int((sum(without.send(0, update) for _ in range(20)) > 0).sum()) == 1  # no memory: one coordinate only
 
 
-def _logistic_fedavg(uplink="none", downlink="none"):
+def _logistic_fedavg(uplink="none", downlink="none", seed=1):
     rng = np.random.default_rng(0)
     devices = []
     for n in (6, 9, 12):
@@ -88,7 +88,7 @@ def _logistic_fedavg(uplink="none", downlink="none"):
         devices.append(DeviceData(x, y, x[:2], y[:2]))
     data = FederatedData(tuple(devices), num_classes=3)
     training = LocalTraining(lr=0.5, momentum=0.0, batch_size=100, epochs=1, backend="loop")
-    setup = LearnerSetup(data, "logistic", {"in_features": 4, "num_classes": 3}, training, np.random.SeedSequence(1),
+    setup = LearnerSetup(data, "logistic", {"in_features": 4, "num_classes": 3}, training, np.random.SeedSequence(seed),
                          uplink_codec=uplink, downlink_codec=downlink)
     return ALGORITHMS["fedavg"](setup)
 
@@ -123,6 +123,20 @@ def test_decoded_updates_reach_the_aggregate_and_devices_start_from_the_decoded_
         decoded = starts + torch.stack([top_k(trained[k] - starts[k], 4) for k in range(3)])
         weights = torch.from_numpy(fedavg_weights(fed.train_sizes)).float()
         assert torch.allclose(fed.theta, weights @ decoded, atol=1e-6)
+
+
+def test_codec_draws_and_memories_are_part_of_the_runs_determinism():
+    def run(seed):
+        fed = _logistic_fedavg("qsgd:bits=2,bucket=4", "qsgd:bits=3", seed)
+        for server_round, devices in ((1, [0, 1, 2]), (2, [0, 2]), (3, [0, 1, 2])):  # device 1 idle in round 2
+            plan = fed.plan_round(server_round)
+            fed.round_outcome(server_round, _outcome(plan))
+            fed.local_update(server_round, devices)
+            fed.aggregate(server_round, devices)
+        return fed.theta
+
+    assert torch.equal(run(1), run(1))
+    assert not torch.equal(run(1), run(2))
 
 
 def test_a_run_with_an_uplink_codec_shrinks_uplink_bits_and_airtime_by_its_ratio(tmp_path):

@@ -139,19 +139,22 @@ def test_codec_draws_and_memories_are_part_of_the_runs_determinism():
     assert not torch.equal(run(1), run(2))
 
 
-def test_a_run_with_an_uplink_codec_shrinks_uplink_bits_and_airtime_by_its_ratio(tmp_path):
+def test_a_run_with_an_uplink_codec_shrinks_uplink_bits_and_time_by_its_ratio(tmp_path):
+    """Barrier timing on wireless-slow-ul: downlink, then every compute (the same draws), then the
+    uploads one after another, so each round is shorter by ``(1 - ratio)`` of its uplink time."""
     from scenarios.runner import RunSpec, run_experiment
 
     runs = {}
     for codec in ("none", "qsgd:bits=4"):
-        spec = RunSpec("digits-rotation", "fedavg", "wireless-slow-ul", rounds=2, uplink_codec=codec, devices=6,
+        spec = RunSpec("digits-rotation", "fedavg", "wireless-slow-ul", rounds=2, uplink_codec=codec, devices=6, mode="barrier",
                        training={"backend": "loop"})
         folder = run_experiment(spec, tmp_path)["result_dir"]
         plans = [json.loads(line)["plan"] for line in open(f"{folder}/plans.jsonl")]
         trace = [line.split(",") for line in open(f"{folder}/trace.csv").read().splitlines()[1:]]
         uplink_s = [float(row[4]) - float(row[3]) for row in trace if row[1] == "uplink"]
-        runs[codec] = plans, uplink_s, json.load(open(f"{folder}/config.json"))
-    (plans, uplink_s, config), (plans_q, uplink_s_q, config_q) = runs["none"], runs["qsgd:bits=4"]
+        duration = [float(line.split(",")[2]) for line in open(f"{folder}/rounds.csv").read().splitlines()[2:]]
+        runs[codec] = plans, uplink_s, duration, json.load(open(f"{folder}/config.json"))
+    (plans, uplink_s, duration, config), (plans_q, uplink_s_q, duration_q, config_q) = runs["none"], runs["qsgd:bits=4"]
     d = config["model"]["bits"] / 32
     ratio = (32 + 32 * math.ceil(d / 512) + 4 * d) / (32 * d)
     assert "communication" not in config and config_q["communication"] == {"uplink_codec": "qsgd:bits=4,bucket=512"}
@@ -161,3 +164,5 @@ def test_a_run_with_an_uplink_codec_shrinks_uplink_bits_and_airtime_by_its_ratio
             assert plan_q["uplink_bits"][device] == pytest.approx(ratio * bits, rel=1e-12)
     assert len(uplink_s_q) == len(uplink_s) == 12
     assert np.allclose(uplink_s_q, ratio * np.array(uplink_s), rtol=1e-9)  # rho x bits / model bits each
+    per_round = np.array(uplink_s).reshape(2, 6).sum(axis=1)  # 6 uploads a round, one after another
+    assert np.allclose(np.subtract(duration, duration_q), (1 - ratio) * per_round, rtol=1e-9)

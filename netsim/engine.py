@@ -34,6 +34,7 @@ from netsim.physical_round import physical_round_process
 from netsim.physical_timeline import physical_round_fast
 from netsim.plan import Learner, RoundOutcome, RoundPlan
 from netsim.reference import round_process_reference
+from netsim.scheduling import Scheduler, channel_report
 from netsim.timeline import round_timeline
 from netsim.trace import TraceEvent
 
@@ -115,14 +116,36 @@ def _record(server_round, start, end, plan, result=None, evaluation=None) -> Rou
     )
 
 
+@dataclass(frozen=True)
+class ScheduleOnClock:
+    """A scheduler fed, at each round's start, the channel report of the round to come."""
+
+    scheduler: Scheduler
+    system: TimedSystem
+    channel_rng: np.random.Generator | None
+
+    def __call__(self, server_round: int):
+        if self.scheduler.policy == "random":
+            return None
+        return self.scheduler.choose(server_round, channel_report(self.system, self.channel_rng))
+
+    def observe(self, server_round: int, arrived) -> None:
+        self.scheduler.observe(server_round, arrived)
+
+
 def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int, rng, trace, on_round, evaluate_round,
-                         round_process=round_process):
+                         round_process=round_process, schedule=None):
     """The one round loop. Round 0 is the set-up phase (or, without one, the initial model).
 
-    Before training, a learner with ``round_outcome`` is told who received its model, who
-    computed and who arrived (a device in downlink outage still needs its model).
+    ``schedule(server_round)``: the devices the network schedules (None: the learner samples
+    its own), told to the learner through its ``schedule`` before it plans. Before training, a
+    learner with ``round_outcome`` is told who received its model, who computed and who arrived
+    (a device in downlink outage still needs its model).
     """
     for server_round in range(rounds + 1):
+        chosen = schedule(server_round) if schedule is not None and server_round > 0 else None
+        if chosen is not None:
+            learner.schedule(server_round, chosen)
         plan = learner.plan_round(server_round)
         start = env.now
         result = None
@@ -134,6 +157,8 @@ def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int
                 tell(server_round, outcome)
             learner.local_update(server_round, outcome.arrived)
             learner.aggregate(server_round, outcome.arrived)
+            if schedule is not None:
+                schedule.observe(server_round, outcome.arrived)
         elif server_round > 0:
             raise ValueError(f"learner gave no plan for round {server_round}")
         evaluation = learner.evaluate(server_round) if evaluate_round(server_round) else None
@@ -149,12 +174,15 @@ def run_cosimulation(
     evaluate_every: int = 1,
     simulator: str = "timeline",
     channel_rng: np.random.Generator | None = None,
+    *,
+    scheduler: Scheduler | None = None,
 ) -> tuple[list[RoundRecord], list[TraceEvent]]:
     """Run ``rounds`` rounds (after round 0) of ``learner`` on ``system``; returns records and trace.
 
     The learner is evaluated after round 0, every ``evaluate_every`` rounds and after the last.
     ``simulator``: ``timeline`` (fast) or ``processes`` (the per-device reference). On a
-    ``PhysicalNetwork`` the fading comes from ``channel_rng``.
+    ``PhysicalNetwork`` the fading comes from ``channel_rng``. ``scheduler``: the network's
+    choice of participants each round (``netsim.scheduling``; None: the learner samples).
     """
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1, got {rounds}")
@@ -171,7 +199,8 @@ def run_cosimulation(
         return server_round % evaluate_every == 0 or server_round == rounds
 
     process = _round_process(simulator, system, channel_rng)
-    env.process(cosimulation_process(env, learner, system, rounds, rng, trace, keep, evaluate_round, process))
+    schedule = None if scheduler is None else ScheduleOnClock(scheduler, system, channel_rng)
+    env.process(cosimulation_process(env, learner, system, rounds, rng, trace, keep, evaluate_round, process, schedule))
     env.run()
     return records, trace
 

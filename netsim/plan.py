@@ -80,7 +80,9 @@ class Learner(Protocol):
     Round 0 is the set-up phase: ``plan_round(0)`` returns its plan, or ``None`` when the
     algorithm has none (FedAvg). Rounds count from 1. A learner may also define
     ``round_outcome(server_round, outcome: RoundOutcome)``, called before ``local_update``, to
-    learn who received its model and who computed (e.g. a device in outage still needs its model).
+    learn who received its model and who computed (e.g. a device in outage still needs its model),
+    and ``schedule(server_round, devices)``, called before ``plan_round`` when the network's
+    scheduler chose the round's participants (``netsim.scheduling``).
     """
 
     num_devices: int

@@ -33,6 +33,7 @@ from netsim.durations import NonFiniteTime
 from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
 from figures.results import INDEX_FILE, SUMMARY_FILE, folder_problem, index_text, read_summary
+from scenarios import communication
 from scenarios.errors import UsageError
 from scenarios.health import training_flags
 from scenarios.plugins import load_installed, origin
@@ -43,7 +44,7 @@ from scenarios.provenance import provenance
 from scenarios.results import check_output_dir, csv_text, json_text, number_cell, output_dir, staged_folder
 from scenarios.scenario import Scenario
 from scenarios.seeds import seed_streams
-from scenarios.settings import NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_training
+from scenarios.settings import NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_communication, check_training
 from scenarios.systems import get_system
 
 FORMAT_VERSION = 2  # 2: hash-named folders, checksums (now in the sealed checksums.json), empty cells for non-finite numbers
@@ -72,10 +73,19 @@ class RunSpec:
     devices: int | None = None  # scenario knobs (None: the scenario's), where the scenario has them
     alpha: float | None = None
     radio: dict = field(default_factory=dict)  # overrides of a physical cell preset's parameters
+    # communication (scenarios.communication): update codecs and the network's scheduler
+    uplink_codec: str = "none"
+    downlink_codec: str = "none"
+    scheduler: str = "random"
 
     @property
     def label(self) -> str:
-        """The algorithm's name, with what its options declare worth showing (``user-centric k=4``)."""
+        """The algorithm's name, with what its options declare worth showing (``user-centric k=4``),
+        and the communication settings that are not the defaults (``communication.label_suffix``)."""
+        return self.algorithm_label + communication.label_suffix(self)
+
+    @property
+    def algorithm_label(self) -> str:
         try:
             options_type = get_algorithm(self.algorithm).Options
         except UsageError:
@@ -106,6 +116,7 @@ def checked_spec(spec: RunSpec) -> RunSpec:
         raise UsageError(f"options must be a table of key = value, got {spec.options!r}")
     resolved = algorithm_options(spec, scenario)
     options = {key: getattr(resolved, key) for key in spec.options}  # typed
+    values.update(check_communication({key: getattr(spec, key) for key in ("uplink_codec", "downlink_codec", "scheduler")}))
     spec = replace(spec, options=options, training=check_training(spec.training), **values)
     network_system(spec)
     return spec
@@ -180,6 +191,8 @@ def build_learner(spec: RunSpec, data: FederatedData, scenario: Scenario, multic
         participation=scenario.participation if spec.participation is None else spec.participation,
         options=options,
         multicast_airtime=multicast_airtime,
+        uplink_codec=spec.uplink_codec,
+        downlink_codec=spec.downlink_codec,
     )
     try:
         return algorithm(setup)
@@ -263,6 +276,7 @@ class PreparedRun:
     samples: np.ndarray
     rounds: int
     config: dict
+    scheduler: object = None  # netsim.scheduling.Scheduler, None: the learner samples
 
     @property
     def name(self) -> str:
@@ -283,8 +297,12 @@ def prepare(spec: RunSpec, data_dir: str | None = None) -> PreparedRun:
     network, channel_rng = bind_network(system, network_seq, samples)
     airtime = network.multicast_airtime_s_per_bit if channel_rng is not None else None
     learner = build_learner(spec, data, scenario, airtime)
-    config = _jsonable(resolved_config(spec, scenario, system, learner, rounds, samples))
-    return PreparedRun(spec, learner, system, network, channel_rng, samples, rounds, config)
+    config = _jsonable(communication.record(resolved_config(spec, scenario, system, learner, rounds, samples), spec))
+    try:
+        scheduler = communication.build_scheduler(spec, learner, system, network, channel_rng is not None)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return PreparedRun(spec, learner, system, network, channel_rng, samples, rounds, config, scheduler)
 
 
 def check_labels(scenario: Scenario, data: FederatedData) -> None:
@@ -369,7 +387,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
         with np.errstate(over="ignore", invalid="ignore"):  # what overflows is caught below, not warned about
             records_done, trace = run_cosimulation(
                 learner, prepared.network, rounds, np.random.default_rng(network_seq), watch, spec.evaluate_every,
-                channel_rng=prepared.channel_rng,
+                channel_rng=prepared.channel_rng, scheduler=prepared.scheduler,
             )
         records = records_done
     except (Diverged, NonFiniteTime) as stop:
@@ -487,6 +505,7 @@ def summarize(spec: RunSpec, records: list[RoundRecord], learner, trace: list[Tr
             "device_energy_j": device_j.tolist(),
         })
     summary["training_flags"] = run_flags(evaluated, learner.data, diverged["round"] if diverged else None)
+    summary.update(communication.participation_summary(spec, records, learner.num_devices))
     if diverged:
         summary["diverged"] = diverged
     else:

@@ -90,3 +90,25 @@ def check_setting(table: dict[str, Setting], key: str, value, prefix: str = ""):
     if key not in table:
         raise UsageError(f"unknown {prefix}setting {key!r}; known: {', '.join(table) or 'none'}")
     return table[key].check(prefix + key, value)
+
+
+# --- communication: update codecs and scheduling (issue 21; RunSpec fields of the same names) ---
+COMMUNICATION_DEFAULTS = {"uplink_codec": "none", "downlink_codec": "none", "scheduler": "random"}
+
+
+def check_communication(values: dict) -> dict:
+    """``uplink_codec``/``downlink_codec`` (``learning.codecs`` specs, e.g. ``qsgd:bits=4``) and
+    ``scheduler`` (a ``netsim.scheduling`` policy), checked: UsageError naming the setting."""
+    from learning.codecs import parse_codec
+    from netsim.scheduling import POLICIES
+
+    checked = {}
+    for key in ("uplink_codec", "downlink_codec"):
+        try:
+            checked[key] = parse_codec(values[key]).spec
+        except ValueError as error:
+            raise UsageError(f"{key.replace('_', '-')}: {error}") from None
+    if values["scheduler"] not in POLICIES:
+        raise UsageError(f"scheduler must be one of {', '.join(POLICIES)}, got {values['scheduler']!r}")
+    checked["scheduler"] = values["scheduler"]
+    return checked

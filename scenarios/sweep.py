@@ -40,7 +40,7 @@ from scenarios.runner import RunSpec
 from scenarios.settings import MAX_SEEDS, RUN_SETTINGS, Setting
 
 SETTING_KEYS = ("scenario", "system", "rounds", "mode", "deadline", "evaluate_every", "participation", "rho", "t_min",
-                "inv_mu", "devices", "alpha", "training")
+                "inv_mu", "devices", "alpha", "training", "uplink_codec", "downlink_codec", "scheduler")
 TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run", "plugins")
 ALGORITHM_KEYS = ("name", "options", "grid")
 RUN_KEYS = SETTING_KEYS + ("algorithm", "options")
@@ -311,11 +311,15 @@ def run_on_ray(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, done
 
 def setting_columns(configs: Sequence[dict]) -> list[str]:
     """The settings columns of a sweep's table: network, participation, evaluation period, every
-    training field and every algorithm option any run has (``option_KEY``, ``training_KEY``)."""
+    training field and every algorithm option any run has (``option_KEY``, ``training_KEY``), and the
+    codecs and scheduler when a run sets one (scenarios.communication)."""
+    from scenarios.settings import COMMUNICATION_DEFAULTS
+
     options = sorted({k for c in configs for k in c["algorithm_options"]})
     training = sorted({k for c in configs for k in c["training"]})
+    communication = list(COMMUNICATION_DEFAULTS) if any("communication" in c for c in configs) else []
     return (["devices", "alpha", "mode", "deadline", "rho", "t_min", "inv_mu", "participation", "evaluate_every"]
-            + [f"training_{k}" for k in training] + [f"option_{k}" for k in options])
+            + communication + [f"training_{k}" for k in training] + [f"option_{k}" for k in options])
 
 
 def setting_values(config: dict) -> dict:
@@ -323,6 +327,9 @@ def setting_values(config: dict) -> dict:
     values = {"devices": config["num_devices"], "alpha": config["scenario"]["settings"].get("alpha")}
     values.update({k: system.get(k) for k in ("mode", "deadline", "rho", "t_min", "inv_mu")})
     values.update({"participation": config["participation"], "evaluate_every": config["evaluate_every"]})
+    from scenarios.settings import COMMUNICATION_DEFAULTS
+
+    values.update({**COMMUNICATION_DEFAULTS, **config.get("communication", {})})
     values.update({f"training_{k}": v for k, v in config["training"].items()})
     values.update({f"option_{k}": v for k, v in config["algorithm_options"].items()})
     return values

@@ -33,6 +33,12 @@ CASES = [
     (["cell", "uma-3.5ghz", "--radio", "bogus=1"], "unknown radio parameter bogus"),
     # run
     (RUN + ["--scenario", "nope"], "unknown scenario 'nope'"),
+    (RUN + ["--uplink-codec", "qsgd:bits=1"], "uplink-codec: codec qsgd parameter bits must be an integer in 2..16, got '1'"),
+    (RUN + ["--downlink-codec", "topk:ef=1"], "error feedback (ef=1) applies to the uplink codec"),
+    (RUN + ["--algorithm", "scaffold", "--uplink-codec", "sign"], "codecs apply to fedavg, oracle, user-centric"),
+    (RUN + ["--scheduler", "lottery"], "scheduler must be one of random, best-channel"),
+    (RUN + ["--scheduler", "best-channel"], "scheduler best-channel needs a cell's channel reports"),
+    (RUN + ["--scheduler", "deadline-aware", "--system", "umi-3.5ghz"], "scheduler deadline-aware needs --deadline"),
     (RUN + ["--algorithm", "fedsgd"], "unknown algorithm 'fedsgd'"),
     (RUN + ["--algorithm", "fedavg", "fedsgd"], "unknown algorithm 'fedsgd'"),
     (RUN + ["--backend", "processes", "--device", "cuda"], "backend processes trains on the CPU; on cuda use backend batched"),

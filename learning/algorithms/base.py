@@ -14,6 +14,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import torch
 
+from learning.coded_links import CODEC_ALGORITHMS, CodedLinks
 from learning.data import FederatedData
 from learning.evaluation import Evaluation
 from learning.models import build_model
@@ -40,6 +41,8 @@ class LearnerSetup:
     # on a physical cell, the base station's estimate of a multicast's downlink seconds per bit
     # for a group of devices (from channel reports); None on a normalized system
     multicast_airtime: Callable[[Sequence[int]], float] | None = None
+    uplink_codec: str = "none"  # learning.codecs spec of the uplink updates
+    downlink_codec: str = "none"  # and of the downlink models
 
 
 def summary(cls: type) -> str:
@@ -80,6 +83,9 @@ class FederatedLearner:
         self.train_sizes = setup.data.train_sizes
         if not 0 < setup.participation <= 1:
             raise ValueError(f"participation must be in (0, 1], got {setup.participation}")
+        if (setup.uplink_codec, setup.downlink_codec) != ("none", "none") and self.name not in CODEC_ALGORITHMS:
+            raise ValueError(f"codecs apply to {', '.join(CODEC_ALGORITHMS)}; {self.name} sends its own payloads")
+        self.scheduled: tuple[int, ...] | None = None  # the network's choice for the coming round
 
     # --- shared helpers -------------------------------------------------------------
     def job(self, device: int, start: torch.Tensor, slot: str = "model", **hooks) -> LocalJob:
@@ -87,8 +93,16 @@ class FederatedLearner:
         the model it trains, so each (slot, device) keeps its own optimizer state (Adam)."""
         return LocalJob(start, self.data.devices[device], self.generators[device], (slot, device), **hooks)
 
+    def schedule(self, server_round: int, devices) -> None:
+        """The network scheduled ``devices`` for ``server_round``: they are its participants."""
+        self.scheduled = tuple(sorted(int(d) for d in devices))
+
     def sample_participants(self) -> tuple[int, ...]:
-        """All devices, or a uniform sample of ``participation * m`` of them (at least one)."""
+        """The devices the network scheduled; else all devices, or a uniform sample of
+        ``participation * m`` of them (at least one)."""
+        if self.scheduled is not None:
+            chosen, self.scheduled = self.scheduled, None
+            return chosen
         m = self.num_devices
         if self.setup.participation >= 1:
             return tuple(range(m))
@@ -159,6 +173,12 @@ class MixingLearner(FederatedLearner):
         self.needs_model = set(range(self.num_devices)) if self.communicates else set()
         self.streamed: set[int] = set()  # devices sent their model this round
         self.model_key: list = [("init",)] * self.num_devices
+        self.links: CodedLinks | None = None
+        self.held: torch.Tensor | None = None  # with a downlink codec: the model each device trains from
+        if (setup.uplink_codec, setup.downlink_codec) != ("none", "none"):
+            self.links = CodedLinks(setup.uplink_codec, setup.downlink_codec, setup.seed_sequence, self.theta)
+            if not self.links.downlink.is_identity:
+                self.held = self.theta.clone()
 
     def mixing_matrix(self) -> np.ndarray:
         raise NotImplementedError
@@ -168,6 +188,8 @@ class MixingLearner(FederatedLearner):
             return None
         participants = self.sample_participants()
         uplink = self.model_uplink(participants) if self.communicates else {}
+        if self.links is not None:
+            uplink = {d: self.links.uplink_bits(self.model_bits) for d in uplink}
         return RoundPlan(self.model_streams(participants), uplink, participants)
 
     def model_streams(self, participants: Sequence[int], bits: float | None = None) -> tuple[Stream, ...]:
@@ -175,9 +197,14 @@ class MixingLearner(FederatedLearner):
         groups: dict = {}
         for device in participants:
             if device in self.needs_model:
-                groups.setdefault(self.model_key[device], []).append(device)
+                key = self.model_key[device] if self.links is None else (self.model_key[device], self.links.stream_key(device))
+                groups.setdefault(key, []).append(device)
         payload = self.model_bits if bits is None else bits
-        streams = tuple(Stream(tuple(devices), payload) for devices in groups.values())
+        if self.links is None:
+            streams = tuple(Stream(tuple(devices), payload) for devices in groups.values())
+        else:
+            streams = tuple(Stream(tuple(devices), self.links.send_model(devices, self.theta[devices[0]], payload))
+                            for devices in groups.values())
         self.streamed = {device for devices in groups.values() for device in devices}
         self.needs_model.difference_update(participants)
         return streams
@@ -186,10 +213,21 @@ class MixingLearner(FederatedLearner):
         """A device that missed the stream sent to it (downlink outage) still needs its model."""
         self.needs_model.update(self.streamed.difference(outcome.received))
         self.streamed = set()
+        if self.links is not None:
+            for device in self.links.delivered(outcome.received):
+                self.held[device] = self.links.reference[device]
+
+    def start_model(self, device: int) -> torch.Tensor:
+        """The model ``device`` trains from: its row of ``theta``, or what it decoded."""
+        return self.theta[device] if self.held is None else self.held[device]
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
-        if devices:
-            self.theta_half[list(devices)] = self.trainer.train_many([self.job(d, self.theta[d]) for d in devices])
+        if not devices:
+            return
+        trained = self.trainer.train_many([self.job(d, self.start_model(d)) for d in devices])
+        if self.links is not None:
+            trained = torch.stack([self.links.send_update(d, self.start_model(d), row) for d, row in zip(devices, trained)])
+        self.theta_half[list(devices)] = trained
 
     def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
         self.apply_mixing(self.mixing_matrix(), arrived)
@@ -209,6 +247,8 @@ class MixingLearner(FederatedLearner):
             own_update = row[device] == 1.0
             if own_update:
                 self.model_key[device] = ("own", device)
+                if self.held is not None:
+                    self.held[device] = self.theta[device]
             else:
                 self.model_key[device] = ("mix", row.tobytes())
                 self.needs_model.add(device)

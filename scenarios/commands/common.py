@@ -96,6 +96,7 @@ def add_run_settings(parser) -> None:
     parser.add_argument("--devices", type=int, help="number of devices, where the scenario allows it (default: the scenario's)")
     parser.add_argument("--alpha", type=float, help="Dirichlet label-shift alpha, where the scenario allows it (default: the scenario's)")
     parser.add_argument("--rounds", type=int, help="training rounds after the set-up round (default: the scenario's)")
+    add_communication(parser)
     parser.add_argument("--eval-every", type=int, default=1, help="evaluate every N rounds (default 1)")
     parser.add_argument("--out", default="results", help="output folder (default ./results)")
     parser.add_argument("--force", action="store_true", help="run again even when an identical finished run exists")
@@ -156,7 +157,21 @@ def spec_settings(args) -> dict:
     return {"system": args.system, "rounds": args.rounds, "mode": args.mode, "deadline": args.deadline,
             "evaluate_every": args.eval_every, "participation": args.participation, "rho": args.rho,
             "t_min": args.t_min, "inv_mu": args.inv_mu, "training": training_overrides(args), "devices": args.devices,
-            "alpha": args.alpha, "radio": dict(parse_option(text) for text in args.radio)}
+            "alpha": args.alpha, "radio": dict(parse_option(text) for text in args.radio),
+            "uplink_codec": args.uplink_codec, "downlink_codec": args.downlink_codec, "scheduler": args.scheduler}
+
+
+def add_communication(parser) -> None:
+    """Update codecs and the network's scheduler (scenarios.communication)."""
+    group = parser.add_argument_group("communication (docs/tradeoffs.md)")
+    group.add_argument("--uplink-codec", default="none", metavar="CODEC",
+                       help="codec of the uploaded model differences: none (default), qsgd[:bits=4,bucket=512], "
+                       "topk[:fraction=0.01,ef=0|1], sign[:ef=1] (fedavg, oracle, user-centric)")
+    group.add_argument("--downlink-codec", default="none", metavar="CODEC",
+                       help="codec of the downlink models (their difference from the last received): as --uplink-codec, ef=0")
+    group.add_argument("--scheduler", default="random", metavar="POLICY",
+                       help="who takes part each round (--participation of the devices): random (default), best-channel, "
+                       "proportional-fair (a cell), age-based, deadline-aware (with --deadline)")
 
 
 def show_progress(args) -> bool:

@@ -1,0 +1,61 @@
+"""A run's communication levers beyond the streams: update codecs and the network's scheduler.
+
+With the defaults (codecs ``none``, scheduler ``random``) nothing is added to a run's config,
+label or summary, so existing runs keep their folders and files. Otherwise the config records
+``communication`` (the canonical codec specs and the policy), and a run with a scheduler reports
+each device's participation and Jain's fairness index of it in the summary (for ``random`` the
+same numbers follow from ``plans.jsonl``: ``netsim.scheduling.participation_counts``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from netsim.scheduling import Expectations, Scheduler, jain_index, participation_counts
+
+SHORT = {"uplink_codec": "ul", "downlink_codec": "dl", "scheduler": "sched"}
+
+
+def non_default(spec) -> dict:
+    from scenarios.settings import COMMUNICATION_DEFAULTS
+
+    return {key: getattr(spec, key) for key, default in COMMUNICATION_DEFAULTS.items() if getattr(spec, key) != default}
+
+
+def label_suffix(spec) -> str:
+    return "".join(f" {SHORT[key]}={value}" for key, value in non_default(spec).items())
+
+
+def record(config: dict, spec) -> dict:
+    """``config`` with the run's non-default communication settings (unchanged otherwise)."""
+    changed = non_default(spec)
+    return {**config, "communication": changed} if changed else config
+
+
+def build_scheduler(spec, learner, system, network, physical: bool) -> Scheduler | None:
+    """The run's scheduler (None for ``random``: the learner samples, as it always has)."""
+    if spec.scheduler == "random":
+        return None
+    m = learner.num_devices
+    count = max(1, int(round(learner.setup.participation * m)))
+    links = getattr(learner, "links", None)
+    uplink_bits = links.uplink_bits(learner.model_bits) if links is not None else learner.model_bits
+    if physical:
+        compute_s = np.array([network.compute_s(d, network.system.compute_extra_s) for d in range(m)])
+        expectations = Expectations(compute_s, learner.model_bits, uplink_bits)
+    else:
+        expectations = Expectations(np.full(m, system.compute.mean), learner.model_bits, uplink_bits,
+                                    system.t_dl / learner.model_bits, system.t_ul / learner.model_bits)
+    return Scheduler(spec.scheduler, m, count, system.deadline, expectations, physical)
+
+
+def participation_summary(spec, records, num_devices: int) -> dict:
+    """With a scheduler: per device, rounds scheduled and uploads arrived (training rounds), the
+    devices never scheduled and Jain's index of the scheduled counts (else empty)."""
+    if spec.scheduler == "random":
+        return {}
+    scheduled, arrived = participation_counts(((r.server_round, r.plan.participants if r.plan else (), r.arrived) for r in records),
+                                              num_devices)
+    return {"participation_count": scheduled.tolist(), "arrival_count": arrived.tolist(),
+            "never_scheduled": int(np.sum(scheduled == 0)), "jain_fairness": jain_index(scheduled)}
+

@@ -30,7 +30,7 @@ def test_no_page_speaks_of_the_development_setup():
 
 def test_site_builds_strict(tmp_path):
     """Broken links, missing pages and pages left out of the navigation fail the build."""
-    for package in ("mkdocs", "material"):
+    for package in ("mkdocs", "material", "mkdocstrings"):
         pytest.importorskip(package, reason=f"{package} is not installed (pip install 'fl-cosim[docs]')")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
                           cwd=ROOT, capture_output=True, text=True)

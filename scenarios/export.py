@@ -28,7 +28,7 @@ def flat_config(config: dict, prefix: str = "") -> dict[str, str | float | int |
         elif isinstance(value, (bool, int, float, str)):
             flat[name] = value
         else:
-            flat[name] = json.dumps(value)
+            flat[name] = json.dumps(value, allow_nan=False)
     return flat
 
 

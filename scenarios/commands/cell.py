@@ -34,16 +34,19 @@ def execute(args):
     from scenarios.results import check_output_dir, output_dir
 
     overrides = dict(parse_option(text) for text in args.radio)
-    out = Path(args.out or DEFAULT_FOLDER / default_figure(args.preset, args.seed, args.devices, args.rounds, overrides))
-    if out.suffix.lower() not in (".png", ".pdf"):
-        raise UsageError(f"--out must end in .png or .pdf, got {str(out)!r}")
     if args.out is None:
-        check_output_dir(out.parent)  # made only once the cell is described (results/, like every command)
-    elif not out.parent.is_dir():
-        raise UsageError(f"cannot write {str(out)!r}: folder {str(out.parent)!r} does not exist")
-    if args.out and out.exists() and not args.force:
-        raise UsageError(f"{args.out!r} exists; give another --out or --force to replace it")
-    info = describe_cell(args.preset, args.seed, args.devices, overrides, args.rounds)
+        check_output_dir(DEFAULT_FOLDER)  # made only once the cell is described (results/, like every command)
+    else:
+        out = Path(args.out)
+        if out.suffix.lower() not in (".png", ".pdf"):
+            raise UsageError(f"--out must end in .png or .pdf, got {str(out)!r}")
+        if not out.parent.is_dir():
+            raise UsageError(f"cannot write {str(out)!r}: folder {str(out.parent)!r} does not exist")
+        if out.exists() and not args.force:
+            raise UsageError(f"{args.out!r} exists; give another --out or --force to replace it")
+    info = describe_cell(args.preset, args.seed, args.devices, overrides, args.rounds)  # checks the overrides
+    if args.out is None:
+        out = DEFAULT_FOLDER / default_figure(args.preset, args.seed, args.devices, args.rounds, overrides)
     draws = info.pop("_draws")
     from figures.cell import plot_cell
 
@@ -64,7 +67,8 @@ def default_figure(preset: str, seed: int, devices: int, rounds: int, overrides:
     import hashlib
     import json
 
-    rest = json.dumps({"devices": devices, "rounds": rounds, "radio": overrides}, sort_keys=True, default=str)
+    rest = json.dumps({"devices": devices, "rounds": rounds, "radio": overrides}, sort_keys=True, default=str,
+                      allow_nan=False)
     return f"cell_{preset}_s{seed}_{hashlib.sha256(rest.encode('utf-8')).hexdigest()[:10]}.png"
 
 

@@ -26,6 +26,10 @@ RUNS = {
                                        seed=5, participation=0.5, options={"mu": 0.5}, training=LOOP),
     "user-centric-k2-deadline": RunSpec("digits-rotation", "user-centric", rounds=2, seed=1, deadline=12.0, evaluate_every=2,
                                         options={"streams": 2, "variance_batches": "reference"}, training=LOOP),
+    "user-centric-k2-umi": RunSpec("digits-rotation", "user-centric", system="umi-3.5ghz", rounds=2, seed=2,
+                                   options={"streams": 2}, training=LOOP),
+    "fedavg-fdd-fdma-deadline": RunSpec("digits-rotation", "fedavg", system="uma-2.1ghz", rounds=2, seed=4, deadline=0.03,
+                                        radio={"uplink_access": "fdma"}, training=LOOP),
 }
 
 

@@ -15,8 +15,8 @@ import numpy as np
 import torch
 
 from netsim import NetworkSystem, simulate_rounds
-from scenarios.commands.round_time import MODEL_BITS, round_plan
-from scenarios.runner import RunSpec, build_data, build_learner
+from scenarios.cli.round_time import MODEL_BITS, round_plan
+from scenarios.execution.runner import RunSpec, build_data, build_learner
 from scenarios.registry import get_scenario
 from netsim import run_cosimulation
 

@@ -19,7 +19,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from learning.weights import kmeans_rows
 from scenarios.registry import get_scenario
-from scenarios.runner import RunSpec, build_data, build_learner
+from scenarios.execution.runner import RunSpec, build_data, build_learner
 
 SETTINGS = [
     {"variance_batch_fraction": 1 / 3},

@@ -21,7 +21,7 @@ from learning.algorithms import ALGORITHMS
 from scenarios.datasets import resolve_data_dir
 from scenarios.errors import UsageError
 from scenarios.registry import SCENARIOS
-from scenarios.runner import RunSpec, run_experiment
+from scenarios.execution.runner import RunSpec, run_experiment
 
 CHEAP_OPTIONS = {
     "user-centric": {"streams": 4},

@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 from learning.engine import BACKENDS, release  # noqa: E402
 from learning.engine import workers  # noqa: E402
 from scenarios.registry import get_scenario  # noqa: E402
-from scenarios.runner import RunSpec, build_data, build_learner  # noqa: E402
+from scenarios.execution.runner import RunSpec, build_data, build_learner  # noqa: E402
 
 SCENARIO = "mnist-rotation"
 SGD = {"optimizer": "sgd"}  # the text's SGD (lr 0.01, momentum 0.9, batch 64, E = 1): what the plain loop does
@@ -142,7 +142,8 @@ def full_run(rounds: int, out: Path, eval_every: int) -> tuple[float, dict]:
 
 def timed_cli(timings: str, argv: list[str]) -> int:
     """``fl-cosim`` itself, with the learner's calls timed (written as JSON to ``timings``)."""
-    from scenarios import cli, runner
+    from scenarios.cli import main as cli
+    from scenarios.execution import runner
 
     spent = {"local_update": 0.0, "aggregate": 0.0, "evaluate": 0.0}
     build = runner.build_learner
@@ -167,7 +168,7 @@ def timed_cli(timings: str, argv: list[str]) -> int:
 
 def network_per_round_s(devices: int, rounds: int = 3) -> float:
     from netsim import NetworkSystem, simulate_rounds
-    from scenarios.commands.round_time import MODEL_BITS, round_plan
+    from scenarios.cli.round_time import MODEL_BITS, round_plan
 
     plans = [round_plan(devices, 10)] * rounds
     system = NetworkSystem(rho=4, t_min=1, inv_mu=1)

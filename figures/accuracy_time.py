@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from figures.bands import BAND, TIME_LABELS, X_AXES, draw_band, seed_band
-from figures.results import ResultError, RunCurve, read_run
+from scenarios.result_folder import ResultError, RunCurve, read_run
 from figures.save import save_figure
 from figures.style import WIDTHS_IN, ieee_style
 

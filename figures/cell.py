@@ -11,7 +11,7 @@ from figures.save import save_figure
 
 
 def plot_cell(draws: dict, out_file: str | Path, title: str | None = None) -> Path:
-    """``draws`` as ``scenarios.cell_report.describe_cell`` gives them; PNG or PDF, written atomically."""
+    """``draws`` as ``scenarios.reports.cell.describe_cell`` gives them; PNG or PDF, written atomically."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from figures.results import ResultError, RunCurve, read_run
+from scenarios.result_folder import ResultError, RunCurve, read_run
 from netsim import RoundPlan, retime_plans, simulate_rounds
 from netsim.physical import PhysicalSystem, channel_seeds
 

@@ -12,7 +12,7 @@ def save_figure(fig, out_file: str | Path, dpi: int | None = None, metadata: dic
     style's when None; ``metadata``: PDF info or PNG text fields."""
     import matplotlib.pyplot as plt
 
-    from scenarios.results import writing
+    from scenarios.atomic import writing
 
     out_file = Path(out_file)
     tmp = out_file.with_name(f".{out_file.name}.{os.getpid()}.tmp")

@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from figures.results import RunCurve, read_run
+from scenarios.result_folder import RunCurve, read_run
 from figures.save import save_figure
 from netsim.scheduling import jain_index, participation_counts
 

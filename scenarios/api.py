@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scenarios.errors import UsageError
-from scenarios.runner import RunSpec
+from scenarios.execution.runner import RunSpec
 
 __all__ = ["RunResult", "RunSpec", "UsageError", "load", "run"]
 
@@ -53,8 +53,8 @@ def run(spec: RunSpec, out: str | Path = "results", data_dir: str | Path | None 
     """Run ``spec`` into its hash-named folder under ``out`` (reused when complete, unless
     ``force``); ``data_dir`` as ``--data-dir``. A diverged run returns normally: see ``diverged``."""
     from scenarios.datasets import resolve_data_dir
-    from scenarios.results import output_name
-    from scenarios.runner import run_experiment
+    from scenarios.atomic import output_name
+    from scenarios.execution.runner import run_experiment
 
     summary = run_experiment(spec, Path(output_name(out, "out")), str(resolve_data_dir(str(data_dir) if data_dir else None)),
                              progress=progress, reuse=not force)
@@ -65,6 +65,6 @@ def run(spec: RunSpec, out: str | Path = "results", data_dir: str | Path | None 
 
 def load(folder: str | Path) -> RunResult:
     """A finished run's folder (every file checked against the sealed index: ``UsageError`` if not)."""
-    from figures.results import read_summary
+    from scenarios.result_folder import read_summary
 
     return RunResult(Path(folder), read_summary(folder))

@@ -12,7 +12,7 @@ from learning.data import DeviceData, FederatedData
 from learning.models import build_model
 from learning.params import model_bits
 from scenarios.registry import get_scenario
-from scenarios.runner import build_data
+from scenarios.execution.runner import build_data
 
 
 def label_histogram(labels: torch.Tensor) -> dict[int, int]:

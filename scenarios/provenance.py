@@ -1,7 +1,7 @@
 """What produced a result: fl-cosim's version (and commit, run from a git checkout), Python and the
 libraries whose numbers a run depends on, the torch threads. Recorded in every ``config.json``
 under ``provenance``; it is not part of the folder's hash, and a folder recorded by another
-fl-cosim version is run again rather than reused (``scenarios.runner.reusable``)."""
+fl-cosim version is run again rather than reused (``scenarios.execution.runner.reusable``)."""
 
 from __future__ import annotations
 

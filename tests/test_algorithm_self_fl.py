@@ -14,7 +14,7 @@ from learning.algorithms.self_fl import local_steps, online_variance, variance_w
 from learning.data import DeviceData, FederatedData
 from learning.training import LocalTraining
 from netsim import NetworkSystem, run_cosimulation
-from scenarios.cli import main
+from scenarios.cli.main import main
 from tiny_learners import build, run_round, scalar_data, values
 
 LR, MAX_STEPS = 0.1, 8

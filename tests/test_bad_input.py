@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.cli import main
+from scenarios.cli.main import main
 
 RUN = ["run", "--out", "out"]
 COMPARE = ["compare", "--out", "out", "--rounds", "1", "--seeds", "1", "--jobs", "1"]
@@ -244,7 +244,7 @@ SWEEP_FILES = {
 @pytest.fixture(scope="module")
 def fixtures(tmp_path_factory):
     """A complete result folder, a copy with a truncated rounds.csv, sweep files, a plain file."""
-    from scenarios.runner import RunSpec, run_experiment
+    from scenarios.execution.runner import RunSpec, run_experiment
 
     root = tmp_path_factory.mktemp("results")
     complete = Path(run_experiment(RunSpec("digits-rotation", "fedavg", rounds=2), root)["result_dir"])
@@ -269,7 +269,7 @@ def fixtures(tmp_path_factory):
 def damaged_folders(complete: Path, root: Path) -> dict[str, str]:
     """Copies of a complete folder: its summary edited (0.99), NaN written and the index forged
     to match, its sealed index removed, its index's list edited without its seal."""
-    from figures.results import INDEX_FILE, SEALED_FILES, file_sha256, index_text
+    from scenarios.result_folder import INDEX_FILE, SEALED_FILES, file_sha256, index_text
 
     paths = {}
     for name in ("edited_summary", "nan_summary", "unsealed", "bad_seal"):
@@ -305,7 +305,7 @@ def bad_label_data(folder: Path) -> Path:
 
 
 def test_at_least_150_malformed_inputs_and_faults_over_every_subcommand():
-    from scenarios.cli import COMMANDS
+    from scenarios.cli.main import COMMANDS
 
     assert len(CASES) + len(FAULTS) >= 150
     named = {argv[0] if not argv[0].startswith("--") else argv[2] for argv, _ in CASES}
@@ -375,15 +375,15 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(capsys, tmp_path, monkeypatc
 
 def test_a_folder_turned_read_only_mid_run_is_one_line(capsys, tmpfs, monkeypatch):
     """The file system is remounted read-only after training, before the results are written."""
-    import scenarios.runner
+    import scenarios.execution.runner
 
-    summarize = scenarios.runner.summarize
+    summarize = scenarios.execution.runner.summarize
 
     def remount_then_summarize(*args, **kwargs):
         subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], check=True)
         return summarize(*args, **kwargs)
 
-    monkeypatch.setattr(scenarios.runner, "summarize", remount_then_summarize)
+    monkeypatch.setattr(scenarios.execution.runner, "summarize", remount_then_summarize)
     one_line_error(capsys, ["run", *TRAIN, "--out", tmpfs / "results"], "Read-only file system")
     assert os.listdir(tmpfs) == []
 
@@ -419,7 +419,7 @@ def test_a_closed_stdout_exits_141_without_a_traceback(argv):
     read, write = os.pipe()
     os.close(read)
     try:
-        done = subprocess.run([sys.executable, "-m", "scenarios.cli", *argv], stdout=write, stderr=subprocess.PIPE,
+        done = subprocess.run([sys.executable, "-m", "scenarios.cli.main", *argv], stdout=write, stderr=subprocess.PIPE,
                               cwd=Path(__file__).resolve().parents[1], timeout=120)
     finally:
         os.close(write)

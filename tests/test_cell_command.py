@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scenarios.cli import main
+from scenarios.cli.main import main
 
 
 def run_cli(capsys, *argv):
@@ -43,7 +43,7 @@ def test_cell_json_describes_the_layout_and_draws_it(capsys, tmp_path):
 def test_cell_layout_is_the_runs_layout():
     """The command and the runner derive the layout from the same child of the network seed."""
     from netsim.physical import channel_seeds
-    from scenarios.cell_report import cell_draws
+    from scenarios.reports.cell import cell_draws
     from scenarios.cells import get_cell_system
     from scenarios.seeds import seed_streams
 

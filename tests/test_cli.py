@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from scenarios.cli import main
+from scenarios.cli.main import main
 
 
 def run_cli(capsys, *argv):
@@ -110,9 +110,9 @@ def test_compare_writes_tables_and_reuses_runs(capsys, tmp_path):
 
 
 def test_plot_retimes_one_run_on_three_systems(capsys, tmp_path):
-    from figures.results import read_run
+    from scenarios.result_folder import read_run
     from figures.retime import retimed_curve
-    from scenarios.runner import seed_streams
+    from scenarios.execution.runner import seed_streams
     from scenarios.systems import get_system
     import numpy as np
 
@@ -136,7 +136,7 @@ def test_usage_errors_have_one_prefix(capsys):
 
 
 def test_an_internal_error_is_one_line_exit_3_and_its_traceback_is_saved(capsys, monkeypatch):
-    from scenarios.commands import listing
+    from scenarios.cli import listing
 
     def broken(args):
         raise RuntimeError("a bug\nwith a second line")

@@ -142,7 +142,7 @@ def test_codec_draws_and_memories_are_part_of_the_runs_determinism():
 def test_a_run_with_an_uplink_codec_shrinks_uplink_bits_and_time_by_its_ratio(tmp_path):
     """Barrier timing on wireless-slow-ul: downlink, then every compute (the same draws), then the
     uploads one after another, so each round is shorter by ``(1 - ratio)`` of its uplink time."""
-    from scenarios.runner import RunSpec, run_experiment
+    from scenarios.execution.runner import RunSpec, run_experiment
 
     runs = {}
     for codec in ("none", "qsgd:bits=4"):

@@ -11,7 +11,7 @@ import pytest
 
 from netsim import NetworkSystem, run_cosimulation
 from scenarios.registry import get_scenario
-from scenarios.runner import RunSpec, build_data, build_learner
+from scenarios.execution.runner import RunSpec, build_data, build_learner
 
 ROUNDS = 30
 SEED = 0

@@ -9,7 +9,7 @@ import pytest
 from learning.algorithms import ALGORITHMS
 from netsim import NetworkSystem, run_cosimulation
 from scenarios.registry import SCENARIOS
-from scenarios.runner import build_data, build_learner, RunSpec
+from scenarios.execution.runner import build_data, build_learner, RunSpec
 
 SMALL = [name for name, s in SCENARIOS.items() if s.small]
 ROUNDS = 2

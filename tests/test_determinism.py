@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from scenarios.runner import RunSpec, run_experiment
+from scenarios.execution.runner import RunSpec, run_experiment
 
 
 def table(tmp: Path, seed: int, algorithm="user-centric", options=None):
@@ -37,7 +37,7 @@ def test_recorded_plans_retime_to_the_same_clock(tmp_path):
     import numpy as np
 
     from netsim import RoundPlan, retime_plans
-    from scenarios.runner import seed_streams
+    from scenarios.execution.runner import seed_streams
     from scenarios.systems import get_system
 
     summary = run_experiment(RunSpec("digits-rotation", "user-centric", rounds=3, seed=4, options={"streams": 4}), tmp_path)

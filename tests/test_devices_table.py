@@ -2,7 +2,7 @@
 
 import csv
 
-from scenarios.cli import main
+from scenarios.cli.main import main
 
 
 def read(path):

@@ -18,7 +18,7 @@ from learning.engine import evaluate_in_a_loop, gradients_in_a_loop, train_in_a_
 from learning.engine.batched import BatchedEngine, draw_schedules, engine_of
 from learning.models import build_model
 from learning.training import LocalJob, LocalTraining, Trainer
-from scenarios.cli import main
+from scenarios.cli.main import main
 from tiny_learners import build, run_round, scalar_data
 
 RTOL, ATOL = 1e-4, 1e-5

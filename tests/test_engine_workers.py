@@ -24,7 +24,7 @@ from learning.engine import release
 from learning.engine import workers
 from learning.engine.workers import balance, chains, job_work
 from learning.training import LocalJob, LocalTraining
-from scenarios.cli import main
+from scenarios.cli.main import main
 
 pytestmark = pytest.mark.skipif(not workers.SUPPORTED, reason="worker processes need Linux (fork, memfd)")
 

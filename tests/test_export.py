@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from scenarios.cli import main
+from scenarios.cli.main import main
 
 pytest.importorskip("tensorboard", reason="tensorboard is not installed (pip install 'fl-cosim[tracking]')")
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402

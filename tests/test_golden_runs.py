@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.runner import RunSpec, run_experiment
+from scenarios.execution.runner import RunSpec, run_experiment
 
 GOLDEN = Path(__file__).parent / "golden"
 COMPARED = ("rounds.csv", "trace.csv", "plans.jsonl")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.cli import main
+from scenarios.cli.main import main
 from scenarios.health import training_flags
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from figures.results import read_run
+from scenarios.result_folder import read_run
 from figures.retime import retimed_curve
-from scenarios.cli import main
-from scenarios.lambda_study import Step, staircase
-from scenarios.runner import RunSpec, run_experiment, seed_streams
+from scenarios.cli.main import main
+from scenarios.execution.lambda_study import Step, staircase
+from scenarios.execution.runner import RunSpec, run_experiment, seed_streams
 from scenarios.systems import SYSTEMS, get_system
 
 

@@ -12,7 +12,7 @@ import pytest
 from learning.algorithms import ALGORITHMS
 from learning.options import OptionError, Options, option
 from scenarios.errors import UsageError
-from scenarios.runner import RunSpec, prepare
+from scenarios.execution.runner import RunSpec, prepare
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from scenarios.cli import main
+from scenarios.cli.main import main
 
 
 def run_json(capsys, *argv):
@@ -67,7 +67,7 @@ def test_the_same_seed_gives_the_same_physical_run(capsys, tmp_path):
 def test_retiming_on_the_cell_it_ran_on_reproduces_its_times(capsys, tmp_path):
     """Without outages the learning does not depend on the channel, so re-timing the recorded
     plans on the same cell with the run's network seed gives back its clock and its energy."""
-    from figures.results import read_run
+    from scenarios.result_folder import read_run
     from figures.retime import retimed_curve
     from scenarios.cells import get_cell_system
     from scenarios.seeds import seed_streams

@@ -8,8 +8,8 @@ import pytest
 
 from figures.accuracy_time import seed_groups
 from figures.bands import seed_band
-from figures.results import read_run
-from scenarios.cli import main
+from scenarios.result_folder import read_run
+from scenarios.cli.main import main
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ import pytest
 from learning.algorithms import ALGORITHMS
 from learning.models import MODELS
 from scenarios import plugins
-from scenarios.cli import main
+from scenarios.cli.main import main
 from scenarios.registry import SCENARIOS
 from scenarios.systems import SYSTEMS
 
@@ -148,12 +148,12 @@ def test_sweep_loads_the_plugins_it_names_in_process_workers(capsys, tmp_path):
 def test_a_fresh_worker_process_loads_the_plugins_it_is_given(tmp_path):
     """What a Ray task runs (``--ray``): a new interpreter, told the sweep's plugin sources,
     gives the run the parent gives (same folder, same files)."""
-    from scenarios.runner import RunSpec, run_experiment
+    from scenarios.execution.runner import RunSpec, run_experiment
 
     plugins.load_plugins([str(EXAMPLE)])
     spec = RunSpec("mirrored-digits", "tempered-fedavg", system="slow-half-uplink", rounds=1, options={"power": 0.0})
     here = Path(run_experiment(spec, tmp_path / "here")["result_dir"])
-    code = ("import sys, torch; torch.set_num_threads(1); from scenarios.runner import RunSpec; from scenarios.sweep import _run_on_ray; "
+    code = ("import sys, torch; torch.set_num_threads(1); from scenarios.execution.runner import RunSpec; from scenarios.execution.sweep import _run_on_ray; "
             f"print(_run_on_ray(RunSpec(*sys.argv[1:4], rounds=1, options={{'power': 0.0}}), sys.argv[4], None, [sys.argv[5]])['result_dir'])")
     argv = [spec.scenario, spec.algorithm, spec.system, str(tmp_path / "there"), str(EXAMPLE)]
     done = subprocess.run([sys.executable, "-c", code, *argv], cwd=tmp_path, capture_output=True, text=True,

@@ -2,8 +2,8 @@
 
 import io
 
-from scenarios.cli import main
-from scenarios.progress import Progress
+from scenarios.cli.main import main
+from scenarios.execution.progress import Progress
 
 
 class FakeClock:

@@ -8,7 +8,7 @@ from importlib import metadata
 import pytest
 
 import scenarios.provenance
-from scenarios.cli import main
+from scenarios.cli.main import main
 
 RUN = ["run", "--algorithm", "local", "--system", "wired", "--rounds", "1", "--no-figure", "--quiet", "--json"]
 

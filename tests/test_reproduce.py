@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from figures.bands import seed_band
-from figures.results import RunCurve
+from scenarios.result_folder import RunCurve
 from figures.style import ALGORITHM_STYLE, algorithm_style
-from scenarios.cli import main
-from scenarios.journal_numbers import PAPER_ALGORITHMS, TABLE_I, TABLE_II, TABLE_II_PROPOSED, paper_table_ii
-from scenarios.reproduce import SCALES, TABLE_SCENARIOS, TABLE_VARIANTS, TEXT_SCENARIO, Scale
-from scenarios.runner import RunSpec
+from scenarios.cli.main import main
+from scenarios.reports.journal_numbers import PAPER_ALGORITHMS, TABLE_I, TABLE_II, TABLE_II_PROPOSED, paper_table_ii
+from scenarios.execution.reproduce import SCALES, TABLE_SCENARIOS, TABLE_VARIANTS, TEXT_SCENARIO, Scale
+from scenarios.execution.runner import RunSpec
 
 JOURNAL = Path(__file__).resolve().parents[1].parent / "shared" / "papers" / "user-centric-fl-wireless-journal.md"
 TABLE_I_LABELS = list(TABLE_I)
@@ -189,7 +189,7 @@ def test_smoke_scale_writes_every_table_and_figure(capsys, tmp_path):
 
 
 def test_silhouette_is_kept_and_read_back_while_the_config_is_the_same(tmp_path, capsys):
-    from scenarios.silhouette import setup_silhouette
+    from scenarios.execution.silhouette import setup_silhouette
 
     spec = RunSpec("digits-rotation", "user-centric", seed=1)
     curve = setup_silhouette(spec, None, cache_dir=tmp_path)

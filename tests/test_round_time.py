@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from netsim import NetworkSystem, ShiftedExponential, expected_round_time_barrier, harmonic_number, simulate_rounds
-from scenarios.commands.round_time import MODEL_BITS, round_plan
+from scenarios.cli.round_time import MODEL_BITS, round_plan
 
 
 def durations(devices, streams, mode, rounds, seed=0, **system):
@@ -51,7 +51,7 @@ def test_round_time_on_a_cell_is_hand_computed(capsys):
     16/70 of 20 MHz; a 1 Mbit broadcast, 2e4 x 100 cycles at 1 GHz (2 ms), two 1 Mbit uploads."""
     import json
 
-    from scenarios.cli import main
+    from scenarios.cli.main import main
 
     argv = ["round-time", "--system", "umi-3.5ghz", "--devices", "2", "--rounds", "3", "--json",
             "--radio", "distances_m=20,20", "--radio", "los=los", "--radio", "shadowing=false", "--radio", "fading=none"]

@@ -91,7 +91,7 @@ def test_on_a_cell_the_report_is_the_rounds_channel_and_the_learner_is_told():
 
 
 def test_never_scheduled_devices_are_counted_in_the_summary(tmp_path):
-    from scenarios.runner import RunSpec, run_experiment
+    from scenarios.execution.runner import RunSpec, run_experiment
 
     spec = RunSpec("digits-rotation", "fedavg", "umi-3.5ghz", rounds=3, devices=6, participation=1 / 3, scheduler="best-channel",
                    training={"backend": "loop"})

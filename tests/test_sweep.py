@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from figures.results import folder_problem
-from scenarios.cli import main
+from scenarios.result_folder import folder_problem
+from scenarios.cli.main import main
 from scenarios.errors import UsageError
-from scenarios.sweep import expand
+from scenarios.execution.sweep import expand
 
 ROOT = Path(__file__).resolve().parents[1]
 TWELVE_RUNS = """
@@ -91,7 +91,7 @@ def test_sweep_table_has_a_row_per_run_and_seed_with_plain_numbers(capsys, tmp_p
 
 
 def sweep_command(config: Path, out: Path, *extra, quiet: bool = True) -> list[str]:
-    return [sys.executable, "-m", "scenarios.cli", "sweep", str(config), "--out", str(out), "--jobs", "2", *extra] + (
+    return [sys.executable, "-m", "scenarios.cli.main", "sweep", str(config), "--out", str(out), "--jobs", "2", *extra] + (
         ["--quiet"] if quiet else [])
 
 

@@ -15,7 +15,7 @@ from netsim.durations import RoundDurations
 from netsim.engine import hold_until
 from netsim.fifo import fifo_with_deadline, lindley
 from netsim.timeline import ARRIVED, DROPPED_COMPUTING, DROPPED_UPLINK, round_timeline
-from scenarios.cli import main
+from scenarios.cli.main import main
 from tests.tiny_learners import build, scalar_data
 
 MODEL = 4.0

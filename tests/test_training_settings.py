@@ -11,7 +11,7 @@ import torch
 
 from learning.models import build_model, fans
 from learning.training import ADAM_BETAS, ADAM_EPS, LocalTraining
-from scenarios.cli import main
+from scenarios.cli.main import main
 from tiny_learners import build, run_round, scalar_data, values
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.cli import main
+from scenarios.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -178,7 +178,7 @@ def test_compare_workers_die_with_their_parent(tmp_path):
     """SIGKILL the parent of a compare with two worker processes: every worker is gone soon after."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     parent = subprocess.Popen(
-        [sys.executable, "-m", "scenarios.cli", "compare", "--algorithm", "fedavg", "local", "oracle", "--seeds", "3",
+        [sys.executable, "-m", "scenarios.cli.main", "compare", "--algorithm", "fedavg", "local", "oracle", "--seeds", "3",
          "--rounds", "40", "--jobs", "2", "--quiet", "--out", str(tmp_path / "out")],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -242,7 +242,7 @@ SMALL = ["--algorithm", "fedavg", "--rounds", "2", "--backend", "loop"]
 @pytest.fixture(scope="module")
 def sealed(tmp_path_factory):
     """A complete folder of ``SMALL`` and its true final accuracy."""
-    from scenarios.runner import RunSpec, run_experiment
+    from scenarios.execution.runner import RunSpec, run_experiment
 
     root = tmp_path_factory.mktemp("sealed")
     summary = run_experiment(RunSpec("digits-rotation", "fedavg", rounds=2, training={"backend": "loop"}), root)
@@ -254,7 +254,7 @@ def edited_copy(sealed, into: Path, text_edit=None, reseal: bool = False) -> Pat
     of its text); ``reseal``: its index recomputed, as a forger would."""
     import shutil
 
-    from figures.results import INDEX_FILE, SEALED_FILES, index_text
+    from scenarios.result_folder import INDEX_FILE, SEALED_FILES, index_text
 
     folder = into / sealed[0].name
     shutil.copytree(sealed[0], folder)
@@ -321,7 +321,7 @@ def test_edited_summary_is_refused_by_every_reader(capsys, tmp_path, sealed, edi
 def test_an_index_edited_without_its_seal_is_refused(capsys, tmp_path, sealed):
     folder = edited_copy(sealed, tmp_path)
     index = json.loads((folder / "checksums.json").read_text())
-    from figures.results import file_sha256
+    from scenarios.result_folder import file_sha256
 
     index["files"]["summary.json"] = file_sha256(folder / "summary.json")  # the list updated, the seal not
     (folder / "checksums.json").write_text(json.dumps(index))
@@ -335,7 +335,7 @@ def test_a_run_whose_clock_overflows_is_diverged_not_finished(tmp_path):
     import dataclasses
 
     from netsim import NetworkSystem
-    from scenarios.runner import RunSpec, prepare, run_prepared
+    from scenarios.execution.runner import RunSpec, prepare, run_prepared
 
     prepared = prepare(RunSpec("digits-rotation", "fedavg", rounds=2, training={"backend": "loop"}))
     network = NetworkSystem(rho=1e307, t_min=0.0, inv_mu=0.0)
@@ -361,7 +361,7 @@ def test_network_bounds_keep_the_largest_run_exact_to_one_t_dl():
 
 
 def test_run_folders_are_readable_as_the_umask_says(sealed):
-    from scenarios.results import current_umask
+    from scenarios.atomic import current_umask
 
     mask = current_umask()
     assert sealed[0].stat().st_mode & 0o777 == 0o777 & ~mask
@@ -371,7 +371,7 @@ def test_run_folders_are_readable_as_the_umask_says(sealed):
 @pytest.mark.parametrize("mask,folder_mode,file_mode", [(0o022, 0o755, 0o644), (0o077, 0o700, 0o600), (0o002, 0o775, 0o664)])
 def test_every_writer_follows_the_umask(tmp_path, mask, folder_mode, file_mode):
     """The staged result folder and the atomic files (tables, reports) alike."""
-    from scenarios.results import atomic_write_text, current_umask, staged_folder
+    from scenarios.atomic import atomic_write_text, current_umask, staged_folder
 
     old = os.umask(mask)
     try:

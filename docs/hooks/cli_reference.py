@@ -14,7 +14,7 @@ MARKER = "<!-- cli-reference -->"
 
 def reference_markdown() -> str:
     os.environ["COLUMNS"] = "100"  # argparse wraps to the terminal width: fix it for a stable page
-    from scenarios.cli import build_parser
+    from scenarios.cli.main import build_parser
 
     parser = build_parser()
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

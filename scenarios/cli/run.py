@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.commands.common import add_run_settings, bits, route_options, show_progress, spec_settings, table
+from scenarios.cli.common import add_run_settings, bits, route_options, show_progress, spec_settings, table
 from scenarios.errors import WriteError
 from scenarios.health import flag_note
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.log import LOGGER
-from scenarios.runner import RunSpec
+from scenarios.execution.runner import RunSpec
 
 DEFAULT_RUNS = (
     ("fedavg", {}),
@@ -51,8 +51,8 @@ def run_specs(args) -> list[RunSpec]:
 def execute(args):
     from figures.accuracy_time import PlotOptions, figure_name, plot_accuracy_vs_time
     from scenarios.datasets import resolve_data_dir
-    from scenarios.results import check_output_dir, remove_stale_staging
-    from scenarios.runner import prepare, run_prepared
+    from scenarios.atomic import check_output_dir, remove_stale_staging
+    from scenarios.execution.runner import prepare, run_prepared
 
     specs = run_specs(args)
     data_dir = str(resolve_data_dir(args.data_dir))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from scenarios.commands.common import add_json
+from scenarios.cli.common import add_json
 from scenarios.errors import UsageError
 
 
@@ -29,8 +29,8 @@ def add_parser(subparsers) -> None:
 
 
 def execute(args):
-    from figures.results import ResultError
-    from scenarios.export import TrackerError, export_mlflow, export_tensorboard
+    from scenarios.result_folder import ResultError
+    from scenarios.reports.export import TrackerError, export_mlflow, export_tensorboard
 
     if importlib.util.find_spec("tensorboard") is None:
         raise UsageError("export needs the tensorboard package: pip install 'fl-cosim[tracking]'")

@@ -6,9 +6,9 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 
-from scenarios.commands.common import add_run_settings, route_options, show_progress, spec_settings, table
+from scenarios.cli.common import add_run_settings, route_options, show_progress, spec_settings, table
 from scenarios.registry import get_algorithm, get_scenario
-from scenarios.runner import RunSpec
+from scenarios.execution.runner import RunSpec
 from scenarios.settings import MAX_SEEDS, Setting
 
 SEEDS = Setting(int, low=1, high=MAX_SEEDS)
@@ -58,11 +58,11 @@ def specs(args) -> dict[str, list[RunSpec]]:
 
 
 def execute(args):
-    from scenarios.compare import compare, markdown, numeric_rows, table_rows
+    from scenarios.execution.compare import compare, markdown, numeric_rows, table_rows
     from scenarios.datasets import resolve_data_dir
-    from scenarios.results import atomic_write_text, check_output_dir, csv_text, make_output_dir, remove_stale_staging, sha256_text
-    from scenarios.runner import prepare
-    from scenarios.tables import RUN_COLUMNS, rows_csv, run_row
+    from scenarios.atomic import atomic_write_text, check_output_dir, csv_text, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.execution.runner import prepare
+    from scenarios.reports.tables import RUN_COLUMNS, rows_csv, run_row
 
     plan = specs(args)
     data_dir = str(resolve_data_dir(args.data_dir))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from figures.results import read_summary
+from scenarios.result_folder import read_summary
 from netsim.physical import PhysicalSystem, channel_seeds
 from scenarios.errors import UsageError
 from scenarios.seeds import seed_streams

@@ -14,9 +14,9 @@ from typing import Callable
 
 from scenarios.errors import UsageError
 from scenarios.registry import get_scenario
-from scenarios.runner import RunSpec, build_data, run_experiment
+from scenarios.execution.runner import RunSpec, build_data, run_experiment
 from scenarios.settings import MAX_SEEDS, Setting
-from scenarios.workers import worker_pool
+from scenarios.execution.pool import worker_pool
 
 # Tables I and II, Fig. 2 and 5: the three image scenarios (MNIST stands in for EMNIST)
 TABLE_SCENARIOS = ("mnist-label-shift", "mnist-rotation", "cifar10-concept-shift")
@@ -164,7 +164,7 @@ def _run(spec: RunSpec, out_root: Path, data_dir: str | None, progress) -> tuple
 
 
 def _silhouette(spec: RunSpec, out_root: Path, data_dir: str | None) -> dict[int, float]:
-    from scenarios.silhouette import setup_silhouette
+    from scenarios.execution.silhouette import setup_silhouette
 
     return setup_silhouette(spec, data_dir, cache_dir=out_root)
 

@@ -8,12 +8,12 @@ import os
 import shlex
 import sys
 
-from scenarios.commands import (cell, compare, datasets, export, lambda_study, listing, penalty, plot, reproduce, round_time,
+from scenarios.cli import (cell, compare, datasets, export, lambda_study, listing, penalty, plot, reproduce, round_time,
                                run, scenario, streams, sweep)
 from scenarios.errors import UsageError
 from scenarios.log import cli_messages
 from scenarios.provenance import fl_cosim_version
-from scenarios.results import CREATED, finite, output_name, remove_empty_created
+from scenarios.atomic import CREATED, finite, output_name, remove_empty_created
 from scenarios.settings import Setting
 
 PIPE_CLOSED_EXIT = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away

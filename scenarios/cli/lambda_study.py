@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scenarios.commands.common import add_data_dir, add_json, add_quiet, add_training, parse_option, show_progress, table, training_overrides
+from scenarios.cli.common import add_data_dir, add_json, add_quiet, add_training, parse_option, show_progress, table, training_overrides
 from scenarios.errors import UsageError
 from scenarios.settings import Setting
 
@@ -46,14 +46,14 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from figures.lambda_study import plot_lambda_study
-    from scenarios.compare import run_all
+    from scenarios.execution.compare import run_all
     from scenarios.datasets import resolve_data_dir
-    from scenarios.lambda_study import choices, measure, staircase
-    from scenarios.results import atomic_write_text, check_output_dir, json_text, make_output_dir, remove_stale_staging, sha256_text
-    from scenarios.runner import RunSpec, prepare
-    from scenarios.silhouette import setup_silhouette
+    from scenarios.execution.lambda_study import choices, measure, staircase
+    from scenarios.atomic import atomic_write_text, check_output_dir, json_text, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.execution.runner import RunSpec, prepare
+    from scenarios.execution.silhouette import setup_silhouette
     from scenarios.systems import get_system
-    from scenarios.tables import rows_csv
+    from scenarios.reports.tables import rows_csv
 
     JOBS.check("--jobs", args.jobs)
     TARGET.check("--target", args.target)
@@ -122,6 +122,6 @@ def choice_table(answer: list[dict]) -> tuple[list[str], list[list[str]]]:
 
 
 def markdown(header: list[str], body: list[list[str]]) -> str:
-    from scenarios.compare import markdown as md
+    from scenarios.execution.compare import markdown as md
 
     return md(header, body)

@@ -7,12 +7,12 @@ import shlex
 import time
 from pathlib import Path
 
-from scenarios.commands.common import add_data_dir, add_json
+from scenarios.cli.common import add_data_dir, add_json
 from scenarios.errors import UsageError
 
 
 def add_parser(subparsers) -> None:
-    from scenarios.reproduce import SCALES
+    from scenarios.execution.reproduce import SCALES
 
     scales = "; ".join(f"{s.name}: {s.description}" for s in SCALES.values())
     parser = subparsers.add_parser(
@@ -35,9 +35,9 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from scenarios.datasets import resolve_data_dir
-    from scenarios.reproduce import execute_plan, get_scale, make_plan
-    from scenarios.reproduction_report import write_report
-    from scenarios.results import ensure_writable_dir
+    from scenarios.execution.reproduce import execute_plan, get_scale, make_plan
+    from scenarios.reports.reproduction import write_report
+    from scenarios.atomic import ensure_writable_dir
 
     started = time.perf_counter()  # wall time of the command, for the report only
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"

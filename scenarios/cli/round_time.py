@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from netsim import NetworkSystem, RoundPlan, Stream, expected_round_time_barrier, simulate_rounds
-from scenarios.commands.common import add_json, parse_option
+from scenarios.cli.common import add_json, parse_option
 from scenarios.errors import UsageError
 from scenarios.settings import MAX_ROUND_TIME_DEVICES, MAX_ROUND_TIME_EVENTS, NETWORK_SETTINGS, RUN_SETTINGS, Setting
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from scenarios.errors import UsageError
-from scenarios.runner import RunSpec
+from scenarios.execution.runner import RunSpec
 from scenarios.settings import MAX_SEEDS, RUN_SETTINGS, Setting
 
 SETTING_KEYS = ("scenario", "system", "rounds", "mode", "deadline", "evaluate_every", "participation", "rho", "t_min",
@@ -214,7 +214,7 @@ class PlannedRun:
 def plan(specs: Sequence[RunSpec], data_dir: str | None, progress: Callable[[int], None] | None = None) -> list[PlannedRun]:
     """Every run checked and named (its data and learner built once) before anything is written;
     runs whose configs resolve to the same folder are kept once."""
-    from scenarios.runner import prepare
+    from scenarios.execution.runner import prepare
 
     planned, names = [], set()
     for index, spec in enumerate(specs):
@@ -232,8 +232,8 @@ def run_locally(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, job
     """Each run on a worker process (``jobs`` of them, dying with this one); summaries in order."""
     from concurrent.futures import as_completed
 
-    from scenarios.runner import run_experiment
-    from scenarios.workers import worker_pool
+    from scenarios.execution.runner import run_experiment
+    from scenarios.execution.pool import worker_pool
 
     if jobs <= 1 or len(runs) <= 1:
         summaries = []
@@ -252,7 +252,7 @@ def _run_on_ray(spec: RunSpec, out: str, data_dir: str | None, plugins: Sequence
     import torch
 
     from scenarios.plugins import load_plugins
-    from scenarios.runner import run_experiment
+    from scenarios.execution.runner import run_experiment
 
     torch.set_num_threads(1)
     load_plugins(plugins)  # a Ray worker starts afresh: the plugins this sweep loaded

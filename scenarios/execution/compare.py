@@ -10,11 +10,11 @@ from typing import Sequence
 
 import numpy as np
 
-from figures.results import read_run
-from scenarios.progress import Progress
-from scenarios.results import number_cell
-from scenarios.runner import RunSpec, run_experiment
-from scenarios.workers import worker_pool
+from scenarios.result_folder import read_run
+from scenarios.execution.progress import Progress
+from scenarios.atomic import number_cell
+from scenarios.execution.runner import RunSpec, run_experiment
+from scenarios.execution.pool import worker_pool
 
 
 @dataclass(frozen=True)

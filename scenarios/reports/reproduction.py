@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
-from figures.results import read_run
+from scenarios.result_folder import read_run
 from scenarios.health import CHANCE_EVALUATIONS, LOSS_RISES
-from scenarios.journal_numbers import PAPER_ALGORITHMS, PAPER_SCENARIOS, TABLE_I, TABLE_II_COLUMNS, TABLE_II_PROPOSED, paper_table_ii
+from scenarios.reports.journal_numbers import PAPER_ALGORITHMS, PAPER_SCENARIOS, TABLE_I, TABLE_II_COLUMNS, TABLE_II_PROPOSED, paper_table_ii
 from scenarios.registry import get_scenario
-from scenarios.reproduce import TABLE_SCENARIOS, TEXT_SCENARIO, TIME_LABELS, TIME_SCENARIO, TIME_SYSTEMS, Outcome
-from scenarios.results import atomic_write_text, csv_text
+from scenarios.execution.reproduce import TABLE_SCENARIOS, TEXT_SCENARIO, TIME_LABELS, TIME_SCENARIO, TIME_SYSTEMS, Outcome
+from scenarios.atomic import atomic_write_text, csv_text
 
 TABLE_II_LABELS = ("ditto", "fedavg", "oracle", "cfl", "fedfomo", "pfedme", "user-centric k=m", "user-centric k=4")
 FIGURES = {

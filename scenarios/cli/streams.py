@@ -3,10 +3,10 @@ stream count Algorithm 2 picks for each lambda (journal IV-C, eq. 12)."""
 
 from __future__ import annotations
 
-from scenarios.commands.common import add_data_dir, add_json, add_training, parse_option, table, training_overrides
+from scenarios.cli.common import add_data_dir, add_json, add_training, parse_option, table, training_overrides
 from scenarios.settings import RUN_SETTINGS
 from scenarios.registry import DEFAULT_SCENARIO, get_algorithm, get_scenario
-from scenarios.runner import RunSpec, prepare
+from scenarios.execution.runner import RunSpec, prepare
 
 DEFAULT_LAMBDAS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
 
@@ -37,7 +37,7 @@ def execute(args):
     for lam in args.lambdas:
         get_algorithm("user-centric").Options.settings()["lam"].check("--lambda", lam)
     RUN_SETTINGS["seed"].check("--seed", args.seed)
-    from scenarios.silhouette import setup_silhouette
+    from scenarios.execution.silhouette import setup_silhouette
 
     get_scenario(args.scenario)
     options = {**dict(parse_option(text) for text in args.option), "streams": "auto"}

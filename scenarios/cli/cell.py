@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.commands.common import add_json, parse_option, table
+from scenarios.cli.common import add_json, parse_option, table
 from scenarios.errors import UsageError
 
 
@@ -30,8 +30,8 @@ def add_parser(subparsers) -> None:
 
 
 def execute(args):
-    from scenarios.cell_report import describe_cell
-    from scenarios.results import check_output_dir, output_dir
+    from scenarios.reports.cell import describe_cell
+    from scenarios.atomic import check_output_dir, output_dir
 
     overrides = dict(parse_option(text) for text in args.radio)
     if args.out is None:

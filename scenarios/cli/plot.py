@@ -6,7 +6,7 @@ from pathlib import Path
 
 from figures.bands import X_AXES
 from figures.style import WIDTHS_IN
-from scenarios.commands.common import add_json
+from scenarios.cli.common import add_json
 from scenarios.errors import UsageError
 from scenarios.settings import RUN_SETTINGS
 
@@ -41,7 +41,7 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from figures.accuracy_time import PlotOptions, plot_accuracy_vs_time
-    from figures.results import ResultError
+    from scenarios.result_folder import ResultError
     from scenarios.systems import get_system
 
     out = Path(args.out)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenarios.commands.common import add_json
+from scenarios.cli.common import add_json
 
 
 def add_parser(subparsers) -> None:

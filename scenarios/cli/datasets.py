@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from scenarios.commands.common import add_data_dir, add_json, table
+from scenarios.cli.common import add_data_dir, add_json, table
 
 
 def add_parser(subparsers) -> None:

@@ -32,16 +32,16 @@ from netsim import RoundRecord, TraceEvent, run_cosimulation, simulate_rounds
 from netsim.durations import NonFiniteTime
 from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
-from figures.results import INDEX_FILE, SUMMARY_FILE, folder_problem, index_text, read_summary
+from scenarios.result_folder import INDEX_FILE, SUMMARY_FILE, folder_problem, index_text, read_summary
 from scenarios import communication
 from scenarios.errors import UsageError
 from scenarios.health import training_flags
 from scenarios.plugins import load_installed, origin
-from scenarios.progress import Progress
+from scenarios.execution.progress import Progress
 from scenarios.registry import get_algorithm, get_scenario
 from scenarios.log import LOGGER
 from scenarios.provenance import provenance
-from scenarios.results import check_output_dir, csv_text, json_text, number_cell, output_dir, staged_folder
+from scenarios.atomic import check_output_dir, csv_text, json_text, number_cell, output_dir, staged_folder
 from scenarios.scenario import Scenario
 from scenarios.seeds import seed_streams
 from scenarios.settings import NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_communication, check_training

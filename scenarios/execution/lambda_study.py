@@ -62,8 +62,8 @@ def measure(folders: dict[int, str], systems: dict, seed: int, target: float | N
     final mean accuracy), from each k's run re-timed on every system with the run's own
     network seed (so a system's re-timed times are that system's own run times)."""
     from figures.retime import retimed_curve
-    from figures.results import read_run
-    from scenarios.runner import seed_streams
+    from scenarios.result_folder import read_run
+    from scenarios.execution.runner import seed_streams
 
     curves = {k: read_run(folder) for k, folder in folders.items()}
     finals = [c.summary["final_mean_accuracy"] for c in curves.values() if c.summary["final_mean_accuracy"] is not None]

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 from scenarios.registry import get_scenario
-from scenarios.results import atomic_write_text, json_text
-from scenarios.runner import RunSpec, build_data, build_learner
+from scenarios.atomic import atomic_write_text, json_text
+from scenarios.execution.runner import RunSpec, build_data, build_learner
 
 FORMAT_VERSION = 1
 

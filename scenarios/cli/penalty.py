@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenarios.commands.common import add_json, table
+from scenarios.cli.common import add_json, table
 
 
 def add_parser(subparsers) -> None:
@@ -19,7 +19,7 @@ def add_parser(subparsers) -> None:
 
 
 def execute(args):
-    from scenarios.penalty import downlink_penalty
+    from scenarios.reports.penalty import downlink_penalty
 
     rows = [downlink_penalty(folder) for folder in args.result_dirs]
     body = [[r["label"], r["streams"], f"{r['models_per_round']:.2f}",

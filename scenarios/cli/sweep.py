@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scenarios.commands.common import add_data_dir, add_json, add_quiet, show_progress
+from scenarios.cli.common import add_data_dir, add_json, add_quiet, show_progress
 from scenarios.settings import Setting
 
 JOBS = Setting(int, low=1, high=256)
@@ -35,13 +35,13 @@ def add_parser(subparsers) -> None:
 
 
 def execute(args):
-    from figures.results import read_summary
+    from scenarios.result_folder import read_summary
     from scenarios.datasets import resolve_data_dir
-    from scenarios.progress import Progress
-    from scenarios.results import check_output_dir, make_output_dir, remove_stale_staging, sha256_text
-    from scenarios.runner import reusable
-    from scenarios.sweep import check_ray, expand, load_sweep_plugins, plan, read_sweep_file, run_locally, run_on_ray, setting_columns, setting_values, start_ray
-    from scenarios.tables import RUN_COLUMNS, run_row, write_tables
+    from scenarios.execution.progress import Progress
+    from scenarios.atomic import check_output_dir, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.execution.runner import reusable
+    from scenarios.execution.sweep import check_ray, expand, load_sweep_plugins, plan, read_sweep_file, run_locally, run_on_ray, setting_columns, setting_values, start_ray
+    from scenarios.reports.tables import RUN_COLUMNS, run_row, write_tables
 
     path = Path(args.config)
     config = read_sweep_file(path)

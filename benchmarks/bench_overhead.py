@@ -16,8 +16,8 @@ import torch
 
 from netsim import NetworkSystem, simulate_rounds
 from scenarios.cli.round_time import MODEL_BITS, round_plan
-from scenarios.execution.runner import RunSpec, build_data, build_learner
-from scenarios.registry import get_scenario
+from scenarios.execution.build import build_learner, scenario_data
+from scenarios.execution.spec import RunSpec, resolve
 from netsim import run_cosimulation
 
 
@@ -25,9 +25,8 @@ def main() -> None:
     torch.set_num_threads(1)
     devices = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 60
-    scenario = get_scenario("digits-rotation")
-    data = build_data("digits-rotation", 0, None)
-    learner = build_learner(RunSpec("digits-rotation", "fedavg"), data, scenario)
+    data = scenario_data("digits-rotation", 0)
+    learner = build_learner(resolve(RunSpec("digits-rotation", "fedavg")), data)
     system = NetworkSystem(rho=4, t_min=1, inv_mu=1)
     start = time.perf_counter()
     records, _ = run_cosimulation(learner, system, rounds, np.random.default_rng(0))

@@ -18,8 +18,8 @@ import numpy as np
 from sklearn.metrics import adjusted_rand_score
 
 from learning.weights import kmeans_rows
-from scenarios.registry import get_scenario
-from scenarios.execution.runner import RunSpec, build_data, build_learner
+from scenarios.execution.build import build_learner, scenario_data
+from scenarios.execution.spec import RunSpec, resolve
 
 SETTINGS = [
     {"variance_batch_fraction": 1 / 3},
@@ -32,10 +32,9 @@ SETTINGS = [
 
 
 def measure(scenario_name: str, seed: int, init: str, options: dict) -> tuple[float, float, float]:
-    scenario = get_scenario(scenario_name)
-    data = build_data(scenario_name, seed, None)
+    data = scenario_data(scenario_name, seed)
     spec = RunSpec(scenario_name, "user-centric", seed=seed, options={"streams": None, **options}, training={"init": init})
-    learner = build_learner(spec, data, scenario)
+    learner = build_learner(resolve(spec), data)
     everyone = range(learner.num_devices)
     learner.local_update(0, everyone)
     learner.aggregate(0, everyone)

@@ -45,7 +45,8 @@ sys.path.insert(0, str(ROOT))
 from learning.engine import BACKENDS, release  # noqa: E402
 from learning.engine import workers  # noqa: E402
 from scenarios.registry import get_scenario  # noqa: E402
-from scenarios.execution.runner import RunSpec, build_data, build_learner  # noqa: E402
+from scenarios.execution.build import build_learner, scenario_data
+from scenarios.execution.spec import RunSpec, resolve  # noqa: E402
 
 SCENARIO = "mnist-rotation"
 SGD = {"optimizer": "sgd"}  # the text's SGD (lr 0.01, momentum 0.9, batch 64, E = 1): what the plain loop does
@@ -92,8 +93,7 @@ class PlainLoop:
 
 
 def engine_learner(data, backend: str, device: str = "cpu"):
-    return build_learner(RunSpec(SCENARIO, "fedavg", training={**SGD, "backend": backend, "device": device}), data,
-                         get_scenario(SCENARIO))
+    return build_learner(resolve(RunSpec(SCENARIO, "fedavg", training={**SGD, "backend": backend, "device": device})), data)
 
 
 def engine_round(learner) -> None:
@@ -143,7 +143,7 @@ def full_run(rounds: int, out: Path, eval_every: int) -> tuple[float, dict]:
 def timed_cli(timings: str, argv: list[str]) -> int:
     """``fl-cosim`` itself, with the learner's calls timed (written as JSON to ``timings``)."""
     from scenarios.cli import main as cli
-    from scenarios.execution import runner
+    from scenarios.execution import build as runner  # prepare() looks build_learner up here
 
     spent = {"local_update": 0.0, "aggregate": 0.0, "evaluate": 0.0}
     build = runner.build_learner
@@ -193,7 +193,7 @@ def main() -> None:
     cores = workers.usable_cores()
     print(f"machine: {cores} usable cores, {os.uname().machine}, torch {torch.__version__}; "
           f"load average at start {os.getloadavg()[0]:.2f}")
-    data = build_data(SCENARIO, 0, args.data_dir)
+    data = scenario_data(SCENARIO, 0, args.data_dir)
     samples = sum(d.num_train for d in data.devices)
     default_backend = get_scenario(SCENARIO).training.backend
 

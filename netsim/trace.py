@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-TRACE_FIELDS = ("round", "kind", "entity", "start", "end", "bits", "energy_j", "reason")
 
 
 class TraceEvent(NamedTuple):

@@ -12,7 +12,7 @@ from learning.data import DeviceData, FederatedData
 from learning.models import build_model
 from learning.params import model_bits
 from scenarios.registry import get_scenario
-from scenarios.execution.runner import build_data
+from scenarios.execution.build import scenario_data
 
 
 def label_histogram(labels: torch.Tensor) -> dict[int, int]:
@@ -42,7 +42,7 @@ def describe_scenario(name: str, data_dir: Path | str | None, seed: int) -> dict
     """The scenario's registry entry, its data as built for ``seed`` (the partition a run of
     that seed uses) and its model's parameter count. Missing data raises DatasetError."""
     scenario = get_scenario(name)
-    data = build_data(name, seed, None if data_dir is None else str(data_dir))
+    data = scenario_data(name, seed, None if data_dir is None else str(data_dir))
     model = build_model(scenario.model_name, torch.Generator().manual_seed(seed), **scenario.model_kwargs)
     groups = None if data.groups is None else np.asarray(data.groups)
     return {

@@ -1,4 +1,7 @@
-"""A small reader of result folders (no torch, no simpy): what figures and every command read.
+"""The result folder, its whole format in one module (no torch, no simpy): the files a run
+writes (``rounds.csv``, ``devices.csv``, ``trace.csv``, ``plans.jsonl``, ``config.json``,
+``summary.json``), the sealed index, the folder hash, and the reader that figures, the API and
+every command use.
 
 A folder is complete when its sealed index ``checksums.json`` lists the SHA-256 of every file
 of the folder, ``summary.json`` included, the index's own seal (the SHA-256 of that list)
@@ -15,9 +18,18 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import numpy as np
+
+from scenarios.atomic import csv_text, json_text, number_cell, output_dir, staged_folder
 from scenarios.errors import UsageError
 
+if TYPE_CHECKING:  # the records' types, never loaded here: this module stays without simpy
+    from netsim import RoundRecord, TraceEvent
+
+FORMAT_VERSION = 2  # 2: hash-named folders, checksums (now in the sealed checksums.json), empty cells for non-finite numbers
+TRACE_FIELDS = ("round", "kind", "entity", "start", "end", "bits", "energy_j", "reason")
 RESULT_FILES = ("config.json", "rounds.csv", "devices.csv", "trace.csv", "plans.jsonl")
 SUMMARY_FILE = "summary.json"
 INDEX_FILE = "checksums.json"  # the sealed index, written last: a folder without it is unfinished
@@ -147,3 +159,76 @@ def read_run(folder: str | Path) -> RunCurve:
         )
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ResultError(f"{folder} is not a result folder ({error.__class__.__name__}: {error})") from None
+
+
+# --- writing ---------------------------------------------------------------------------------
+def config_hash(config: dict) -> str:
+    """SHA-256 of the canonical JSON of a resolved config (the identity of a run), its provenance
+    (versions, commit, threads) left out: the same settings name the same folder on any machine."""
+    settings = {key: value for key, value in config.items() if key != "provenance"}
+    return hashlib.sha256(json_text(settings, indent=None).encode("utf-8")).hexdigest()
+
+
+def write_folder(final: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (name -> text, ``summary.json`` included) and, last, their sealed index
+    into ``final``, atomically: the folder appears complete or not at all."""
+    texts = {**files, INDEX_FILE: index_text(files)}
+    with output_dir(final.parent), staged_folder(final) as folder:
+        for name, text in texts.items():
+            (folder / name).write_bytes(text.encode("utf-8"))
+
+
+def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = False, diverged_round: int | None = None) -> str:
+    """One row per round; on a physical network also the round's energy, cumulative energy and
+    each device's energy in the round (``energy_j_<d>``), in joules. Non-finite numbers are
+    empty cells; the evaluation of a diverged round is left empty: its accuracies measure nothing."""
+    header = ["round", "time", "duration", "downlink_bits", "uplink_bits", "streams", "participants", "received",
+              "computed", "arrived", "mean_accuracy", "worst_accuracy", "mean_loss"] + [f"accuracy_{d}" for d in range(num_devices)]
+    if physical:
+        header += ["round_energy_j", "energy_j"] + [f"energy_j_{d}" for d in range(num_devices)]
+    rows, downlink, uplink, spent = [], 0.0, 0.0, 0.0
+    for r in records:
+        downlink += r.downlink_bits
+        uplink += r.uplink_bits
+        participants = len(r.plan.participants) if r.plan else 0
+        received = len(r.outcome.received) if r.outcome else 0
+        computed = len(r.outcome.computed) if r.outcome else 0
+        row = [r.server_round, number_cell(r.end), number_cell(r.duration), number_cell(downlink), number_cell(uplink),
+               r.num_streams, participants, received, computed, len(r.arrived)]
+        if r.evaluation is None or r.server_round == diverged_round:
+            row += [""] * (3 + num_devices)
+        else:
+            e = r.evaluation
+            row += [number_cell(e.mean_accuracy), number_cell(e.worst_accuracy), number_cell(np.mean(e.loss))]
+            row += [number_cell(a) for a in e.accuracy]
+        if physical:
+            per_device = [float((r.energy_j or {}).get(d, 0.0)) for d in range(num_devices)]
+            spent += sum(per_device)
+            row += [number_cell(sum(per_device)), number_cell(spent)] + [number_cell(j) for j in per_device]
+        rows.append(row)
+    return csv_text(header, rows)
+
+
+def devices_csv(records: list[RoundRecord], num_devices: int, diverged_round: int | None = None) -> str:
+    """The long table: one row per round and device (round, device, accuracy, loss, energy_j,
+    scheduled, received, computed, arrived), as analysis tools expect. Empty cells as in rounds.csv."""
+    header = ["round", "device", "accuracy", "loss", "energy_j", "scheduled", "received", "computed", "arrived"]
+    rows = []
+    for r in records:
+        evaluated = r.evaluation is not None and r.server_round != diverged_round
+        sets = [set(r.plan.participants) if r.plan else set(), set(r.outcome.received) if r.outcome else set(),
+                set(r.outcome.computed) if r.outcome else set(), set(r.arrived)]
+        for d in range(num_devices):
+            energy = "" if r.energy_j is None else repr(float(r.energy_j.get(d, 0.0)))
+            numbers = [number_cell(r.evaluation.accuracy[d]), number_cell(r.evaluation.loss[d])] if evaluated else ["", ""]
+            rows.append([r.server_round, d, *numbers, energy, *(int(d in s) for s in sets)])
+    return csv_text(header, rows)
+
+
+def trace_csv(trace: list[TraceEvent]) -> str:
+    return csv_text(TRACE_FIELDS, ([e.round, e.kind, e.entity, number_cell(e.start), number_cell(e.end), number_cell(e.bits),
+                                    number_cell(e.energy_j), e.reason] for e in trace))
+
+
+def plans_jsonl(records: list[RoundRecord]) -> str:
+    return "".join(json.dumps({"round": r.server_round, "plan": r.plan.to_dict() if r.plan else None}, allow_nan=False) + "\n" for r in records)

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 
-def seed_streams(seed: int) -> tuple[np.random.SeedSequence, np.random.SeedSequence, np.random.SeedSequence]:
-    """(data partition, learner, network) streams of one run seed (every seed is checked here:
-    UsageError naming the range)."""
+class RunSeeds(NamedTuple):
+    """A run seed's independent streams: the data partition, the learner (model init, each
+    device's batches, server choices) and the network (compute times; a cell's channel child)."""
+
+    data: np.random.SeedSequence
+    learner: np.random.SeedSequence
+    network: np.random.SeedSequence
+
+
+def seed_streams(seed: int) -> RunSeeds:
+    """The streams of one run seed (every seed is checked here: UsageError naming the range)."""
     from scenarios.settings import RUN_SETTINGS
 
     RUN_SETTINGS["seed"].check("seed", seed)
-    data_seq, learner_seq, network_seq = np.random.SeedSequence(seed).spawn(3)
-    return data_seq, learner_seq, network_seq
+    return RunSeeds(*np.random.SeedSequence(seed).spawn(3))

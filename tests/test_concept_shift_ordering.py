@@ -11,7 +11,8 @@ import pytest
 
 from netsim import NetworkSystem, run_cosimulation
 from scenarios.registry import get_scenario
-from scenarios.execution.runner import RunSpec, build_data, build_learner
+from scenarios.execution.build import build_learner, scenario_data
+from scenarios.execution.spec import RunSpec, resolve
 
 ROUNDS = 30
 SEED = 0
@@ -23,10 +24,10 @@ SINGLE_MODEL = {"fedavg": {}, "fedprox": {}, "scaffold": {}}
 @pytest.fixture(scope="module")
 def final_accuracy():
     scenario = get_scenario("digits-concept-shift")
-    data = build_data(scenario.name, SEED, None)
+    data = scenario_data(scenario.name, SEED)
     accuracy = {}
     for name, options in {**PERSONALIZED, **SINGLE_MODEL}.items():
-        learner = build_learner(RunSpec(scenario.name, name, seed=SEED, options=options), data, scenario)
+        learner = build_learner(resolve(RunSpec(scenario.name, name, seed=SEED, options=options)), data)
         records, _ = run_cosimulation(learner, NetworkSystem(rho=1, t_min=1, inv_mu=0), ROUNDS,
                                       np.random.default_rng(SEED), evaluate_every=ROUNDS)
         accuracy[name] = records[-1].evaluation.mean_accuracy

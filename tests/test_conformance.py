@@ -9,17 +9,17 @@ import pytest
 from learning.algorithms import ALGORITHMS
 from netsim import NetworkSystem, run_cosimulation
 from scenarios.registry import SCENARIOS
-from scenarios.execution.runner import build_data, build_learner, RunSpec
+from scenarios.execution.build import build_learner, scenario_data
+from scenarios.execution.spec import RunSpec, resolve
 
 SMALL = [name for name, s in SCENARIOS.items() if s.small]
 ROUNDS = 2
 
 
 def simulate(scenario_name, algorithm, seed=0, training=None):
-    scenario = SCENARIOS[scenario_name]
-    data = build_data(scenario_name, seed, None)
+    data = scenario_data(scenario_name, seed)
     spec = RunSpec(scenario_name, algorithm, rounds=ROUNDS, seed=seed, training=training or {})
-    learner = build_learner(spec, data, scenario)
+    learner = build_learner(resolve(spec), data)
     system = NetworkSystem(rho=2, t_min=1, inv_mu=1)
     return learner, run_cosimulation(learner, system, ROUNDS, np.random.default_rng(seed))
 
@@ -27,9 +27,9 @@ def simulate(scenario_name, algorithm, seed=0, training=None):
 @pytest.mark.parametrize("scenario_name, training", [(name, {}) for name in SMALL] + [("digits-rotation", {"optimizer": "adam"})])
 @pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
 def test_algorithm_conforms(scenario_name, training, algorithm):
-    if algorithm == "oracle" and build_data(scenario_name, 0, None).groups is None:
+    if algorithm == "oracle" and scenario_data(scenario_name, 0).groups is None:
         pytest.skip("oracle needs true groups; this scenario has none")
-    if algorithm == "fedproto" and build_data(scenario_name, 0, None).task != "classification":
+    if algorithm == "fedproto" and scenario_data(scenario_name, 0).task != "classification":
         pytest.skip("fedproto needs classes (prototypes per class); this scenario is a regression")
     learner, (records, trace) = simulate(scenario_name, algorithm, training=training)
     assert [r.server_round for r in records] == list(range(ROUNDS + 1))

@@ -37,7 +37,7 @@ def test_recorded_plans_retime_to_the_same_clock(tmp_path):
     import numpy as np
 
     from netsim import RoundPlan, retime_plans
-    from scenarios.execution.runner import seed_streams
+    from scenarios.seeds import seed_streams
     from scenarios.systems import get_system
 
     summary = run_experiment(RunSpec("digits-rotation", "user-centric", rounds=3, seed=4, options={"streams": 4}), tmp_path)

@@ -12,7 +12,8 @@ from scenarios.result_folder import read_run
 from figures.retime import retimed_curve
 from scenarios.cli.main import main
 from scenarios.execution.lambda_study import Step, staircase
-from scenarios.execution.runner import RunSpec, run_experiment, seed_streams
+from scenarios.execution.runner import RunSpec, run_experiment
+from scenarios.seeds import seed_streams
 from scenarios.systems import SYSTEMS, get_system
 
 

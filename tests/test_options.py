@@ -12,7 +12,7 @@ import pytest
 from learning.algorithms import ALGORITHMS
 from learning.options import OptionError, Options, option
 from scenarios.errors import UsageError
-from scenarios.execution.runner import RunSpec, prepare
+from scenarios.execution.runner import RunSpec, prepare, resolve
 
 
 @dataclass(frozen=True)
@@ -66,12 +66,12 @@ def test_an_option_without_effect_is_refused_naming_what_it_needs():
 ])
 def test_user_centric_refuses_options_without_effect(options, needs):
     with pytest.raises(UsageError, match=f"user-centric option .* has an effect only with {needs}"):
-        prepare(RunSpec("digits-rotation", "user-centric", rounds=1, options=options))
+        prepare(resolve(RunSpec("digits-rotation", "user-centric", rounds=1, options=options)))
 
 
 def test_an_option_given_at_its_default_leaves_the_run_and_its_folder_unchanged():
-    plain = prepare(RunSpec("digits-rotation", "user-centric", rounds=1, options={"streams": 2}))
-    given = prepare(RunSpec("digits-rotation", "user-centric", rounds=1, options={"streams": 2, "silhouette_loss": 0.05}))
+    plain = prepare(resolve(RunSpec("digits-rotation", "user-centric", rounds=1, options={"streams": 2})))
+    given = prepare(resolve(RunSpec("digits-rotation", "user-centric", rounds=1, options={"streams": 2, "silhouette_loss": 0.05})))
     assert given.name == plain.name and given.config == plain.config
     assert plain.config["algorithm_options"] == {**ALGORITHMS["user-centric"].Options.defaults(), "streams": 2,
                                                  "variance_batch_fraction": 0.6}  # the scenario's eq. 10 default

@@ -189,17 +189,21 @@ def test_smoke_scale_writes_every_table_and_figure(capsys, tmp_path):
 
 
 def test_silhouette_is_kept_and_read_back_while_the_config_is_the_same(tmp_path, capsys):
+    from scenarios.execution.runner import prepare, resolve
     from scenarios.execution.silhouette import setup_silhouette
 
-    spec = RunSpec("digits-rotation", "user-centric", seed=1)
-    curve = setup_silhouette(spec, None, cache_dir=tmp_path)
+    def curve_of(spec):
+        return setup_silhouette(prepare(resolve(spec)), cache_dir=tmp_path)
+
+    spec = RunSpec("digits-rotation", "user-centric", seed=1, options={"streams": "auto"})
+    curve = curve_of(spec)
     assert main(["streams", "--seed", "1", "--json"]) == 0
     assert {int(k): s for k, s in json.loads(capsys.readouterr().out)["silhouette"].items()} == curve
     path = tmp_path / "silhouette_digits-rotation_s1.json"
     kept = json.loads(path.read_text())
     kept["silhouette"] = {k: 0.5 for k in kept["silhouette"]}
     path.write_text(json.dumps(kept))
-    assert set(setup_silhouette(spec, None, cache_dir=tmp_path).values()) == {0.5}  # read back, not recomputed
-    other = RunSpec("digits-rotation", "user-centric", seed=1, training={"batch_size": 32})
-    assert set(setup_silhouette(other, None, cache_dir=tmp_path).values()) != {0.5}  # another config: computed again
+    assert set(curve_of(spec).values()) == {0.5}  # read back, not recomputed
+    other = RunSpec("digits-rotation", "user-centric", seed=1, options={"streams": "auto"}, training={"batch_size": 32})
+    assert set(curve_of(other).values()) != {0.5}  # another config: computed again
     assert json.loads(path.read_text())["config"]["training"]["batch_size"] == 32

@@ -335,11 +335,12 @@ def test_a_run_whose_clock_overflows_is_diverged_not_finished(tmp_path):
     import dataclasses
 
     from netsim import NetworkSystem
-    from scenarios.execution.runner import RunSpec, prepare, run_prepared
+    from scenarios.execution.runner import RunSpec, prepare, resolve, run_prepared
 
-    prepared = prepare(RunSpec("digits-rotation", "fedavg", rounds=2, training={"backend": "loop"}))
+    prepared = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=2, training={"backend": "loop"})))
     network = NetworkSystem(rho=1e307, t_min=0.0, inv_mu=0.0)
-    summary = run_prepared(dataclasses.replace(prepared, network=network, system=network), tmp_path)
+    run = dataclasses.replace(prepared.run, system=network)
+    summary = run_prepared(dataclasses.replace(prepared, network=network, run=run), tmp_path)
     assert summary["status"] == "diverged" and summary["diverged"]["round"] == 1
     assert "simulated time is no longer a finite number" in summary["diverged"]["reason"]
     assert summary["rounds"] == 0 and summary["simulated_time"] == 0.0

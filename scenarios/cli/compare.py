@@ -61,7 +61,7 @@ def execute(args):
     from scenarios.execution.compare import compare, markdown, numeric_rows, table_rows
     from scenarios.datasets import resolve_data_dir
     from scenarios.atomic import atomic_write_text, check_output_dir, csv_text, make_output_dir, remove_stale_staging, sha256_text
-    from scenarios.execution.runner import prepare
+    from scenarios.execution.runner import prepare, resolve
     from scenarios.reports.tables import RUN_COLUMNS, rows_csv, run_row
 
     plan = specs(args)
@@ -69,7 +69,7 @@ def execute(args):
     out = check_output_dir(Path(args.out))
     names = []
     for runs in plan.values():  # every run checked (data, learner) before anything is written
-        names += [prepare(spec, data_dir).name for spec in runs]
+        names += [prepare(resolve(spec), data_dir).name for spec in runs]
     make_output_dir(out)
     remove_stale_staging(out)
     rows, target, curves = compare(plan, out, data_dir, args.target, show_progress(args), args.jobs, reuse=not args.force)

@@ -50,7 +50,7 @@ def execute(args):
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.lambda_study import choices, measure, staircase
     from scenarios.atomic import atomic_write_text, check_output_dir, json_text, make_output_dir, remove_stale_staging, sha256_text
-    from scenarios.execution.runner import RunSpec, prepare
+    from scenarios.execution.runner import RunSpec, prepare, resolve
     from scenarios.execution.silhouette import setup_silhouette
     from scenarios.systems import get_system
     from scenarios.reports.tables import rows_csv
@@ -70,11 +70,10 @@ def execute(args):
         return RunSpec(args.scenario, "user-centric", system=args.system, rounds=args.rounds, seed=args.seed,
                        options={**options, "streams": streams}, training=training)
 
-    prepare(spec("auto"), data_dir)  # every setting checked
-    silhouette = setup_silhouette(spec("auto"), data_dir)
+    silhouette = setup_silhouette(prepare(resolve(spec("auto")), data_dir))
     steps = staircase(silhouette)
     specs = [spec(step.k) for step in steps]
-    names = [prepare(s, data_dir).name for s in specs]  # every training checked before anything is written
+    names = [prepare(resolve(s), data_dir).name for s in specs]  # every training checked before anything is written
     make_output_dir(out)
     remove_stale_staging(out)
     folders = dict(zip((step.k for step in steps), run_all(specs, out, data_dir, args.jobs, show_progress(args), not args.force)))

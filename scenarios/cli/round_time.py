@@ -106,7 +106,7 @@ def cell_round_time(args):
     if not args.model_bits > 0 or not np.isfinite(args.model_bits):
         raise UsageError(f"--model-bits must be a finite number > 0, got {args.model_bits:g}")
     system = get_cell_system(args.system, args.mode, None, dict(parse_option(text) for text in args.radio))
-    network_seq = seed_streams(args.seed)[2]
+    network_seq = seed_streams(args.seed).network
     layout_seq, fading_seq, _ = channel_seeds(network_seq)
     try:
         layout = system.cell.place(args.devices, np.random.default_rng(layout_seq))

@@ -52,16 +52,14 @@ def execute(args):
     from figures.accuracy_time import PlotOptions, figure_name, plot_accuracy_vs_time
     from scenarios.datasets import resolve_data_dir
     from scenarios.atomic import check_output_dir, remove_stale_staging
-    from scenarios.execution.runner import prepare, run_prepared
+    from scenarios.execution.runner import prepare, resolve, run_prepared
 
     specs = run_specs(args)
     data_dir = str(resolve_data_dir(args.data_dir))
     out = check_output_dir(Path(args.out))
-    for spec in specs:  # every run checked (data, learner) before anything is written
-        prepare(spec, data_dir)
+    prepared = [prepare(resolve(spec), data_dir) for spec in specs]  # every run built (and so checked) before anything is written
     remove_stale_staging(out)
-    summaries = [run_prepared(prepare(spec, data_dir), out, progress=show_progress(args), reuse=not args.force)
-                 for spec in specs]
+    summaries = [run_prepared(run, out, progress=show_progress(args), reuse=not args.force) for run in prepared]
     figure, failed = None, None
     if not args.no_figure:
         folders = [s["result_dir"] for s in summaries]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from scenarios.cli.common import add_data_dir, add_json, add_training, parse_option, table, training_overrides
 from scenarios.settings import RUN_SETTINGS
 from scenarios.registry import DEFAULT_SCENARIO, get_algorithm, get_scenario
-from scenarios.execution.runner import RunSpec, prepare
+from scenarios.execution.runner import RunSpec, prepare, resolve
 
 DEFAULT_LAMBDAS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
 
@@ -43,8 +43,7 @@ def execute(args):
     options = {**dict(parse_option(text) for text in args.option), "streams": "auto"}
     spec = RunSpec(args.scenario, "user-centric", seed=args.seed, options=options, training=training_overrides(args))
     data_dir = str(resolve_data_dir(args.data_dir))
-    prepare(spec, data_dir)  # every setting checked
-    silhouette = setup_silhouette(spec, data_dir)
+    silhouette = setup_silhouette(prepare(resolve(spec), data_dir))
     chosen = {repr(lam): choose_stream_count(silhouette, lam) for lam in args.lambdas}
     data_out = {"silhouette": {str(k): s for k, s in silhouette.items()}, "chosen": chosen}
     curve = table(["k", "silhouette"], [[k, f"{s:+.3f}"] for k, s in silhouette.items()])

@@ -3,7 +3,7 @@ to reach a target accuracy. Built from result folders, so finished runs are reus
 
 from __future__ import annotations
 
-from concurrent.futures import as_completed
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -14,7 +14,7 @@ from scenarios.result_folder import read_run
 from scenarios.execution.progress import Progress
 from scenarios.atomic import number_cell
 from scenarios.execution.runner import RunSpec, run_experiment
-from scenarios.execution.pool import worker_pool
+from scenarios.execution.pool import run_calls
 
 
 @dataclass(frozen=True)
@@ -47,20 +47,9 @@ def run_all(specs: list[RunSpec], out_root: Path, data_dir: str | None, jobs: in
     processes (one torch thread each, killed with this process). Runs are independent, so the
     numbers do not change. A progress line counts finished runs (``progress``)."""
     bar = Progress("runs", len(specs), unit="runs") if progress else None
-    folders: list[str] = []
     try:
-        if jobs <= 1 or len(specs) <= 1:
-            for spec in specs:
-                folders.append(run_experiment(spec, out_root, data_dir, reuse=reuse)["result_dir"])
-                if bar:
-                    bar.update(len(folders))
-            return folders
-        with worker_pool(jobs) as pool:
-            futures = [pool.submit(run_experiment, s, out_root, data_dir, False, reuse) for s in specs]
-            for done, _ in enumerate(as_completed(futures), 1):
-                if bar:
-                    bar.update(done)
-            return [f.result()["result_dir"] for f in futures]
+        calls = [functools.partial(run_experiment, spec, out_root, data_dir, False, reuse) for spec in specs]
+        return [summary["result_dir"] for summary in run_calls(calls, jobs, bar.update if bar else None)]
     finally:
         if bar:
             bar.close()

@@ -63,7 +63,7 @@ def measure(folders: dict[int, str], systems: dict, seed: int, target: float | N
     network seed (so a system's re-timed times are that system's own run times)."""
     from figures.retime import retimed_curve
     from scenarios.result_folder import read_run
-    from scenarios.execution.runner import seed_streams
+    from scenarios.seeds import seed_streams
 
     curves = {k: read_run(folder) for k, folder in folders.items()}
     finals = [c.summary["final_mean_accuracy"] for c in curves.values() if c.summary["final_mean_accuracy"] is not None]
@@ -73,7 +73,7 @@ def measure(folders: dict[int, str], systems: dict, seed: int, target: float | N
     for k, curve in curves.items():
         bits = [d + u for d, u in zip(curve.downlink_bits, curve.uplink_bits)]
         for name, system in systems.items():
-            timed = retimed_curve(folders[k], system, np.random.default_rng(seed_streams(seed)[2]))
+            timed = retimed_curve(folders[k], system, np.random.default_rng(seed_streams(seed).network))
             hit = first_reach(timed.time, timed.mean_accuracy, bits, target) if target is not None else None
             rows.append({
                 "k": k, "system": name, "final_mean_accuracy": curve.summary["final_mean_accuracy"],

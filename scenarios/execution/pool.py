@@ -1,4 +1,4 @@
-"""Worker processes that die with their parent.
+"""Worker processes that die with their parent, and the one way many runs use them (``run_calls``).
 
 A worker pool's processes must not outlive the command that started them: when the parent is
 killed (even by SIGKILL, which runs no clean-up) each worker is killed by the kernel
@@ -14,7 +14,8 @@ import os
 import signal
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Callable, Sequence
 
 PR_SET_PDEATHSIG = 1
 PARENT_POLL_S = 0.5  # how often the watcher looks for its parent (process management only)
@@ -52,3 +53,22 @@ def worker_pool(jobs: int, threads: int = 1) -> ProcessPoolExecutor:
     """``jobs`` forked worker processes, one torch thread each by default, dying with this one."""
     return ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
                                initializer=_initialize, initargs=(os.getpid(), threads))
+
+
+def run_calls(calls: Sequence[Callable[[], object]], jobs: int, done: Callable[[int], None] | None = None) -> list:
+    """Each call's result, in order: one after another here when ``jobs`` <= 1 (or one call), else
+    on ``jobs`` worker processes; ``done(finished)`` after each. Calls are independent runs, so
+    the results do not depend on ``jobs``."""
+    if jobs <= 1 or len(calls) <= 1:
+        results = []
+        for call in calls:
+            results.append(call())
+            if done:
+                done(len(results))
+        return results
+    with worker_pool(jobs) as pool:
+        futures = [pool.submit(call) for call in calls]
+        for finished, _ in enumerate(as_completed(futures), 1):
+            if done:
+                done(finished)
+        return [future.result() for future in futures]

@@ -7,6 +7,7 @@ a scale only chooses how many rounds (a fraction of the scenario's), seeds and e
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,9 +15,10 @@ from typing import Callable
 
 from scenarios.errors import UsageError
 from scenarios.registry import get_scenario
-from scenarios.execution.runner import RunSpec, build_data, run_experiment
+from scenarios.execution.build import scenario_data
+from scenarios.execution.runner import RunSpec, prepare, resolve, run_experiment
 from scenarios.settings import MAX_SEEDS, Setting
-from scenarios.execution.pool import worker_pool
+from scenarios.execution.pool import run_calls
 
 # Tables I and II, Fig. 2 and 5: the three image scenarios (MNIST stands in for EMNIST)
 TABLE_SCENARIOS = ("mnist-label-shift", "mnist-rotation", "cifar10-concept-shift")
@@ -137,7 +139,7 @@ def make_plan(scale: Scale, seeds: int | None, data_dir: str | None) -> Plan:
     to fail early on missing files and to know which scenarios have true groups."""
     seeds = scale.seeds if seeds is None else Setting(int, low=1, high=MAX_SEEDS).check("--seeds", seeds)
     scenarios = (*TABLE_SCENARIOS, TEXT_SCENARIO)
-    has_groups = {name: build_data(name, 0, data_dir).groups is not None for name in scenarios}
+    has_groups = {name: scenario_data(name, 0, data_dir).groups is not None for name in scenarios}
     scenario_rounds = {name: get_scenario(name).rounds for name in scenarios}
     rounds = {name: scale.rounds(r) for name, r in scenario_rounds.items()}
     every = {name: scale.evaluate_every(r) for name, r in rounds.items()}
@@ -164,9 +166,9 @@ def _run(spec: RunSpec, out_root: Path, data_dir: str | None, progress) -> tuple
 
 
 def _silhouette(spec: RunSpec, out_root: Path, data_dir: str | None) -> dict[int, float]:
-    from scenarios.execution.silhouette import setup_silhouette
+    from scenarios.execution.silhouette import setup_silhouette, silhouette_spec
 
-    return setup_silhouette(spec, data_dir, cache_dir=out_root)
+    return setup_silhouette(prepare(resolve(silhouette_spec(spec)), data_dir), cache_dir=out_root)
 
 
 def _work(spec: RunSpec, samples: dict[str, int]) -> float:
@@ -180,21 +182,13 @@ def execute_plan(plan: Plan, out_root: Path, data_dir: str | None, jobs: int,
     """Run (or reuse) every run and compute every silhouette curve, in ``jobs`` worker
     processes (one torch thread each); results do not depend on ``jobs``."""
     specs = [s for cell in plan.cells for s in cell.specs]
-    samples = {name: sum(d.num_train for d in build_data(name, 0, data_dir).devices) for name in plan.rounds}
+    samples = {name: sum(d.num_train for d in scenario_data(name, 0, data_dir).devices) for name in plan.rounds}
     order = sorted(range(len(specs)), key=lambda i: -_work(specs[i], samples))
-    results: dict[int, tuple[str, bool, float, float]] = {}
-    curves: dict[int, dict[int, float]] = {}
-    if jobs <= 1:
-        for i in order:
-            results[i] = _run(specs[i], out_root, data_dir, progress)
-        for i, spec in enumerate(plan.silhouette_specs):
-            curves[i] = _silhouette(spec, out_root, data_dir)
-    else:
-        with worker_pool(jobs) as pool:  # one torch thread each, dying with this process
-            run_futures = {i: pool.submit(_run, specs[i], out_root, data_dir, progress) for i in order}
-            curve_futures = {i: pool.submit(_silhouette, s, out_root, data_dir) for i, s in enumerate(plan.silhouette_specs)}
-            results = {i: f.result() for i, f in run_futures.items()}
-            curves = {i: f.result() for i, f in curve_futures.items()}
+    calls = [functools.partial(_run, specs[i], out_root, data_dir, progress) for i in order]
+    calls += [functools.partial(_silhouette, spec, out_root, data_dir) for spec in plan.silhouette_specs]
+    done = run_calls(calls, jobs)  # the heaviest runs first, then the curves
+    results: dict[int, tuple[str, bool, float, float]] = dict(zip(order, done))
+    curves: dict[int, dict[int, float]] = dict(enumerate(done[len(order):]))
     folders: dict[tuple[str, str], list[str]] = {}
     position = 0
     for cell in plan.cells:

@@ -8,23 +8,26 @@ import dataclasses
 import json
 from pathlib import Path
 
-from scenarios.registry import get_scenario
 from scenarios.atomic import atomic_write_text, json_text
-from scenarios.execution.runner import RunSpec, build_data, build_learner
 
 FORMAT_VERSION = 1
 
 
-def setup_silhouette(spec: RunSpec, data_dir: str | None, cache_dir: Path | None = None) -> dict[int, float]:
-    """``k -> s_k`` for the user-centric learner of ``spec`` (its options, training and seed;
-    ``streams`` is set to ``auto`` so that the curve is computed) after the set-up round.
+def silhouette_spec(spec):
+    """``spec`` as the user-centric run whose set-up computes the curve (``streams = auto``)."""
+    return dataclasses.replace(spec, algorithm="user-centric", options={**spec.options, "streams": "auto"})
+
+
+def setup_silhouette(prepared, cache_dir: Path | None = None) -> dict[int, float]:
+    """``k -> s_k`` for a built user-centric run with ``streams = auto`` (its options, training
+    and seed) after the set-up round.
 
     With ``cache_dir``, the curve is kept there as JSON with the learner's resolved config and
     read back, not recomputed, while that config is the same.
     """
-    spec = dataclasses.replace(spec, algorithm="user-centric", options={**spec.options, "streams": "auto"})
-    scenario = get_scenario(spec.scenario)
-    learner = build_learner(spec, build_data(spec.scenario, spec.seed, data_dir), scenario)
+    learner, spec, scenario = prepared.learner, prepared.run.spec, prepared.run.scenario
+    if spec.algorithm != "user-centric" or learner.options.streams != "auto":
+        raise ValueError("the silhouette curve is the set-up of a user-centric run with streams = auto")
     config = json.loads(json.dumps({
         "format_version": FORMAT_VERSION,
         "scenario": {"name": scenario.name, "version": scenario.version},

@@ -214,14 +214,14 @@ class PlannedRun:
 def plan(specs: Sequence[RunSpec], data_dir: str | None, progress: Callable[[int], None] | None = None) -> list[PlannedRun]:
     """Every run checked and named (its data and learner built once) before anything is written;
     runs whose configs resolve to the same folder are kept once."""
-    from scenarios.execution.runner import prepare
+    from scenarios.execution.runner import prepare, resolve
 
     planned, names = [], set()
     for index, spec in enumerate(specs):
-        prepared = prepare(spec, data_dir)
+        prepared = prepare(resolve(spec), data_dir)
         if prepared.name not in names:
             names.add(prepared.name)
-            planned.append(PlannedRun(prepared.spec, prepared.name, prepared.config))
+            planned.append(PlannedRun(prepared.run.spec, prepared.name, prepared.config))
         if progress:
             progress(index + 1)
     return planned
@@ -229,23 +229,15 @@ def plan(specs: Sequence[RunSpec], data_dir: str | None, progress: Callable[[int
 
 def run_locally(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, jobs: int,
                 done: Callable[[int], None]) -> list[dict]:
-    """Each run on a worker process (``jobs`` of them, dying with this one); summaries in order."""
-    from concurrent.futures import as_completed
+    """Each run on a worker process (``jobs`` of them, dying with this one); summaries in order;
+    ``done(1)`` as each finishes."""
+    import functools
 
+    from scenarios.execution.pool import run_calls
     from scenarios.execution.runner import run_experiment
-    from scenarios.execution.pool import worker_pool
 
-    if jobs <= 1 or len(runs) <= 1:
-        summaries = []
-        for run in runs:
-            summaries.append(run_experiment(run.spec, out, data_dir))
-            done(1)
-        return summaries
-    with worker_pool(jobs) as pool:
-        futures = [pool.submit(run_experiment, run.spec, out, data_dir) for run in runs]
-        for _ in as_completed(futures):
-            done(1)
-        return [future.result() for future in futures]
+    calls = [functools.partial(run_experiment, run.spec, out, data_dir) for run in runs]
+    return run_calls(calls, jobs, lambda finished: done(1))
 
 
 def _run_on_ray(spec: RunSpec, out: str, data_dir: str | None, plugins: Sequence[str] = ()) -> dict:

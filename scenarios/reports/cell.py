@@ -21,7 +21,7 @@ def cell_draws(name: str, seed: int, devices: int, overrides: dict | None, round
         raise UsageError(f"--devices x --rounds must be at most {MAX_CELL_DRAWS:,} (channel draws held in memory), got {devices * rounds:,}")
     parameters = cell_parameters(name, overrides)
     system = physical_system(parameters)
-    layout_seq, fading_seq, _ = channel_seeds(seed_streams(seed)[2])
+    layout_seq, fading_seq, _ = channel_seeds(seed_streams(seed).network)
     try:
         layout = system.cell.place(devices, np.random.default_rng(layout_seq))
     except ValueError as error:

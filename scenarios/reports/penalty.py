@@ -19,7 +19,7 @@ from scenarios.seeds import seed_streams
 def cell_network(config: dict):
     """The run's cell as it ran: its system, layout (from the run seed) and planning samples."""
     system = PhysicalSystem.from_dict(config["system"])
-    layout_seq, _, planning_seq = channel_seeds(seed_streams(int(config["seed"]))[2])
+    layout_seq, _, planning_seq = channel_seeds(seed_streams(int(config["seed"])).network)
     samples = config["device_samples_per_update"]
     layout = system.cell.place(len(samples), np.random.default_rng(layout_seq))
     return system.bind(layout, samples, np.random.default_rng(planning_seq))

@@ -1,0 +1,147 @@
+"""A resolved run built once: its data, its network (a cell bound to its layout), its learner,
+its scheduler, its config record and its folder name. Every error a run can have from its
+inputs is raised here (UsageError), before anything is written."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from learning.algorithms import LearnerSetup
+from learning.data import FederatedData
+from scenarios import communication
+from scenarios.errors import UsageError
+from scenarios.execution.spec import ResolvedRun
+from scenarios.plugins import origin
+from scenarios.provenance import provenance
+from scenarios.result_folder import FORMAT_VERSION, config_hash, json_text
+from scenarios.scenario import Scenario
+from scenarios.seeds import seed_streams
+
+
+@dataclass
+class PreparedRun:
+    """A run built and ready to simulate."""
+
+    run: ResolvedRun
+    learner: object
+    network: object  # what the engine drives (a cell bound to its layout; a normalized system itself)
+    channel_rng: object  # fading draws of a cell (None for a normalized system)
+    samples: np.ndarray  # training samples per device in one local update
+    config: dict  # the config record (``config.json``)
+    scheduler: object = None  # netsim.scheduling.Scheduler, None: the learner samples
+
+    @property
+    def name(self) -> str:
+        return f"{self.run.prefix}_{config_hash(self.config)[:12]}"
+
+
+def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
+    """Build ``run``: data, network, learner, scheduler and config."""
+    data = build_data(run, data_dir)
+    samples = run.training.epochs * np.asarray(data.train_sizes, dtype=float)
+    try:
+        network, channel_rng = run.system.bind(samples, run.seeds.network)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    learner = build_learner(run, data, network.multicast_airtime_s_per_bit)
+    config = json.loads(json_text(communication.record(config_record(run, learner, samples), run.spec)))
+    try:
+        scheduler = communication.build_scheduler(run.spec, learner, run.system, network, channel_rng is not None)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return PreparedRun(run, learner, network, channel_rng, samples, config, scheduler)
+
+
+@functools.lru_cache(maxsize=4)
+def scenario_data(scenario_name: str, seed: int, data_dir: str | None = None, knobs: tuple = ()) -> FederatedData:
+    """A scenario's federated data for a seed (cached: several runs of a command share it);
+    ``knobs``: (name, value) pairs of the scenario's knobs."""
+    from scenarios.registry import get_scenario
+
+    scenario = get_scenario(scenario_name)
+    keywords = {scenario.knobs[name][0]: value for name, value in knobs}
+    try:
+        return scenario.build(np.random.default_rng(seed_streams(seed).data), Path(data_dir) if data_dir else None, **keywords)
+    except ValueError as error:
+        raise UsageError(f"scenario {scenario_name!r}: {error}") from None
+
+
+def build_data(run: ResolvedRun, data_dir: str | None = None) -> FederatedData:
+    """The run's federated data, its labels checked against the model's classes."""
+    data = scenario_data(run.scenario.name, run.spec.seed, data_dir, tuple(sorted(run.knobs.items())))
+    check_labels(run.scenario, data)
+    return data
+
+
+def build_learner(run: ResolvedRun, data: FederatedData, multicast_airtime=None):
+    """The algorithm's learner with the run's options (on a cell it can estimate a multicast's
+    airtime, as a base station from channel reports)."""
+    spec = run.spec
+    setup = LearnerSetup(
+        data=data,
+        model_name=run.scenario.model_name,
+        model_kwargs=run.scenario.model_kwargs,
+        training=run.training,
+        seed_sequence=run.seeds.learner,
+        participation=run.participation,
+        options=run.options,
+        multicast_airtime=multicast_airtime,
+        uplink_codec=spec.uplink_codec,
+        downlink_codec=spec.downlink_codec,
+    )
+    try:
+        return run.algorithm(setup)
+    except ValueError as error:
+        raise UsageError(f"{spec.algorithm}: {error}") from None
+
+
+def config_record(run: ResolvedRun, learner, samples: np.ndarray) -> dict:
+    """What ``config.json`` records (and, but for ``provenance``, what the folder's hash covers)."""
+    spec, scenario = run.spec, run.scenario
+    return {
+        "format_version": FORMAT_VERSION,
+        "label": run.label,
+        "scenario": {"name": scenario.name, "version": scenario.version, "description": scenario.description,
+                     "settings": run.knobs},
+        "algorithm": spec.algorithm,
+        "algorithm_options": run.options.as_dict(),  # every option, defaults resolved
+        "model": {"name": scenario.model_name, "kwargs": scenario.model_kwargs, "bits": learner.model_bits},
+        "training": asdict(run.training),
+        "participation": run.participation,
+        "system": run.system.record(spec.system),
+        "rounds": run.rounds,
+        "seed": spec.seed,
+        "evaluate_every": spec.evaluate_every,
+        "num_devices": learner.num_devices,
+        "device_samples_per_update": samples.tolist(),
+        **plugin_record(run),
+        "provenance": provenance(),  # not hashed: see config_hash
+    }
+
+
+def plugin_record(run: ResolvedRun) -> dict:
+    """``{"plugins": {kind: {"name", "module", "version", "sha256"}}}`` for what this run takes
+    from plugins (nothing for a run of built-ins, so their folder names stay as they were)."""
+    spec = run.spec
+    used = {"algorithm": spec.algorithm, "scenario": spec.scenario, "model": run.scenario.model_name, "system": spec.system}
+    found = {kind: {"name": name, **origin(kind, name)} for kind, name in used.items() if origin(kind, name)}
+    return {"plugins": found} if found else {}
+
+
+def check_labels(scenario: Scenario, data: FederatedData) -> None:
+    """UsageError unless every class label is one of the model's ``num_classes`` outputs (the
+    dataset readers name the file; this catches what a scenario's shift made of them)."""
+    classes = scenario.model_kwargs.get("num_classes")
+    for device, d in enumerate(data.devices):
+        for labels in (d.y_train, d.y_val):
+            if classes is None or labels.numel() == 0 or labels.is_floating_point():
+                continue
+            low, high = int(labels.min()), int(labels.max())
+            if low < 0 or high >= classes:
+                raise UsageError(f"scenario {scenario.name!r}: device {device} has label {high if high >= classes else low}, "
+                                 f"outside the model's {classes} classes 0..{classes - 1}")

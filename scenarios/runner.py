@@ -28,9 +28,8 @@ from learning.algorithms import LearnerSetup
 from learning.data import FederatedData
 from learning.engine import release
 from learning.training import LocalTraining
-from netsim import RoundRecord, TraceEvent, run_cosimulation, simulate_rounds
+from netsim import RoundRecord, RunOptions, TraceEvent, run_cosimulation, simulate_rounds
 from netsim.durations import NonFiniteTime
-from netsim.physical import PhysicalSystem, channel_seeds
 from netsim.trace import TRACE_FIELDS
 from figures.results import INDEX_FILE, SUMMARY_FILE, folder_problem, index_text, read_summary
 from scenarios import communication
@@ -132,13 +131,8 @@ def algorithm_options(spec: RunSpec, scenario: Scenario):
 def network_system(spec: RunSpec):
     """The spec's network: its preset, with ``rho``/``t_min``/``inv_mu`` where given."""
     system = get_system(spec.system, spec.mode, spec.deadline, spec.radio)
-    overrides = {k: getattr(spec, k) for k in ("rho", "t_min", "inv_mu") if getattr(spec, k) is not None}
-    if not overrides:
-        return system
-    if isinstance(system, PhysicalSystem):
-        raise UsageError(f"--rho, --t-min and --inv-mu apply to the normalized systems, not to the cell {spec.system!r}")
     try:
-        return replace(system, **overrides)
+        return system.with_overrides(spec.rho, spec.t_min, spec.inv_mu)
     except ValueError as error:
         raise UsageError(str(error)) from None
     except TypeError:
@@ -233,9 +227,7 @@ def plugin_record(spec: RunSpec, scenario: Scenario) -> dict:
 def system_config(name: str, system) -> dict:
     """The system as recorded: the normalized one's ``rho``, ``t_min``... (time in ``T_dl``), or a
     physical one's every parameter with ``kind: physical`` and ``time_unit: s``."""
-    if isinstance(system, PhysicalSystem):
-        return {"name": name, "kind": "physical", "time_unit": "s", **asdict(system)}
-    return {"name": name, **asdict(system)}
+    return system.record(name)
 
 
 def samples_per_update(training: LocalTraining, data: FederatedData) -> np.ndarray:
@@ -247,14 +239,10 @@ def samples_per_update(training: LocalTraining, data: FederatedData) -> np.ndarr
 def bind_network(system, network_seq: np.random.SeedSequence, samples: np.ndarray):
     """(network the engine drives, channel generator): a physical system gets its layout and
     fading from the channel child of the network seed; a normalized one is its own network."""
-    if not isinstance(system, PhysicalSystem):
-        return system, None
-    layout_seq, fading_seq, planning_seq = channel_seeds(network_seq)
     try:
-        layout = system.cell.place(samples.size, np.random.default_rng(layout_seq))
+        return system.bind(samples, network_seq)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return system.bind(layout, samples, np.random.default_rng(planning_seq)), np.random.default_rng(fading_seq)
 
 
 def config_hash(config: dict) -> str:
@@ -295,7 +283,7 @@ def prepare(spec: RunSpec, data_dir: str | None = None) -> PreparedRun:
     samples = samples_per_update(resolved_training(spec, scenario), data)
     _, _, network_seq = seed_streams(spec.seed)
     network, channel_rng = bind_network(system, network_seq, samples)
-    airtime = network.multicast_airtime_s_per_bit if channel_rng is not None else None
+    airtime = getattr(network, "multicast_airtime_s_per_bit", None)
     learner = build_learner(spec, data, scenario, airtime)
     config = _jsonable(communication.record(resolved_config(spec, scenario, system, learner, rounds, samples), spec))
     try:
@@ -362,8 +350,8 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
         if problem is None:
             return {**read_summary(final), "result_dir": str(final), "reused": True}
         LOGGER.warning("running %s again: %s", final.name, problem)
-    physical = isinstance(prepared.system, PhysicalSystem)
-    unit, unit_digits = ("s", 3) if physical else ("T_dl", 1)
+    physical = prepared.system.records_energy
+    unit, unit_digits = (prepared.system.time_unit, 3 if physical else 1)
     training = learner.trainer.config
     bar = Progress(f"{spec.label} ({training.backend}, {training.device})", rounds) if progress else None
     records: list[RoundRecord] = []
@@ -386,8 +374,8 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     try:
         with np.errstate(over="ignore", invalid="ignore"):  # what overflows is caught below, not warned about
             records_done, trace = run_cosimulation(
-                learner, prepared.network, rounds, np.random.default_rng(network_seq), watch, spec.evaluate_every,
-                channel_rng=prepared.channel_rng, scheduler=prepared.scheduler,
+                learner, prepared.network, rounds, np.random.default_rng(network_seq),
+                RunOptions(watch, spec.evaluate_every, channel_rng=prepared.channel_rng, scheduler=prepared.scheduler),
             )
         records = records_done
     except (Diverged, NonFiniteTime) as stop:

@@ -13,7 +13,8 @@ import time
 
 import numpy as np
 
-from netsim import NetworkSystem, RoundPlan, Stream, simulate_rounds
+from contract import RoundPlan, Stream
+from netsim import NetworkSystem, simulate_rounds
 from netsim.physical import channel_seeds
 from scenarios.cells import get_cell_system
 
@@ -31,7 +32,7 @@ def seconds_per_round(system, devices: int, rounds: int, unicast: bool, simulato
     channel = None
     if not isinstance(system, NetworkSystem):
         layout_seq, fading_seq, _ = channel_seeds(np.random.SeedSequence(0))
-        system = system.bind(system.cell.place(devices, np.random.default_rng(layout_seq)), np.full(devices, 100.0))
+        system = system.network(system.cell.place(devices, np.random.default_rng(layout_seq)), np.full(devices, 100.0))
         channel = np.random.default_rng(fading_seq)
     start = time.perf_counter()
     simulate_rounds(plans, system, MODEL_BITS, np.random.default_rng(0), simulator=simulator, keep_trace=False,

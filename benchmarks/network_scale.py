@@ -19,7 +19,8 @@ import time
 
 import numpy as np
 
-from netsim import RoundPlan, Stream, simulate_rounds
+from contract import RoundPlan, Stream
+from netsim import simulate_rounds
 from scenarios.systems import get_system
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from contract import RoundPlan
+from netsim import retime_plans, simulate_rounds
 from scenarios.result_folder import ResultError, RunCurve, read_run
-from netsim import RoundPlan, retime_plans, simulate_rounds
-from netsim.physical import PhysicalSystem, channel_seeds
 
 
 def retimed_curve(folder: str | Path, system, rng: np.random.Generator,
@@ -34,16 +34,15 @@ def retimed_curve(folder: str | Path, system, rng: np.random.Generator,
     except (OSError, ValueError, KeyError) as error:
         raise ResultError(f"{folder} has no readable plans.jsonl ({error})") from None
     model_bits = float(curve.config["model"]["bits"])
-    if not isinstance(system, PhysicalSystem):
+    if not system.records_energy:
         ends = retime_plans(plans, system, model_bits, rng)
         return dataclasses.replace(curve, time=[ends[r] / system.t_dl for r in curve.rounds], time_unit="T_dl", energy_j=None)
     samples = curve.config.get("device_samples_per_update")
     if samples is None:
         raise ResultError(f"{folder} does not record its devices' samples per update (an older run): re-run it to re-time it on a cell")
     system = dataclasses.replace(system, min_bps_per_hz=None)
-    layout_seq, fading_seq, _ = channel_seeds(network_seq if network_seq is not None else np.random.SeedSequence(0))
-    network = system.bind(system.cell.place(len(samples), np.random.default_rng(layout_seq)), samples)
-    records, _ = simulate_rounds(plans, network, model_bits, rng, channel_rng=np.random.default_rng(fading_seq))
+    network, channel_rng = system.bind(np.asarray(samples, dtype=float), network_seq if network_seq is not None else np.random.SeedSequence(0))
+    records, _ = simulate_rounds(plans, network, model_bits, rng, channel_rng=channel_rng)
     spent = np.cumsum([sum((r.energy_j or {}).values()) for r in records])
     return dataclasses.replace(curve, time=[records[r].end for r in curve.rounds], time_unit="s",
                                energy_j=[float(spent[r]) for r in curve.rounds])

@@ -1,41 +1,23 @@
 """SimPy network engine: the clock of the co-simulation.
 
 It owns the one round loop (``cosimulation_process``) and drives any learner that
-satisfies ``Learner``; each round is one vectorized timeline (``netsim.timeline``), checked
-against one SimPy process per device (``netsim.reference``). It never imports torch.
-
-The names below load their modules on first use, so that ``netsim.plan`` (the plan and
-protocol types the learners import) comes without SimPy.
+satisfies ``contract.Learner``; each round is one vectorized timeline (``netsim.timeline``),
+checked against one SimPy process per device (``netsim.reference``). It never imports torch.
+The learner-clock contract (``RoundPlan``, ``Stream``, ``RoundOutcome``, ``Learner``) lives in
+``contract``, which learners import without SimPy; it is re-exported here for convenience.
 """
 
-import importlib
-
-_EXPORTS = {
-    "Cell": "netsim.cell",
-    "CellLayout": "netsim.cell",
-    "Deterministic": "netsim.distributions",
-    "ShiftedExponential": "netsim.distributions",
-    "RoundDurations": "netsim.durations",
-    "TimedSystem": "netsim.durations",
-    "RoundRecord": "netsim.engine",
-    "retime_plans": "netsim.engine",
-    "run_cosimulation": "netsim.engine",
-    "simulate_rounds": "netsim.engine",
-    "LinkBudget": "netsim.physical",
-    "PhysicalNetwork": "netsim.physical",
-    "PhysicalSystem": "netsim.physical",
-    "Learner": "netsim.plan",
-    "RoundOutcome": "netsim.plan",
-    "RoundPlan": "netsim.plan",
-    "Stream": "netsim.plan",
-    "expected_round_time_barrier": "netsim.round_time",
-    "harmonic_number": "netsim.round_time",
-    "TIMING_MODES": "netsim.system",
-    "NetworkSystem": "netsim.system",
-    "Timeline": "netsim.timeline",
-    "round_timeline": "netsim.timeline",
-    "TraceEvent": "netsim.trace",
-}
+from contract import Learner, RoundOutcome, RoundPlan, Stream
+from netsim.cell import Cell, CellLayout
+from netsim.distributions import Deterministic, ShiftedExponential
+from netsim.durations import RoundDurations, TimedSystem
+from netsim.engine import RoundRecord, RunOptions, retime_plans, run_cosimulation, simulate_rounds
+from netsim.kind import SystemKind
+from netsim.physical import LinkBudget, PhysicalNetwork, PhysicalSystem
+from netsim.round_time import expected_round_time_barrier, harmonic_number
+from netsim.system import TIMING_MODES, NetworkSystem
+from netsim.timeline import Timeline, round_timeline
+from netsim.trace import TraceEvent
 
 __all__ = [
     "Cell",
@@ -50,8 +32,10 @@ __all__ = [
     "RoundOutcome",
     "RoundPlan",
     "RoundRecord",
+    "RunOptions",
     "ShiftedExponential",
     "Stream",
+    "SystemKind",
     "TIMING_MODES",
     "TimedSystem",
     "Timeline",
@@ -63,12 +47,3 @@ __all__ = [
     "run_cosimulation",
     "simulate_rounds",
 ]
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'netsim' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value

@@ -17,13 +17,40 @@ DEADLINE = "deadline"
 UPLINK_OUTAGE = "uplink-outage"
 
 
-def device_process(env, device, received, compute_s, compute_j, computed, barrier, uplink, links, uplink_bits, deadline, trace, server_round):
-    """Wait for the model, compute, (barrier mode: wait for everyone), upload.
+@dataclass(frozen=True)
+class Deadline:
+    """The round's deadline: its time on the clock and the event that fires then."""
+
+    at: float
+    event: simpy.Event
+
+
+@dataclass(frozen=True)
+class SharedRound:
+    """What every device process of one round shares: the clock, the barrier (barrier mode:
+    everyone computed; None pipelined), the uplink (a SimPy resource for TDMA, an
+    ``FdmaUplink``), the ``links`` (outages, airtimes, energies), the deadline (None: none) and
+    the trace the round appends to."""
+
+    env: simpy.Environment
+    barrier: simpy.Event | None
+    uplink: object
+    links: object
+    deadline: Deadline | None
+    trace: list
+    server_round: int
+
+
+def device_process(shared: SharedRound, device: int, received, computed, compute_s: float, compute_j: float, uplink_bits: float):
+    """Wait for the model (``received``), compute for ``compute_s`` (spending ``compute_j``
+    joules), tell ``computed``, (barrier mode: wait for everyone), upload ``uplink_bits``.
 
     Returns True when the update arrived; a device still computing at the deadline, or whose
     upload would end after it, is dropped and sends nothing; a device in uplink outage computes
     but cannot upload. On FDMA, an upload still running at the deadline is cut there.
     """
+    env, barrier, uplink, links = shared.env, shared.barrier, shared.uplink, shared.links
+    deadline, trace, server_round = shared.deadline, shared.trace, shared.server_round
     yield received
     start = env.now
     computing = env.timeout(compute_s)
@@ -75,10 +102,3 @@ def _fdma_upload(env, device, uplink, links, bits, deadline, trace, server_round
     trace.append(TraceEvent(server_round, "uplink", device, start, env.now, bits, links.transmit_j(device, env.now - start)))
     return True
 
-
-@dataclass(frozen=True)
-class Deadline:
-    """The round's deadline: its time on the clock and the event that fires then."""
-
-    at: float
-    event: simpy.Event

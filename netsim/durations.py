@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from netsim.plan import RoundPlan
+from contract import RoundPlan
 
 
 class NonFiniteTime(ValueError):

@@ -28,11 +28,11 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 import simpy
 
+from contract import Learner, RoundOutcome, RoundPlan
+from netsim.clock import hold_until
 from netsim.durations import TimedSystem
-from netsim.physical import PhysicalNetwork
 from netsim.physical_round import physical_round_process
 from netsim.physical_timeline import physical_round_fast
-from netsim.plan import Learner, RoundOutcome, RoundPlan
 from netsim.reference import round_process_reference
 from netsim.scheduling import Scheduler, channel_report
 from netsim.timeline import round_timeline
@@ -74,25 +74,13 @@ def round_process(env, plan: RoundPlan, system: TimedSystem, model_bits: float, 
     return timeline.outcome(plan), None, None
 
 
-def hold_until(env, end: float):
-    """Advance the clock to exactly ``end``. ``now + (end - now)`` can miss ``end`` by rounding;
-    then stop just below it first, from where the difference is exact (Sterbenz)."""
-    delay = end - env.now
-    if env.now + delay != end:
-        while env.now + delay >= end:
-            delay = float(np.nextafter(delay, -np.inf))
-        yield env.timeout(delay)
-        delay = end - env.now
-    yield env.timeout(delay)
-
-
 ROUND_PROCESSES = {"timeline": round_process, "processes": round_process_reference}
 
 
 def _round_process(simulator: str, system=None, channel_rng=None):
     if simulator not in ROUND_PROCESSES:
         raise ValueError(f"unknown simulator {simulator!r}; choose from {', '.join(ROUND_PROCESSES)}")
-    if isinstance(system, PhysicalNetwork):
+    if getattr(system, "draws_channel", False):
         physical = physical_round_fast if simulator == "timeline" else physical_round_process
         return partial(physical, channel_rng=channel_rng)
     return ROUND_PROCESSES[simulator]
@@ -133,15 +121,47 @@ class ScheduleOnClock:
         self.scheduler.observe(server_round, arrived)
 
 
-def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int, rng, trace, on_round, evaluate_round,
-                         round_process=round_process, schedule=None):
+@dataclass(frozen=True)
+class RunOptions:
+    """How ``run_cosimulation`` runs, besides the learner, network, rounds and compute draws.
+
+    ``on_round``: called with each round's record as it ends. ``evaluate_every``: the learner
+    is evaluated after round 0, every that many rounds and after the last. ``simulator``:
+    ``timeline`` (fast) or ``processes`` (the per-device reference). ``channel_rng``: the
+    fading draws of a network that draws its channel (a ``PhysicalNetwork``). ``scheduler``:
+    the network's choice of participants each round (``netsim.scheduling``; None: the learner
+    samples its own).
+    """
+
+    on_round: Callable[[RoundRecord], None] | None = None
+    evaluate_every: int = 1
+    simulator: str = "timeline"
+    channel_rng: np.random.Generator | None = None
+    scheduler: Scheduler | None = None
+
+
+@dataclass(frozen=True)
+class LoopHooks:
+    """What the round loop calls besides the learner: the round process
+    (``round_process(env, plan, system, model_bits, rng, trace, server_round)``), the per-round
+    callback, whether to evaluate after a round, and the network's scheduler on the clock (None:
+    the learner samples its own participants)."""
+
+    round_process: Callable
+    on_round: Callable[[RoundRecord], None]
+    evaluate_round: Callable[[int], bool]
+    schedule: ScheduleOnClock | None = None
+
+
+def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int, rng, trace, hooks: LoopHooks):
     """The one round loop. Round 0 is the set-up phase (or, without one, the initial model).
 
-    ``schedule(server_round)``: the devices the network schedules (None: the learner samples
-    its own), told to the learner through its ``schedule`` before it plans. Before training, a
-    learner with ``round_outcome`` is told who received its model, who computed and who arrived
-    (a device in downlink outage still needs its model).
+    ``hooks.schedule(server_round)``: the devices the network schedules (None: the learner
+    samples its own), told to the learner through its ``schedule`` before it plans. Before
+    training, a learner with ``round_outcome`` is told who received its model, who computed and
+    who arrived (a device in downlink outage still needs its model).
     """
+    schedule = hooks.schedule
     for server_round in range(rounds + 1):
         chosen = schedule(server_round) if schedule is not None and server_round > 0 else None
         if chosen is not None:
@@ -150,7 +170,7 @@ def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int
         start = env.now
         result = None
         if plan is not None:
-            result = yield env.process(round_process(env, plan, system, learner.model_bits, rng, trace, server_round))
+            result = yield env.process(hooks.round_process(env, plan, system, learner.model_bits, rng, trace, server_round))
             outcome = result[0]
             tell = getattr(learner, "round_outcome", None)
             if tell is not None:
@@ -161,8 +181,8 @@ def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int
                 schedule.observe(server_round, outcome.arrived)
         elif server_round > 0:
             raise ValueError(f"learner gave no plan for round {server_round}")
-        evaluation = learner.evaluate(server_round) if evaluate_round(server_round) else None
-        on_round(_record(server_round, start, env.now, plan, result, evaluation))
+        evaluation = learner.evaluate(server_round) if hooks.evaluate_round(server_round) else None
+        hooks.on_round(_record(server_round, start, env.now, plan, result, evaluation))
 
 
 def run_cosimulation(
@@ -170,25 +190,16 @@ def run_cosimulation(
     system: TimedSystem,
     rounds: int,
     rng: np.random.Generator,
-    on_round: Callable[[RoundRecord], None] | None = None,
-    evaluate_every: int = 1,
-    simulator: str = "timeline",
-    channel_rng: np.random.Generator | None = None,
-    *,
-    scheduler: Scheduler | None = None,
+    options: RunOptions = RunOptions(),
 ) -> tuple[list[RoundRecord], list[TraceEvent]]:
-    """Run ``rounds`` rounds (after round 0) of ``learner`` on ``system``; returns records and trace.
-
-    The learner is evaluated after round 0, every ``evaluate_every`` rounds and after the last.
-    ``simulator``: ``timeline`` (fast) or ``processes`` (the per-device reference). On a
-    ``PhysicalNetwork`` the fading comes from ``channel_rng``. ``scheduler``: the network's
-    choice of participants each round (``netsim.scheduling``; None: the learner samples).
-    """
+    """Run ``rounds`` rounds (after round 0) of ``learner`` on ``system``, its compute drawn from
+    ``rng``; returns records and trace. ``options``: see ``RunOptions``."""
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1, got {rounds}")
     env = simpy.Environment()
     records: list[RoundRecord] = []
     trace: list[TraceEvent] = []
+    on_round, evaluate_every = options.on_round, options.evaluate_every
 
     def keep(record: RoundRecord) -> None:
         records.append(record)
@@ -198,9 +209,9 @@ def run_cosimulation(
     def evaluate_round(server_round: int) -> bool:
         return server_round % evaluate_every == 0 or server_round == rounds
 
-    process = _round_process(simulator, system, channel_rng)
-    schedule = None if scheduler is None else ScheduleOnClock(scheduler, system, channel_rng)
-    env.process(cosimulation_process(env, learner, system, rounds, rng, trace, keep, evaluate_round, process, schedule))
+    process = _round_process(options.simulator, system, options.channel_rng)
+    schedule = None if options.scheduler is None else ScheduleOnClock(options.scheduler, system, options.channel_rng)
+    env.process(cosimulation_process(env, learner, system, rounds, rng, trace, LoopHooks(process, keep, evaluate_round, schedule)))
     env.run()
     return records, trace
 
@@ -217,7 +228,7 @@ def simulate_rounds(
     """Time a sequence of plans with no learner: the network alone (round-time studies).
 
     ``keep_trace=False`` skips the trace (returned empty), which the timeline then never builds.
-    On a ``PhysicalNetwork`` the fading comes from ``channel_rng``.
+    On a network that draws its channel (``PhysicalNetwork``) the fading comes from ``channel_rng``.
     """
     round_process = _round_process(simulator, system, channel_rng)
     env = simpy.Environment()
@@ -246,7 +257,7 @@ def retime_plans(plans: Sequence[RoundPlan | None], system: TimedSystem, model_b
     """
     if system.deadline is not None:
         raise ValueError("re-timing needs a system without deadline (arrivals would change the learning)")
-    if isinstance(system, PhysicalNetwork) and system.system.outage_snr_db is not None:
+    if getattr(system, "has_outages", False):
         raise ValueError("re-timing needs a network without outages (missed rounds would change the learning)")
     records, _ = simulate_rounds(plans, system, model_bits, rng, simulator, keep_trace=False, channel_rng=channel_rng)
     return [record.end for record in records]

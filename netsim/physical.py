@@ -2,8 +2,9 @@
 flat or over independent subbands), Shannon rates with a gap, a cap and an outage floor, FDD or
 TDD, compute in CPU cycles, and energy. Time is in seconds, energy in joules.
 
-A ``PhysicalSystem`` is the configuration (what a preset names); ``bind`` places the devices
-(one layout per run) and gives the ``PhysicalNetwork`` the engine drives. Each round the
+A ``PhysicalSystem`` is the configuration (what a preset names); ``network`` places the devices
+(one layout per run) and gives the ``PhysicalNetwork`` the engine drives (``bind``: from a run's
+network seed). Each round the
 network draws one ``RoundChannel``: every device's downlink and uplink fading for the round
 (block fading: constant within the round, independent across rounds; under FDD independent
 across directions, under TDD the same draw both ways: one carrier, a reciprocal channel).
@@ -12,7 +13,7 @@ across directions, under TDD the same draw both ways: one carrier, a reciprocal 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Sequence
 
 import numpy as np
@@ -20,6 +21,7 @@ import numpy as np
 from netsim import duplex, energy, fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.distributions import ShiftedExponential
+from netsim.kind import SystemKind
 from netsim.system import TIMING_MODES
 
 FADING_MODELS = fading.FADING_MODELS
@@ -50,7 +52,7 @@ class LinkBudget:
 
 
 @dataclass(frozen=True)
-class PhysicalSystem:
+class PhysicalSystem(SystemKind):
     """A cell with its radio links and devices' CPUs (all numbers in SI units).
 
     Downlink: the base station sends each stream at the rate of its weakest listener that is not
@@ -91,6 +93,9 @@ class PhysicalSystem:
     receive_power_w: float = 0.0
     mode: str = "pipelined"
     deadline: float | None = None
+
+    time_unit = "s"
+    records_energy = True
 
     def __post_init__(self) -> None:
         self.downlink.check("downlink")
@@ -141,8 +146,26 @@ class PhysicalSystem:
         """The random part of the compute time (drawn like the normalized model's, in seconds)."""
         return ShiftedExponential(0.0, self.compute_extra_s)
 
-    def bind(self, layout: CellLayout, samples_per_update: Sequence[float],
-             planning_rng: np.random.Generator | None = None) -> "PhysicalNetwork":
+    def record(self, name: str) -> dict:
+        """The cell as a run's config records it: every parameter, ``kind: physical``, ``time_unit: s``."""
+        return {"name": name, "kind": "physical", "time_unit": "s", **asdict(self)}
+
+    def with_overrides(self, rho: float | None = None, t_min: float | None = None, inv_mu: float | None = None):
+        """Itself: the normalized parameters do not apply to a cell (ValueError when any is given)."""
+        if (rho, t_min, inv_mu) != (None, None, None):
+            raise ValueError("--rho, --t-min and --inv-mu apply to the normalized systems, not to a physical cell")
+        return self
+
+    def bind(self, samples: np.ndarray, network_seq: np.random.SeedSequence) -> tuple["PhysicalNetwork", np.random.Generator]:
+        """(network, fading generator) of one run: the devices placed and the base station's
+        planning draws from the channel child of ``network_seq`` (``channel_seeds``); a layout
+        the cell cannot hold raises ValueError."""
+        layout_seq, fading_seq, planning_seq = channel_seeds(network_seq)
+        layout = self.cell.place(samples.size, np.random.default_rng(layout_seq))
+        return self.network(layout, samples, np.random.default_rng(planning_seq)), np.random.default_rng(fading_seq)
+
+    def network(self, layout: CellLayout, samples_per_update: Sequence[float],
+                planning_rng: np.random.Generator | None = None) -> "PhysicalNetwork":
         """The network of one run: this system with its devices placed and their data sizes;
         ``planning_rng`` draws the fading samples of ``multicast_airtime_s_per_bit``."""
         samples = np.asarray(samples_per_update, dtype=float)
@@ -211,12 +234,24 @@ class PhysicalSystem:
 
 @dataclass(frozen=True, eq=False)
 class PhysicalNetwork:
-    """A physical system bound to one run's layout and per-device samples per local update."""
+    """A physical system bound to one run's layout and per-device samples per local update.
+
+    Each round draws its channel (``draws_channel``: the engine runs ``netsim.physical_round``
+    or its fast path, fading from the run's channel generator) and reports energy."""
 
     system: PhysicalSystem
     layout: CellLayout
     samples_per_update: np.ndarray
     planning_efficiency: np.ndarray | None = None  # draws x devices: downlink bit/s/Hz samples for airtime estimates
+
+    time_unit = "s"
+    records_energy = True
+    draws_channel = True
+
+    @property
+    def has_outages(self) -> bool:
+        """Whether a device can miss a round by its channel (an outage threshold is set)."""
+        return self.system.outage_snr_db is not None
 
     @property
     def mode(self) -> str:

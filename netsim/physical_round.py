@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 import simpy
 
-from netsim.device_round import Deadline, device_process
+from contract import RoundOutcome, RoundPlan
+from netsim.device_round import Deadline, SharedRound, device_process
 from netsim.fdma import FdmaUplink
 from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
 from netsim.physical import PhysicalNetwork
-from netsim.plan import RoundOutcome, RoundPlan
 from netsim.trace import TraceEvent
 
 ENERGY_KINDS = ("receive", "compute", "uplink", "dropped")
@@ -82,6 +82,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     missed = {device for device in received if not links.receives(device)}
     if links.uplink_access == "fdma":
         links.fdma_sharing = sum(1 for d in participants if d not in missed and plan.uplink_bits.get(d, 0.0) > 0)
+    shared = SharedRound(env, barrier, uplink, links, deadline, trace, server_round)
     processes = {}
     for device, draw in zip(participants, draws):
         if device in missed:  # it never gets its model: no compute, no upload
@@ -94,8 +95,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
         bits = plan.uplink_bits.get(device, 0.0)
         scale = plan.compute_scale.get(device, 1.0)
         processes[device] = env.process(device_process(
-            env, device, start_signal, links.compute_s(device, draw, scale), links.compute_j(device, scale), computed[device],
-            barrier, uplink, links, bits, deadline, trace, server_round,
+            shared, device, start_signal, computed[device], links.compute_s(device, draw, scale), links.compute_j(device, scale), bits,
         ))
     yield downlink
     yield env.all_of(list(processes.values()))

@@ -17,10 +17,11 @@ from itertools import chain, repeat
 
 import numpy as np
 
+from contract import RoundOutcome, RoundPlan
+from netsim.clock import hold_until
 from netsim.links import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE, PhysicalLinks
 from netsim.physical import PhysicalNetwork
 from netsim.physical_round import physical_round_process
-from netsim.plan import RoundOutcome, RoundPlan
 from netsim.durations import RoundDurations
 from netsim.timeline import ARRIVED, DROPPED_COMPUTING, round_timeline
 from netsim.trace import TraceEvent
@@ -36,8 +37,6 @@ def physical_round_fast(env, plan: RoundPlan, network: PhysicalNetwork, model_bi
     links = PhysicalLinks.draw(network, channel_rng)
     round_ = PhysicalRound(plan, links, np.asarray(draws, dtype=float))
     end, result = round_.resolve(env.now, network.mode, network.deadline, trace, server_round)
-    from netsim.engine import hold_until
-
     yield from hold_until(env, end)
     return result
 

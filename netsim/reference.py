@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import simpy
 
-from netsim.device_round import Deadline, device_process
+from contract import RoundOutcome, RoundPlan
+from netsim.device_round import Deadline, SharedRound, device_process
 from netsim.durations import RoundDurations, TimedSystem
-from netsim.plan import RoundOutcome, RoundPlan
 from netsim.trace import TraceEvent
 
 
@@ -74,6 +74,7 @@ def _processes(env, plan: RoundPlan, durations: RoundDurations, mode: str, deadl
     barrier = env.all_of(list(computed.values())) if mode == "barrier" else None
     uplink = simpy.Resource(env, capacity=1)
     links = FixedLinks(participants, uplink_s)
+    shared = SharedRound(env, barrier, uplink, links, deadline, trace, server_round)
     processes = []
     for index, device in enumerate(participants):
         if barrier is not None:
@@ -81,8 +82,7 @@ def _processes(env, plan: RoundPlan, durations: RoundDurations, mode: str, deadl
         else:  # a device that receives nothing this round starts at once
             start_signal = received[device] if device in received else env.timeout(0)
         processes.append(env.process(device_process(
-            env, device, start_signal, compute_s[index], 0.0, computed[device], barrier,
-            uplink, links, plan.uplink_bits.get(device, 0.0), deadline, trace, server_round,
+            shared, device, start_signal, computed[device], compute_s[index], 0.0, plan.uplink_bits.get(device, 0.0),
         )))
     yield downlink
     yield env.all_of(processes)

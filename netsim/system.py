@@ -7,15 +7,16 @@ from itertools import repeat
 
 import numpy as np
 
+from contract import RoundPlan
 from netsim.distributions import ShiftedExponential
 from netsim.durations import RoundDurations
-from netsim.plan import RoundPlan
+from netsim.kind import SystemKind
 
 TIMING_MODES = ("barrier", "pipelined")
 
 
 @dataclass(frozen=True)
-class NetworkSystem:
+class NetworkSystem(SystemKind):
     """Normalized system of the journal paper (V-D).
 
     ``t_dl`` is the time of one model on the downlink (the time unit), ``rho = T_ul / T_dl``;

@@ -24,12 +24,13 @@ import gc
 from dataclasses import dataclass
 from functools import partial
 from itertools import chain, repeat
+from typing import Callable
 
 import numpy as np
 
+from contract import RoundOutcome, RoundPlan
 from netsim.durations import RoundDurations
 from netsim.fifo import fifo_with_deadline
-from netsim.plan import RoundOutcome, RoundPlan
 from netsim.round_events import compute_end_ranks, trace_order
 from netsim.system import TIMING_MODES
 from netsim.trace import TraceEvent
@@ -193,7 +194,8 @@ def round_timeline(plan: RoundPlan, durations: RoundDurations, start: float, mod
     ready = np.full(n, computed.max() if n else t0) if mode == "barrier" else computed
     uplink_s = durations.uplink_s
     queued = np.flatnonzero(~cut & (uplink_s > 0))
-    queue = queued[_readiness_order(heard, t0, mode, deadline_at, stream_end, received, compute_end, computed, queued)]
+    tie_ranks = partial(compute_end_ranks, t0, mode, deadline_at, heard, stream_end, received, compute_end, computed)
+    queue = queued[_readiness_order(computed, queued, tie_ranks)]
     q_start, q_end, sent = fifo_with_deadline(ready[queue], uplink_s[queue], deadline_at)
     uplink_start = ready.copy()
     uplink_end = ready.copy()
@@ -212,12 +214,13 @@ def round_timeline(plan: RoundPlan, durations: RoundDurations, start: float, mod
     )
 
 
-def _readiness_order(heard, t0, mode, deadline_at, stream_end, received, compute_end, computed, queued) -> np.ndarray:
+def _readiness_order(computed: np.ndarray, queued: np.ndarray, tie_ranks: Callable[[], np.ndarray]) -> np.ndarray:
     """Positions in ``queued`` sorted by the moment each device asked for the uplink: its compute
-    end, equal ones in SimPy's order (barrier: the order they reached the barrier)."""
+    end ``computed``, equal ones in SimPy's order (barrier: the order they reached the barrier),
+    from ``tie_ranks()`` (``netsim.round_events.compute_end_ranks``, only computed on a tie)."""
     ready_at = computed[queued]
     by_time = np.argsort(ready_at, kind="stable")
     if not np.any(np.diff(ready_at[by_time]) == 0):
         return by_time
-    ranks = compute_end_ranks(t0, mode, deadline_at, heard, stream_end, received, compute_end, computed)
+    ranks = tie_ranks()
     return np.argsort(ranks[queued], kind="stable")

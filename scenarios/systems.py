@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, is_dataclass
 from typing import Callable
 
+from netsim.kind import adopted
 from netsim.system import NetworkSystem
 from scenarios.errors import UsageError
 
@@ -71,7 +72,7 @@ def get_system(name: str, mode: str = "pipelined", deadline: float | None = None
             system = preset.make(mode=mode, deadline=deadline)
             if not (is_dataclass(system) and callable(getattr(system, "round_durations", None)) and hasattr(system, "t_dl")):
                 raise UsageError(f"system {name!r} must be a dataclass with t_dl and round_durations, got {type(system).__name__}")
-            return system
+            return adopted(system)
         return NetworkSystem(rho=preset.rho, t_min=preset.t_min, inv_mu=preset.inv_mu, mode=mode, deadline=deadline)
     except ValueError as error:
         raise UsageError(str(error)) from None

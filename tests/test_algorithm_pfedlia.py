@@ -7,7 +7,7 @@ import pytest
 from learning.algorithms import ALGORITHMS, LearnerSetup
 from learning.data import FederatedData
 from learning.training import LocalTraining
-from netsim import NetworkSystem, run_cosimulation
+from netsim import NetworkSystem, RunOptions, run_cosimulation
 from scenarios.partitions import pathological_split
 from scenarios.scenario import devices_from_indices
 from tiny_learners import build, run_round, scalar_data
@@ -103,7 +103,7 @@ def final_evaluation(name: str, data: FederatedData, **options):
     setup = LearnerSetup(data, "mlp", {"in_features": 64, "num_classes": 10, "hidden": 32}, TRAINING,
                          np.random.SeedSequence(1), options=options)
     records, _ = run_cosimulation(ALGORITHMS[name](setup), NetworkSystem(rho=1, t_min=1, inv_mu=0), ROUNDS,
-                                  np.random.default_rng(0), evaluate_every=ROUNDS)
+                                  np.random.default_rng(0), RunOptions(evaluate_every=ROUNDS))
     return records[-1].evaluation
 
 

@@ -13,7 +13,7 @@ from learning.algorithms import ALGORITHMS, LearnerSetup
 from learning.algorithms.self_fl import local_steps, online_variance, variance_weights
 from learning.data import DeviceData, FederatedData
 from learning.training import LocalTraining
-from netsim import NetworkSystem, run_cosimulation
+from netsim import NetworkSystem, RunOptions, run_cosimulation
 from scenarios.cli.main import main
 from tiny_learners import build, run_round, scalar_data, values
 
@@ -161,7 +161,7 @@ def estimation_error(name: str, data: FederatedData, **options) -> float:
     setup = LearnerSetup(data, "scalar-mean", {}, GAUSSIAN_TRAINING, np.random.SeedSequence(1), options=options)
     learner = ALGORITHMS[name](setup)
     records, _ = run_cosimulation(learner, NetworkSystem(rho=1, t_min=1, inv_mu=0), ROUNDS, np.random.default_rng(0),
-                                  evaluate_every=ROUNDS)
+                                  RunOptions(evaluate_every=ROUNDS))
     return records[-1].evaluation.extras["estimation_error"]
 
 
@@ -223,7 +223,7 @@ def test_fisher_variances_lead_algorithm_1_to_its_target(target):
     setup = LearnerSetup(data, "scalar-mean", {}, GAUSSIAN_TRAINING, np.random.SeedSequence(1),
                          options={"max_local_steps": 40, "intra_variance": "fisher", "target": target})
     learner = ALGORITHMS["self-fl"](setup)
-    run_cosimulation(learner, NetworkSystem(rho=1, t_min=1, inv_mu=0), ROUNDS, np.random.default_rng(0), evaluate_every=ROUNDS)
+    run_cosimulation(learner, NetworkSystem(rho=1, t_min=1, inv_mu=0), ROUNDS, np.random.default_rng(0), RunOptions(evaluate_every=ROUNDS))
     expected = target_estimates(data, learner.inter, target)
     z = np.array([float(d.y_train.double().mean()) for d in data.devices])
     personal = values(learner.theta)

@@ -71,7 +71,7 @@ def test_dropped_device_keeps_receiving_personalized_model():
 def test_a_device_that_missed_its_stream_still_needs_its_model():
     """Downlink outage: devices 2 and 3 did not receive round 1's streams; nothing of their group
     arrived, so their models are unchanged on the server, yet they must be sent again."""
-    from netsim.plan import RoundOutcome
+    from contract import RoundOutcome
 
     oracle = build("oracle", scalar_data([[1.0], [2.0], [3.0], [4.0]], groups=[0, 0, 1, 1]))
     assert [s.devices for s in oracle.plan_round(1).streams] == [(0, 1, 2, 3)]  # the initial model

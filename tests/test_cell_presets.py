@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from netsim import RoundPlan, simulate_rounds
+from contract import RoundPlan
+from netsim import simulate_rounds
 from netsim import fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.duplex import tdd_shares
@@ -72,7 +73,7 @@ def flat(snr_db, **extra):
     settings = dict(fading="none", mode="barrier")
     settings.update(extra)
     system = PhysicalSystem(Cell(distances_m=(50.0,) * n), LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 1.0, 0.0), **settings)
-    return system.bind(layout, np.zeros(n))
+    return system.network(layout, np.zeros(n))
 
 
 def test_tdd_split_hand_computed():

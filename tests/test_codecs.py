@@ -94,7 +94,7 @@ def _logistic_fedavg(uplink="none", downlink="none", seed=1):
 
 
 def _outcome(plan):
-    from netsim.plan import RoundOutcome
+    from contract import RoundOutcome
 
     everyone = plan.participants
     return RoundOutcome(everyone, everyone, everyone)

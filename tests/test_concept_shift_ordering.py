@@ -9,7 +9,7 @@ personalized models to pull away; each algorithm runs from the same data and see
 import numpy as np
 import pytest
 
-from netsim import NetworkSystem, run_cosimulation
+from netsim import NetworkSystem, RunOptions, run_cosimulation
 from scenarios.registry import get_scenario
 from scenarios.execution.build import build_learner, scenario_data
 from scenarios.execution.spec import RunSpec, resolve
@@ -29,7 +29,7 @@ def final_accuracy():
     for name, options in {**PERSONALIZED, **SINGLE_MODEL}.items():
         learner = build_learner(resolve(RunSpec(scenario.name, name, seed=SEED, options=options)), data)
         records, _ = run_cosimulation(learner, NetworkSystem(rho=1, t_min=1, inv_mu=0), ROUNDS,
-                                      np.random.default_rng(SEED), evaluate_every=ROUNDS)
+                                      np.random.default_rng(SEED), RunOptions(evaluate_every=ROUNDS))
         accuracy[name] = records[-1].evaluation.mean_accuracy
     return accuracy
 

@@ -36,7 +36,8 @@ def test_recorded_plans_retime_to_the_same_clock(tmp_path):
 
     import numpy as np
 
-    from netsim import RoundPlan, retime_plans
+    from contract import RoundPlan
+    from netsim import retime_plans
     from scenarios.seeds import seed_streams
     from scenarios.systems import get_system
 

@@ -1,5 +1,6 @@
-"""The layering holds at run time, not only in the source: the learning layer loads no SimPy
-and the network layer no PyTorch (each checked in a fresh interpreter)."""
+"""The layering holds at run time, not only in the source: the learning layer loads no SimPy,
+the network layer no PyTorch, and the learner-clock contract neither, nor NumPy (each checked
+in a fresh interpreter)."""
 
 import subprocess
 import sys
@@ -11,6 +12,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("module, absent", [
+    ("contract", "simpy"),
+    ("contract", "torch"),
+    ("contract", "numpy"),
     ("learning.algorithms", "simpy"),
     ("netsim", "torch"),
     ("netsim.engine", "torch"),

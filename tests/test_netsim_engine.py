@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from netsim import NetworkSystem, RoundPlan, Stream, simulate_rounds
+from contract import RoundPlan, Stream
+from netsim import NetworkSystem, simulate_rounds
 
 MODEL = 100.0
 

@@ -12,7 +12,8 @@ import pytest
 from learning.algorithms import ALGORITHMS
 from learning.options import OptionError, Options, option
 from scenarios.errors import UsageError
-from scenarios.execution.runner import RunSpec, prepare, resolve
+from scenarios.execution.runner import prepare, resolve
+from scenarios.execution.spec import RunSpec, run_label
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,6 @@ def test_an_option_given_at_its_default_leaves_the_run_and_its_folder_unchanged(
 
 
 def test_labels_come_from_the_options_declaration():
-    assert RunSpec("digits-rotation", "fedprox", options={"mu": 1.0}).label == "fedprox"
-    assert RunSpec("digits-rotation", "user-centric", options={"streams": "auto"}).label == "user-centric k=auto"
-    assert RunSpec("digits-rotation", "parallel-user-centric").label == "parallel-user-centric k=m"
+    assert run_label(RunSpec("digits-rotation", "fedprox", options={"mu": 1.0})) == "fedprox"
+    assert resolve(RunSpec("digits-rotation", "user-centric", options={"streams": "auto"})).label == "user-centric k=auto"
+    assert resolve(RunSpec("digits-rotation", "parallel-user-centric")).label == "parallel-user-centric k=m"

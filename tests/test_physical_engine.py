@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from netsim import NetworkSystem, RoundPlan, Stream, expected_round_time_barrier, simulate_rounds
+from contract import RoundPlan, Stream
+from netsim import NetworkSystem, expected_round_time_barrier, simulate_rounds
 from netsim.cell import Cell, CellLayout
 from netsim.physical import LinkBudget, PhysicalSystem
 
@@ -28,7 +29,7 @@ def network(snr_db, samples=None, ul_noise_figure_db=0.0, **system):
     settings.update(system)
     physical = PhysicalSystem(Cell(distances_m=(50.0,) * n, los="los", shadowing=False),
                               LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 1.0, ul_noise_figure_db), **settings)
-    return physical.bind(layout, np.zeros(n) if samples is None else samples)
+    return physical.network(layout, np.zeros(n) if samples is None else samples)
 
 
 def run(plans, net):
@@ -159,7 +160,7 @@ def test_reduction_to_the_normalized_closed_form():
     t_min_s, inv_mu_s = 0.05, 0.03
     system = PhysicalSystem(cell, downlink, LinkBudget(bw_ul, power_ul, nf_ul), fading="none", cycles_per_sample=1e4,
                             cpu_hz=2e9, compute_extra_s=inv_mu_s, mode="barrier")
-    net = system.bind(layout, np.full(devices, t_min_s * 2e9 / 1e4))
+    net = system.network(layout, np.full(devices, t_min_s * 2e9 / 1e4))
     groups = [tuple(range(s, devices, streams)) for s in range(streams)]
     plan = RoundPlan(tuple(Stream(g, model_bits) for g in groups), {d: model_bits for d in range(devices)}, tuple(range(devices)))
     records, _ = simulate_rounds([plan] * 5000, net, model_bits, np.random.default_rng(3), channel_rng=np.random.default_rng(4))

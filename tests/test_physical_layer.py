@@ -100,7 +100,7 @@ def channel_with(snr_db, **extra):
     """One round's channel with the given per-device SNRs (dB), both directions (the fades
     carry the SNR over a 0 dB link budget)."""
     system = flat_system(snr_db, **extra)
-    network = system.bind(system.cell.place(len(snr_db), np.random.default_rng(0)), [1.0] * len(snr_db))
+    network = system.network(system.cell.place(len(snr_db), np.random.default_rng(0)), [1.0] * len(snr_db))
     mean_dl, mean_ul = system.mean_snr_db(network.layout)
     channel = network.draw_round(np.random.default_rng(1))
     snr = np.array(snr_db, dtype=float)
@@ -130,7 +130,7 @@ def test_rayleigh_fading_has_unit_mean_power_and_is_redrawn_each_round():
     cell = Cell(scenario="uma", bs_height_m=25.0, inner_radius_m=35.0, outer_radius_m=289.0)
     budget = LinkBudget(20e6, 1.0, 5.0)
     system = PhysicalSystem(cell, budget, budget)
-    network = system.bind(cell.place(4, np.random.default_rng(0)), [1.0] * 4)
+    network = system.network(cell.place(4, np.random.default_rng(0)), [1.0] * 4)
     rng = np.random.default_rng(2)
     mean_dl, _ = system.mean_snr_db(network.layout)
     draws = np.array([network.draw_round(rng).downlink_snr_db for _ in range(20000)])

@@ -5,7 +5,8 @@ trace events."""
 import numpy as np
 import pytest
 
-from netsim import RoundPlan, Stream, simulate_rounds
+from contract import RoundPlan, Stream
+from netsim import simulate_rounds
 from netsim.cell import Cell, CellLayout
 from netsim.physical import LinkBudget, PhysicalSystem
 
@@ -23,7 +24,7 @@ def random_round(rng, mode, deadline):
         compute_extra_s=float(rng.choice([0.0, 0.3])), receive_power_w=0.1, mode=mode, deadline=deadline,
     )
     samples = rng.choice([0.0, 100.0, 3000.0], n)
-    network = system.bind(layout, samples)
+    network = system.network(layout, samples)
     participants = tuple(int(d) for d in rng.permutation(n)[: int(rng.integers(1, n + 1))])
     streams = []
     for _ in range(int(rng.integers(0, 6))):

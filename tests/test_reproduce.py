@@ -17,7 +17,7 @@ from figures.style import ALGORITHM_STYLE, algorithm_style
 from scenarios.cli.main import main
 from scenarios.reports.journal_numbers import PAPER_ALGORITHMS, TABLE_I, TABLE_II, TABLE_II_PROPOSED, paper_table_ii
 from scenarios.execution.reproduce import SCALES, TABLE_SCENARIOS, TABLE_VARIANTS, TEXT_SCENARIO, Scale
-from scenarios.execution.runner import RunSpec
+from scenarios.execution.spec import RunSpec, run_label
 
 JOURNAL = Path(__file__).resolve().parents[1].parent / "shared" / "papers" / "user-centric-fl-wireless-journal.md"
 TABLE_I_LABELS = list(TABLE_I)
@@ -74,7 +74,7 @@ def test_table_ii_is_the_journals():
 def test_every_label_has_its_own_colour_and_marker():
     pairs = list(ALGORITHM_STYLE.values())
     assert len(set(c for c, _ in pairs)) == len(pairs)
-    for label in [RunSpec("s", a, options=o).label for a, o in TABLE_VARIANTS]:
+    for label in [run_label(RunSpec("s", a, options=o)) for a, o in TABLE_VARIANTS]:
         assert label in ALGORITHM_STYLE
     assert algorithm_style("fedavg") == {"color": "#000000", "marker": "x"}
     assert algorithm_style("something new") == algorithm_style("something new")

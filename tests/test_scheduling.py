@@ -65,18 +65,18 @@ def test_jain_index_by_hand():
 
 
 def test_on_a_cell_the_report_is_the_rounds_channel_and_the_learner_is_told():
-    from netsim import run_cosimulation
+    from netsim import RunOptions, run_cosimulation
     from scenarios.cells import get_cell_system
 
     system = get_cell_system("uma-3.5ghz", overrides={"inner_radius_m": 150, "outer_radius_m": 400})  # rates below the cap
-    network = system.bind(system.cell.place(6, np.random.default_rng(0)), np.full(6, 10.0))
+    network = system.network(system.cell.place(6, np.random.default_rng(0)), np.full(6, 10.0))
     fed = build("fedavg", scalar_data([[float(k)] for k in range(6)]))
     scheduler = Scheduler("best-channel", 6, 3, physical=True)
     reports = []
     choose = scheduler.choose
     scheduler.choose = lambda r, report: reports.append(report) or choose(r, report)
-    records, trace = run_cosimulation(fed, network, 4, np.random.default_rng(1), channel_rng=np.random.default_rng(2),
-                                      scheduler=scheduler)
+    records, trace = run_cosimulation(fed, network, 4, np.random.default_rng(1),
+                                      RunOptions(channel_rng=np.random.default_rng(2), scheduler=scheduler))
     assert len(reports) == 4
     checked = 0
     for record, report in zip(records[1:], reports):

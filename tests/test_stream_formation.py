@@ -60,7 +60,7 @@ def physical(snr_db, fading="none", outage=None, seed=None):
     layout = CellLayout(np.full(n, 50.0), np.zeros(n), np.ones(n, bool), np.zeros(n), loss)
     system = PhysicalSystem(Cell(distances_m=(50.0,) * n), LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 1.0, 0.0),
                             fading=fading, min_bps_per_hz=None if outage is None else math.log2(1 + 10 ** (outage / 10)))
-    return system.bind(layout, np.zeros(n), None if seed is None else np.random.default_rng(seed))
+    return system.network(layout, np.zeros(n), None if seed is None else np.random.default_rng(seed))
 
 
 def test_multicast_airtime_estimate():

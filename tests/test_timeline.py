@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 import simpy
 
-from netsim import NetworkSystem, RoundPlan, Stream, run_cosimulation, simulate_rounds
+from contract import RoundPlan, Stream
+from netsim import NetworkSystem, RunOptions, run_cosimulation, simulate_rounds
 from netsim.durations import RoundDurations
-from netsim.engine import hold_until
+from netsim.clock import hold_until
 from netsim.fifo import fifo_with_deadline, lindley
 from netsim.timeline import ARRIVED, DROPPED_COMPUTING, DROPPED_UPLINK, round_timeline
 from scenarios.cli.main import main
@@ -180,7 +181,7 @@ def test_cosimulation_is_the_same_on_both_simulators(name):
     trace; the deadline drops some devices in some rounds."""
     data = scalar_data([[1.0, 2.0], [3.0], [5.0, 6.0, 7.0], [0.0], [4.0, 4.0]])
     system = NetworkSystem(rho=2, t_min=0.5, inv_mu=1, deadline=9.0)
-    runs = [run_cosimulation(build(name, data), system, 4, np.random.default_rng(11), simulator=simulator)
+    runs = [run_cosimulation(build(name, data), system, 4, np.random.default_rng(11), RunOptions(simulator=simulator))
             for simulator in ("timeline", "processes")]
     (records, trace), (reference_records, reference_trace) = runs
     assert [(r.start, r.end, r.arrived) for r in records] == [(r.start, r.end, r.arrived) for r in reference_records]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from contract import RoundPlan
 from learning.algorithms import ALGORITHMS, LearnerSetup
 from learning.data import DeviceData, FederatedData
 from learning.training import LocalTraining
-from netsim.plan import RoundPlan
 
 
 def scalar_data(train_values, val_values=None, groups=None) -> FederatedData:

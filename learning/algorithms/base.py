@@ -14,6 +14,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import torch
 
+from contract import RoundPlan, Stream
 from learning.coded_links import CODEC_ALGORITHMS, CodedLinks
 from learning.data import FederatedData
 from learning.evaluation import Evaluation
@@ -22,7 +23,6 @@ from learning.options import Options
 from learning.params import get_flat, model_bits
 from learning.training import LocalJob, LocalTraining, Trainer, device_generators, torch_generator
 from learning.weights import mix
-from netsim.plan import RoundPlan, Stream
 
 SCALAR_BITS = 32.0
 

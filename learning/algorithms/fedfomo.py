@@ -31,9 +31,9 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from contract import RoundPlan, Stream
 from learning.algorithms.base import SCALAR_BITS, FederatedLearner, LearnerSetup
 from learning.options import Options, option
-from netsim.plan import RoundPlan, Stream
 
 
 def fomo_weights(raw: np.ndarray) -> np.ndarray:

@@ -26,10 +26,10 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from contract import RoundPlan, Stream
 from learning.algorithms.base import SCALAR_BITS, FederatedLearner, LearnerSetup
 from learning.models import output_layer
 from learning.options import Options, option
-from netsim.plan import RoundPlan, Stream
 
 
 @dataclass(frozen=True)

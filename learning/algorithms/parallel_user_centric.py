@@ -18,10 +18,10 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from contract import RoundPlan, Stream
 from learning.algorithms.base import LearnerSetup
 from learning.algorithms.user_centric import UserCentric
 from learning.weights import mix
-from netsim.plan import RoundPlan, Stream
 
 
 class ParallelUserCentric(UserCentric):

@@ -21,10 +21,10 @@ from typing import Sequence
 
 import torch
 
+from contract import RoundPlan
 from learning.algorithms.base import LearnerSetup
 from learning.algorithms.fedavg import FedAvg
 from learning.options import Options, option
-from netsim.plan import RoundPlan
 
 
 @dataclass(frozen=True)

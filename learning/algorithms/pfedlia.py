@@ -53,11 +53,11 @@ from typing import Literal, Sequence
 import numpy as np
 import torch
 
+from contract import RoundPlan, Stream
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
 from learning.data import DeviceData
 from learning.weights import fedavg_weights, oracle_weights
 from learning.options import Options, option
-from netsim.plan import RoundPlan, Stream
 
 
 

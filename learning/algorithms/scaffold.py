@@ -24,10 +24,10 @@ from typing import Sequence
 
 import torch
 
+from contract import RoundPlan
 from learning.algorithms.base import LearnerSetup
 from learning.algorithms.server_step import ServerStepFedAvg
 from learning.options import Options, option
-from netsim.plan import RoundPlan
 
 
 def momentum_step_count(steps: int, momentum: float) -> float:

@@ -58,9 +58,9 @@ from typing import Literal, Sequence
 import numpy as np
 import torch
 
+from contract import RoundPlan, Stream
 from learning.algorithms.base import SCALAR_BITS, FederatedLearner, LearnerSetup
 from learning.options import Options, option
-from netsim.plan import RoundPlan, Stream
 
 
 def online_variance(count: int, mean: torch.Tensor, variance: float, x: torch.Tensor) -> tuple[int, torch.Tensor, float]:

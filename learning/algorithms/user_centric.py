@@ -14,12 +14,12 @@ from typing import Literal, Sequence
 import numpy as np
 import torch
 
+from contract import RoundPlan
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
 from learning.options import Options, option
 from learning.setting import MAX_DEVICES
 from learning.stream_formation import channel_aware_clusters
 from learning.weights import choose_stream_count, gradient_variance, kmeans_rows, silhouette_curve, user_centric_weights
-from netsim.plan import RoundPlan
 
 
 def variance_batch_sizes(train_sizes: np.ndarray, size: int | None, fraction: float) -> np.ndarray:

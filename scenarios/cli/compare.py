@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scenarios.cli.common import add_run_settings, route_options, show_progress, spec_settings, table
 from scenarios.registry import get_algorithm, get_scenario
-from scenarios.execution.runner import RunSpec
+from scenarios.execution.spec import RunSpec, run_label
 from scenarios.settings import MAX_SEEDS, Setting
 
 SEEDS = Setting(int, low=1, high=MAX_SEEDS)
@@ -53,7 +53,7 @@ def specs(args) -> dict[str, list[RunSpec]]:
     out = {}
     for name, options in route_options(args, variants):
         runs = [RunSpec(args.scenario, name, seed=seed, options=options, **spec_settings(args)) for seed in range(args.seeds)]
-        out[runs[0].label] = runs
+        out[run_label(runs[0])] = runs
     return out
 
 

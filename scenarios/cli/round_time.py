@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from netsim import NetworkSystem, RoundPlan, Stream, expected_round_time_barrier, simulate_rounds
+from contract import RoundPlan, Stream
+from netsim import NetworkSystem, expected_round_time_barrier, simulate_rounds
 from scenarios.cli.common import add_json, parse_option
 from scenarios.errors import UsageError
 from scenarios.settings import MAX_ROUND_TIME_DEVICES, MAX_ROUND_TIME_EVENTS, NETWORK_SETTINGS, RUN_SETTINGS, Setting
@@ -112,7 +113,7 @@ def cell_round_time(args):
         layout = system.cell.place(args.devices, np.random.default_rng(layout_seq))
     except ValueError as error:
         raise UsageError(str(error)) from None
-    network = system.bind(layout, np.full(args.devices, CELL_SAMPLES))
+    network = system.network(layout, np.full(args.devices, CELL_SAMPLES))
     plan = round_plan(args.devices, args.streams, args.model_bits)
     records, _ = simulate_rounds([plan] * args.rounds, network, args.model_bits, np.random.default_rng(network_seq),
                                  keep_trace=False, channel_rng=np.random.default_rng(fading_seq))

@@ -16,7 +16,8 @@ from typing import Callable
 from scenarios.errors import UsageError
 from scenarios.registry import get_scenario
 from scenarios.execution.build import scenario_data
-from scenarios.execution.runner import RunSpec, prepare, resolve, run_experiment
+from scenarios.execution.runner import prepare, resolve, run_experiment
+from scenarios.execution.spec import RunSpec, run_label
 from scenarios.settings import MAX_SEEDS, Setting
 from scenarios.execution.pool import run_calls
 
@@ -152,7 +153,7 @@ def make_plan(scale: Scale, seeds: int | None, data_dir: str | None) -> Plan:
             specs = tuple(RunSpec(name, algorithm, SYSTEM, rounds[name], seed, dict(options), evaluate_every=every[name],
                                   participation=scale.participation)
                           for seed in range(seeds))
-            cells.append(Cell(name, specs[0].label, specs))
+            cells.append(Cell(name, run_label(specs[0]), specs))
     silhouette = [RunSpec(name, "user-centric", SYSTEM, rounds[name], seed) for name in TABLE_SCENARIOS for seed in range(seeds)]
     return Plan(scale, seeds, rounds, scenario_rounds, every, cells, silhouette, has_groups)
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from netsim import RoundRecord, TraceEvent, run_cosimulation, simulate_rounds
+from netsim import RoundRecord, RunOptions, TraceEvent, run_cosimulation, simulate_rounds
+from learning.engine import release
 from netsim.durations import NonFiniteTime
 from scenarios import communication
 from scenarios.atomic import check_output_dir
@@ -82,10 +83,8 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     diverged = None
     try:
         with np.errstate(over="ignore", invalid="ignore"):  # what overflows is caught below, not warned about
-            records, trace = run_cosimulation(
-                learner, prepared.network, run.rounds, np.random.default_rng(run.seeds.network), watch, run.spec.evaluate_every,
-                channel_rng=prepared.channel_rng, scheduler=prepared.scheduler,
-            )
+            options = RunOptions(watch, run.spec.evaluate_every, channel_rng=prepared.channel_rng, scheduler=prepared.scheduler)
+            records, trace = run_cosimulation(learner, prepared.network, run.rounds, np.random.default_rng(run.seeds.network), options)
     except (Diverged, NonFiniteTime) as stop:
         if isinstance(stop, NonFiniteTime):  # a round's durations overflowed before it was recorded
             stop = Diverged(records[-1].server_round + 1 if records else 0, f"the simulated time is no longer a finite number ({stop})")
@@ -97,7 +96,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     except ValueError as error:
         raise UsageError(f"{run.label}: {error}") from None
     finally:
-        learner.trainer.close()  # training worker processes, if the backend started any
+        release(learner.trainer)  # training worker processes, if the backend started any
         if bar is not None:
             bar.close()
     energy = run.system.records_energy

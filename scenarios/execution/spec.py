@@ -70,9 +70,7 @@ class ResolvedRun:
 
     @property
     def label(self) -> str:
-        """The algorithm's name, with what its options declare worth showing (``user-centric k=4``),
-        and the communication settings that are not the defaults."""
-        return self.algorithm.Options.label(self.spec.algorithm, self.spec.options) + communication.label_suffix(self.spec)
+        return run_label(self.spec)
 
     @property
     def prefix(self) -> str:
@@ -80,6 +78,12 @@ class ResolvedRun:
         spec = self.spec
         raw = f"{spec.scenario}_{self.label}_{spec.system}_s{spec.seed}"
         return re.sub(r"[^A-Za-z0-9._-]+", "-", raw.replace(" k=", "_k"))
+
+
+def run_label(spec: RunSpec) -> str:
+    """The algorithm's name, with what its options declare worth showing (``user-centric k=4``),
+    and the communication settings that are not the defaults."""
+    return get_algorithm(spec.algorithm).Options.label(spec.algorithm, spec.options) + communication.label_suffix(spec)
 
 
 def resolve(spec: RunSpec) -> ResolvedRun:

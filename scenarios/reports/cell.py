@@ -26,7 +26,7 @@ def cell_draws(name: str, seed: int, devices: int, overrides: dict | None, round
         layout = system.cell.place(devices, np.random.default_rng(layout_seq))
     except ValueError as error:
         raise UsageError(str(error)) from None
-    network = system.bind(layout, np.ones(devices))
+    network = system.network(layout, np.ones(devices))
     rng = np.random.default_rng(fading_seq)
     channels = [network.draw_round(rng) for _ in range(rounds)]
     return parameters, system, layout, channels

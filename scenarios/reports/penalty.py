@@ -22,7 +22,7 @@ def cell_network(config: dict):
     layout_seq, _, planning_seq = channel_seeds(seed_streams(int(config["seed"])).network)
     samples = config["device_samples_per_update"]
     layout = system.cell.place(len(samples), np.random.default_rng(layout_seq))
-    return system.bind(layout, samples, np.random.default_rng(planning_seq))
+    return system.network(layout, samples, np.random.default_rng(planning_seq))
 
 
 def downlink_penalty(folder: str | Path) -> dict:

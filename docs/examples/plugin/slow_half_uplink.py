@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from contract import RoundPlan
 from netsim.durations import RoundDurations
-from netsim.plan import RoundPlan
 from scenarios.systems import SystemFactory
 
 

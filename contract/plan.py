@@ -1,9 +1,10 @@
-"""What a learner asks of the network in one round, and the protocol the clock drives."""
+"""What a learner asks of the network in one round (``RoundPlan``, its ``Stream`` s) and what
+the network tells it back (``RoundOutcome``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Mapping
 
 
 @dataclass(frozen=True)
@@ -72,26 +73,3 @@ class RoundOutcome:
     computed: tuple[int, ...]
     arrived: tuple[int, ...]
     dropped: Mapping[int, str] = field(default_factory=dict)
-
-
-class Learner(Protocol):
-    """What the clock drives. Training and evaluation take zero simulated time.
-
-    Round 0 is the set-up phase: ``plan_round(0)`` returns its plan, or ``None`` when the
-    algorithm has none (FedAvg). Rounds count from 1. A learner may also define
-    ``round_outcome(server_round, outcome: RoundOutcome)``, called before ``local_update``, to
-    learn who received its model and who computed (e.g. a device in outage still needs its model),
-    and ``schedule(server_round, devices)``, called before ``plan_round`` when the network's
-    scheduler chose the round's participants (``netsim.scheduling``).
-    """
-
-    num_devices: int
-    model_bits: float
-
-    def plan_round(self, server_round: int) -> RoundPlan | None: ...
-
-    def local_update(self, server_round: int, devices: Sequence[int]) -> None: ...
-
-    def aggregate(self, server_round: int, arrived: Sequence[int]) -> None: ...
-
-    def evaluate(self, server_round: int) -> Any: ...

@@ -1,0 +1,12 @@
+"""The learner-clock contract: what a learner asks of the network each round and what the
+network tells it back (``RoundPlan``, ``Stream``, ``RoundOutcome``), and the ``Learner``
+protocol the clock drives.
+
+Both sides import it: ``learning`` (PyTorch, never SimPy) and ``netsim`` (SimPy, never
+PyTorch). It is standard library only: it loads neither SimPy, PyTorch nor NumPy.
+"""
+
+from contract.learner import Learner
+from contract.plan import RoundOutcome, RoundPlan, Stream
+
+__all__ = ["Learner", "RoundOutcome", "RoundPlan", "Stream"]

@@ -26,7 +26,6 @@ import torch
 
 from learning.algorithms import LearnerSetup
 from learning.data import FederatedData
-from learning.engine import release
 from learning.training import LocalTraining
 from netsim import RoundRecord, TraceEvent, run_cosimulation, simulate_rounds
 from netsim.durations import NonFiniteTime
@@ -401,7 +400,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     except ValueError as error:
         raise UsageError(f"{spec.label}: {error}") from None
     finally:
-        release(learner.trainer)  # training worker processes, if the backend started any
+        learner.trainer.close()  # training worker processes, if the backend started any
         if bar is not None:
             bar.close()
     summary = summarize(spec, records, learner, trace if physical else None, diverged)

@@ -58,7 +58,7 @@ def main() -> None:
                         torch.empty(0, *shape), torch.empty(0, dtype=torch.long)) for _ in range(args.devices)]
     model = build_model(args.model, torch.Generator().manual_seed(1), **kwargs)
     loop = Trainer(model, LocalTraining(batch_size=64))
-    wall, cpu = samples_per_s(lambda jobs: torch.stack([loop.train_job(j) for j in jobs]), loop, datas, args.repeats)
+    wall, cpu = samples_per_s(lambda jobs: torch.stack([loop.train(j) for j in jobs]), loop, datas, args.repeats)
     print(f"{args.model}, {args.devices} devices x {args.samples} samples, batch 64, {args.threads} thread(s); "
           "samples/s per wall-clock second and per CPU second of this process")
     print(f"loop (cpu): {wall:,.0f} wall, {cpu:,.0f} cpu")

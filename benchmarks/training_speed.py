@@ -42,7 +42,7 @@ from torch.nn import functional as F
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from learning.engine import BACKENDS, release  # noqa: E402
+from learning.engine import BACKENDS  # noqa: E402
 from learning.engine import workers  # noqa: E402
 from scenarios.registry import get_scenario  # noqa: E402
 from scenarios.execution.build import build_learner, scenario_data
@@ -236,7 +236,7 @@ def round_speeds(data, samples: int, cores: int, repeats: int) -> None:
         notes.append("engine batched: skipped (no 'batched' backend in this checkout)")
     engine_round(processes)  # fork the workers before timing
     best = fastest(candidates, repeats)
-    release()
+    workers.close_pools()
     reference = best["plain PyTorch loop, 2 threads (PFLlib/FL-bench)"]
     print(f"\n1. one round of local updates: {len(data.devices)} devices, {samples} samples "
           f"(fastest of {repeats} interleaved repeats)\n")

@@ -1,10 +1,11 @@
 """Local training and evaluation on one reusable model object, and the swappable client step.
 
-``Trainer.train`` is the reference: one device, a plain PyTorch loop with ``torch.optim``.
-``Trainer.train_many`` trains the devices of a round together through the backend named by
-``LocalTraining.backend`` (``loop``: the reference, one device after another; other backends in
-``learning/engine/``); algorithms describe each device's update as a ``LocalJob`` and never see
-which backend runs it.
+``Trainer.train`` is the reference: one device's ``LocalJob``, a plain PyTorch loop with
+``torch.optim``. ``Trainer.train_many`` trains the devices of a round together through the
+trainer's backend (``Trainer.backend``, made from ``LocalTraining.backend``: ``loop``, the
+reference, one device after another; the others in ``learning/engine/``); algorithms describe
+each device's update as a ``LocalJob`` (``learning/jobs.py``, importable from here too) and
+never see which backend runs it.
 """
 
 from __future__ import annotations
@@ -20,13 +21,16 @@ from torch.func import functional_call, jacrev, vmap
 from torch.nn import functional as F
 
 from learning.data import DeviceData
+from learning.engine import BACKENDS, Backend
+from learning.jobs import ADAM_BETAS, ADAM_EPS, AdamState, LocalJob, prototype_terms
 from learning.models import INIT_SCHEMES, output_layer
 from learning.params import flat_grad, get_flat, set_flat
 
+__all__ = ["ADAM_BETAS", "ADAM_EPS", "AdamState", "CPU_BACKENDS", "LocalJob", "LocalTraining", "OPTIMIZERS", "Trainer",
+           "device_generators", "prototype_terms", "torch_generator"]
+
 OPTIMIZERS = ("sgd", "adam")
-CPU_BACKENDS = ("loop", "processes")  # the reference loop, here or in worker processes: CPU only
-ADAM_BETAS = (0.9, 0.999)
-ADAM_EPS = 1e-7  # Keras's default, as the reference code's tf.keras.optimizers.Adam
+CPU_BACKENDS = tuple(name for name, backend in BACKENDS.items() if backend.cpu_only)  # loop, processes
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,7 @@ class LocalTraining:
     device's moments and step count kept across rounds). ``init``: ``keras`` or ``torch``
     (``learning.models.init_parameters``). ``device``: where training runs: ``cpu``,
     ``cuda[:N]`` or ``auto`` (CUDA when PyTorch sees one). ``backend``: which engine runs
-    ``train_many`` (``learning.engine.BACKENDS``): ``loop`` (the reference, in this process),
+    ``train_many`` (a name of ``learning.engine.BACKENDS``): ``loop`` (the reference, in this process),
     ``processes`` (the reference loop in one worker process per core, the same numbers bit for
     bit), ``batched`` (every device at once with ``torch.func``: the GPU path) or ``auto``
     (``batched`` on a GPU, ``processes`` on the CPU). ``resolved()`` replaces ``auto``; runs
@@ -68,8 +72,6 @@ class LocalTraining:
             raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, got {self.optimizer!r}")
         if self.init not in INIT_SCHEMES:
             raise ValueError(f"init must be one of {', '.join(INIT_SCHEMES)}, got {self.init!r}")
-        from learning.engine import BACKENDS
-
         if self.backend != "auto" and self.backend not in BACKENDS:
             raise ValueError(f"backend must be auto or one of {', '.join(BACKENDS)}, got {self.backend!r}")
         if not (self.device in ("auto", "cpu") or self.device.startswith("cuda")):
@@ -90,57 +92,14 @@ class LocalTraining:
         return replace(self, device=device, backend=backend)
 
 
-@dataclass
-class AdamState:
-    """One device's Adam moments (flat, like the parameters) and its step count."""
-
-    exp_avg: torch.Tensor
-    exp_avg_sq: torch.Tensor
-    step: int
-
-
-@dataclass(frozen=True)
-class LocalJob:
-    """One device's local update in a round: what an algorithm asks of the training engine.
-
-    From ``start``, ``epochs`` epochs (default the settings') of mini-batches in the order
-    drawn from ``generator``, stopping after ``max_steps`` steps if given. Hooks: the proximal
-    term ``proximal/2 ||w - anchor||^2`` added to each mini-batch loss (FedProx's mu, Ditto's
-    lambda), ``gradient_offset`` added to each gradient (SCAFFOLD's ``c - c_i``) and the
-    prototype term ``sum_i prototype_weights[y_i] ||f(x_i) - prototypes[y_i]||^2 / batch``
-    added to each mini-batch loss, ``f`` the input of the model's output layer (FedProto:
-    ``lam`` for the classes with a global prototype, 0 for the others).
-    ``state_key`` names the optimizer state that persists across rounds (Adam; e.g.
-    ``("model", device)``); None starts it afresh.
-    """
-
-    start: torch.Tensor
-    data: DeviceData
-    generator: torch.Generator
-    state_key: Hashable | None = None
-    epochs: int | None = None
-    max_steps: int | None = None
-    anchor: torch.Tensor | None = None
-    proximal: float = 0.0
-    gradient_offset: torch.Tensor | None = None
-    prototypes: torch.Tensor | None = None  # (classes, embedding)
-    prototype_weights: torch.Tensor | None = None  # (classes,)
-
-    def __post_init__(self) -> None:
-        if (self.prototypes is None) != (self.prototype_weights is None):
-            raise ValueError("a prototype term needs both prototypes and prototype_weights")
-        if self.proximal < 0:
-            raise ValueError(f"proximal coefficient must be >= 0, got {self.proximal}")
-        if self.proximal > 0 and self.anchor is None:
-            raise ValueError("a proximal term needs an anchor")
-
-
 class Trainer:
     """Trains and evaluates any parameter vector on any device's data with one model object.
 
     ``task`` is ``classification`` (cross-entropy, accuracy) or ``regression`` (the Gaussian
     negative log-likelihood ``(y - f)^2 / (2 noise_variance)``; squared error at 1/2). Either
-    way the mean loss is the per-sample negative log-likelihood.
+    way the mean loss is the per-sample negative log-likelihood. ``backend``: the ``Backend``
+    that ``train_many``, ``evaluate_many`` and ``mean_gradients`` go through, made once from
+    the settings; ``close`` frees what it holds (worker processes).
     """
 
     def __init__(self, model: nn.Module, config: LocalTraining, task: str = "classification",
@@ -154,39 +113,27 @@ class Trainer:
         self.noise_variance = noise_variance
         self.optimizer_states: dict[Hashable, AdamState] = {}  # Adam only: per state key, across rounds
         self.resident_data: Sequence[DeviceData] = ()  # the learner's data: worker backends hold it, jobs name it
+        self.backend: Backend = BACKENDS[self.config.backend](self)
 
     def loss(self, outputs: torch.Tensor, y: torch.Tensor, reduction: str = "mean") -> torch.Tensor:
         if self.task == "regression":
             return F.mse_loss(outputs, y, reduction=reduction) / (2 * self.noise_variance)
         return F.cross_entropy(outputs, y, reduction=reduction)
 
-    def train(
-        self,
-        start: torch.Tensor,
-        data: DeviceData,
-        generator: torch.Generator,
-        *,
-        epochs: int | None = None,
-        max_steps: int | None = None,
-        anchor: torch.Tensor | None = None,
-        proximal: float = 0.0,
-        gradient_offset: torch.Tensor | None = None,
-        state_key: Hashable | None = None,
-        prototypes: torch.Tensor | None = None,
-        prototype_weights: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """The reference local update (Algorithm 1, ClientUpdate) of one device: a plain loop
-        with ``torch.optim``; returns the trained vector. Arguments as ``LocalJob``'s."""
+    def train(self, job: LocalJob) -> torch.Tensor:
+        """The reference local update (Algorithm 1, ClientUpdate) of one device: ``job`` by a
+        plain loop with ``torch.optim``; returns the trained vector."""
         model, cfg = self.model, self.config
-        set_flat(model, start)
+        set_flat(model, job.start)
         params = list(model.parameters())
-        optimizer = self._optimizer(params, state_key)
-        offsets = _split_like(gradient_offset, params) if gradient_offset is not None else None
-        anchors = _split_like(anchor.detach(), params) if proximal > 0 else None
-        with _Embedding(model) if prototypes is not None else nullcontext() as embedding:
+        optimizer = self._optimizer(params, job.state_key)
+        offsets = _split_like(job.gradient_offset, params) if job.gradient_offset is not None else None
+        anchors = _split_like(job.anchor.detach(), params) if job.proximal > 0 else None
+        data, generator, proximal = job.data, job.generator, job.proximal
+        with _Embedding(model) if job.prototypes is not None else nullcontext() as embedding:
             n = data.num_train
-            steps, limit = 0, max_steps if max_steps is not None else float("inf")
-            for _ in range(cfg.epochs if epochs is None else epochs):
+            steps, limit = 0, job.max_steps if job.max_steps is not None else float("inf")
+            for _ in range(cfg.epochs if job.epochs is None else job.epochs):
                 order = torch.randperm(n, generator=generator)  # one order per epoch, drawn even if unused
                 for begin in range(0, n, cfg.batch_size):
                     if steps >= limit:
@@ -196,7 +143,7 @@ class Trainer:
                     y = data.y_train[index]
                     loss = self.loss(model(data.x_train[index]), y)
                     if embedding is not None:
-                        loss = loss + prototype_terms(embedding.value, y, prototypes, prototype_weights).sum() / y.shape[0]
+                        loss = loss + prototype_terms(embedding.value, y, job.prototypes, job.prototype_weights).sum() / y.shape[0]
                     if anchors is not None:
                         loss = loss + 0.5 * proximal * sum(torch.sum((p - a) ** 2) for p, a in zip(params, anchors))
                     loss.backward()
@@ -205,44 +152,36 @@ class Trainer:
                             p.grad.add_(offset)
                     optimizer.step()
                     steps += 1
-        self._keep_state(optimizer, params, state_key)
+        self._keep_state(optimizer, params, job.state_key)
         return get_flat(model)
 
-    def train_job(self, job: LocalJob) -> torch.Tensor:
-        return self.train(job.start, job.data, job.generator, epochs=job.epochs, max_steps=job.max_steps,
-                          anchor=job.anchor, proximal=job.proximal, gradient_offset=job.gradient_offset,
-                          state_key=job.state_key, prototypes=job.prototypes, prototype_weights=job.prototype_weights)
-
     def train_many(self, jobs: Sequence[LocalJob]) -> torch.Tensor:
-        """Every job's trained vector, stacked in job order, by the configured backend."""
-        from learning.engine import BACKENDS
-
+        """Every job's trained vector, stacked in job order, by the trainer's backend."""
         if not jobs:
             return torch.empty(0, self.num_parameters)
-        return BACKENDS[self.config.backend](self, jobs)
+        return self.backend.train(jobs)
 
     def evaluate_many(self, models: torch.Tensor | Sequence[torch.Tensor], datas: Sequence[DeviceData]) -> tuple[np.ndarray, np.ndarray]:
         """(accuracy, mean loss) arrays: ``models[k]`` on ``datas[k]``'s validation split, as
-        ``evaluate`` of each pair, by the backend's evaluator (the loop's if it has none)."""
-        from learning.engine import EVALUATORS
-
+        ``evaluate`` of each pair, by the trainer's backend."""
         if len(datas) == 0:
             return np.empty(0), np.empty(0)
         models = torch.stack(list(models)) if not isinstance(models, torch.Tensor) else models
-        return EVALUATORS.get(self.config.backend, EVALUATORS["loop"])(self, models, datas)
+        return self.backend.evaluate(models, datas)
 
     def mean_gradients(self, params: torch.Tensor | Sequence[torch.Tensor], datas: Sequence[DeviceData],
                        batches: Sequence | None = None) -> torch.Tensor:
         """Row k: ``mean_gradient`` at ``params[k]`` over the training points ``batches[k]`` (an
-        index array; None, or no ``batches``: all) of ``datas[k]``, by the backend's gradients
-        (the loop's if it has none)."""
-        from learning.engine import GRADIENTS
-
+        index array; None, or no ``batches``: all) of ``datas[k]``, by the trainer's backend."""
         if len(datas) == 0:
             return torch.empty(0, self.num_parameters)
         params = torch.stack(list(params)) if not isinstance(params, torch.Tensor) else params
         batches = [None] * len(datas) if batches is None else batches
-        return GRADIENTS.get(self.config.backend, GRADIENTS["loop"])(self, params, datas, batches)
+        return self.backend.gradients(params, datas, batches)
+
+    def close(self) -> None:
+        """Free what the backend holds (worker processes, device copies); training later starts it afresh."""
+        self.backend.close()
 
     @property
     def num_parameters(self) -> int:
@@ -338,12 +277,6 @@ class Trainer:
                 correct += int((outputs.argmax(dim=1) == target).sum())
         accuracy = correct / y.shape[0] if self.task == "classification" else float("nan")
         return accuracy, total_loss / y.shape[0]
-
-
-def prototype_terms(embedding: torch.Tensor, y: torch.Tensor, prototypes: torch.Tensor,
-                    weights: torch.Tensor) -> torch.Tensor:
-    """Each sample's ``weights[y_i] ||embedding_i - prototypes[y_i]||^2``."""
-    return weights[y] * (embedding - prototypes[y]).square().sum(dim=1)
 
 
 class _Embedding:

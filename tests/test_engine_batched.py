@@ -14,8 +14,8 @@ import pytest
 import torch
 
 from learning.data import DeviceData
-from learning.engine import evaluate_in_a_loop, gradients_in_a_loop, train_in_a_loop
-from learning.engine.batched import BatchedEngine, draw_schedules, engine_of
+from learning.engine import Backend
+from learning.engine.batched import BatchedEngine, draw_schedules
 from learning.models import build_model
 from learning.training import LocalJob, LocalTraining, Trainer
 from scenarios.cli.main import main
@@ -82,7 +82,7 @@ def train_twice(t: Trainer, train, datas) -> tuple[list[torch.Tensor], list]:
 def test_ragged_jobs_as_the_loop(optimizer, model):
     datas = tiny_datas()
     loop = trainer("loop", optimizer, model)
-    expected, expected_draws = train_twice(loop, lambda jobs: train_in_a_loop(loop, jobs), datas)
+    expected, expected_draws = train_twice(loop, Backend(loop).train, datas)
     batched = trainer("batched", optimizer, model)
     got, draws = train_twice(batched, batched.train_many, datas)
     for a, b in zip(expected, got):
@@ -128,7 +128,7 @@ def test_stacked_data_stay_on_the_device_across_rounds():
     t = trainer("batched")
     jobs = lambda: [LocalJob(torch.zeros(t.num_parameters), d, torch.Generator().manual_seed(k)) for k, d in enumerate(datas[:4])]
     t.train_many(jobs())
-    engine = engine_of(t)
+    engine = t.backend.engine
     pools = dict(engine._pools)
     t.train_many(jobs())
     assert engine._pools.keys() == pools.keys() and all(engine._pools[k] is pools[k] for k in pools)  # not rebuilt
@@ -151,7 +151,7 @@ def test_evaluation_and_gradients_as_the_loop(model):
     generator = torch.Generator().manual_seed(4)
     models = torch.randn(2 * len(datas), loop.num_parameters, generator=generator) * 0.3
     pairs = datas + datas[::-1]  # each data twice, with other models
-    accuracy, loss = evaluate_in_a_loop(loop, models, pairs)
+    accuracy, loss = Backend(loop).evaluate(models, pairs)
     got_accuracy, got_loss = batched.evaluate_many(models, pairs)
     assert np.isnan(got_loss[2]) and np.isnan(got_accuracy[len(datas) + 3])  # no validation points
     np.testing.assert_allclose(got_loss, loss, rtol=RTOL, atol=ATOL)
@@ -160,7 +160,7 @@ def test_evaluation_and_gradients_as_the_loop(model):
     np.testing.assert_allclose(batched.evaluate_many(models, pairs)[1], loss, rtol=RTOL, atol=ATOL)
     grads_of = datas + [datas[4], datas[2]]  # datas[-1]: no points, a zero gradient
     batches = [None] * len(datas) + [torch.tensor([3, 0, 3, 39]), torch.arange(20)]  # repeats allowed
-    expected = gradients_in_a_loop(loop, models[: len(grads_of)], grads_of, batches)
+    expected = Backend(loop).gradients(models[: len(grads_of)], grads_of, batches)
     got = batched.mean_gradients(models[: len(grads_of)], grads_of, batches)
     torch.testing.assert_close(got, expected, rtol=RTOL, atol=ATOL)
     batched.eval_batch = 7  # several chunks of samples: the chunk sums add up to the mean's gradient
@@ -218,7 +218,7 @@ def test_ragged_jobs_on_cuda_as_the_loop_on_cpu(optimizer, model, monkeypatch):
     monkeypatch.setattr(torch.backends.cuda.matmul, "allow_tf32", False)
     datas = tiny_datas()
     loop = trainer("loop", optimizer, model)
-    expected, expected_draws = train_twice(loop, lambda jobs: train_in_a_loop(loop, jobs), datas)
+    expected, expected_draws = train_twice(loop, Backend(loop).train, datas)
     cuda = trainer("batched", optimizer, model, device="cuda")
     got, draws = train_twice(cuda, cuda.train_many, datas)
     for a, b in zip(expected, got):
@@ -229,7 +229,7 @@ def test_ragged_jobs_on_cuda_as_the_loop_on_cpu(optimizer, model, monkeypatch):
         assert cuda.optimizer_states[key].exp_avg.device.type == "cuda"
         torch.testing.assert_close(cuda.optimizer_states[key].exp_avg.cpu(), state.exp_avg, rtol=RTOL, atol=ATOL)
     models = torch.randn(len(datas), loop.num_parameters, generator=torch.Generator().manual_seed(4)) * 0.3
-    np.testing.assert_allclose(cuda.evaluate_many(models, datas)[1], evaluate_in_a_loop(loop, models, datas)[1], rtol=RTOL, atol=ATOL)
+    np.testing.assert_allclose(cuda.evaluate_many(models, datas)[1], Backend(loop).evaluate(models, datas)[1], rtol=RTOL, atol=ATOL)
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="torch.compile on the CPU needs a C compiler (cc)")
@@ -238,7 +238,7 @@ def test_compiled_backend_gives_the_loops_numbers():
     """Backend ``compiled``: the batched step under torch.compile, whole chunks every step."""
     datas = tiny_datas()
     loop = trainer("loop", "adam", "mlp")
-    expected, expected_draws = train_twice(loop, lambda jobs: train_in_a_loop(loop, jobs), datas)
+    expected, expected_draws = train_twice(loop, Backend(loop).train, datas)
     compiled = trainer("compiled", "adam", "mlp")
     got, draws = train_twice(compiled, compiled.train_many, datas)
     for a, b in zip(expected, got):

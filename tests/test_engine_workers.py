@@ -20,7 +20,6 @@ import torch
 
 from learning.algorithms import ALGORITHMS, LearnerSetup
 from learning.data import DeviceData, FederatedData
-from learning.engine import release
 from learning.engine import workers
 from learning.engine.workers import balance, chains, job_work
 from learning.training import LocalJob, LocalTraining
@@ -92,7 +91,7 @@ def trained(name, backend, optimizer, count=1, rounds=3, participation=1.0, **op
         evaluation = subject.evaluate(rounds)  # through the workers too, when there are any
         return {**state(subject), "accuracy": torch.from_numpy(evaluation.accuracy), "loss": torch.from_numpy(evaluation.loss)}
     finally:
-        release()
+        workers.close_pools()
         workers.set_workers(1)
 
 
@@ -151,7 +150,7 @@ def test_a_failing_job_is_reported_with_the_workers_traceback():
             subject.trainer.train_many([LocalJob(subject.theta[0], bad, torch.Generator())])
         assert subject.trainer.train_many([subject.job(0, subject.theta[0])]).shape == subject.theta[:1].shape  # still serves
     finally:
-        release()
+        workers.close_pools()
         workers.set_workers(1)
 
 
@@ -160,14 +159,14 @@ def test_release_stops_and_reaps_the_workers():
     workers.set_workers(2)
     try:
         play(subject, 1)
-        pids = workers._pools[subject.trainer].pids
+        pids = subject.trainer.backend.pool.pids
         assert all(_alive(pid) for pid in pids)
-        release(subject.trainer)
+        subject.trainer.close()
         assert not any(_alive(pid) for pid in pids)
         play(subject, 1)  # a later round forks a fresh pool
-        assert workers._pools[subject.trainer].pids != pids
+        assert subject.trainer.backend.pool.pids != pids
     finally:
-        release()
+        workers.close_pools()
         workers.set_workers(1)
 
 
@@ -184,11 +183,11 @@ def test_a_round_whose_worker_was_killed_is_trained_again_by_a_fresh_pool():
             subject.local_update(server_round, everyone)
             subject.aggregate(server_round, everyone)
             if server_round == 1:  # round 2 meets a dead worker; nothing of its first try is written back
-                first = workers._pools[subject.trainer].pids
+                first = subject.trainer.backend.pool.pids
                 os.kill(first[1], signal.SIGKILL)
-        assert not set(workers._pools[subject.trainer].pids) & set(first)
+        assert not set(subject.trainer.backend.pool.pids) & set(first)
     finally:
-        release()
+        workers.close_pools()
         workers.set_workers(1)
     assert_same(state(reference), state(subject))
 
@@ -201,7 +200,7 @@ ORPHAN_SCRIPT = textwrap.dedent("""
     workers.set_workers(2)
     subject = learner("fedavg", "processes", "sgd")
     play(subject, 1)
-    print(*workers._pools[subject.trainer].pids, flush=True)
+    print(*subject.trainer.backend.pool.pids, flush=True)
     {ending}
 """)
 
@@ -277,4 +276,4 @@ def test_a_run_with_workers_is_the_run_in_one_process(tmp_path, capsys):
     for one, two in zip(alone, pooled):
         assert (tmp_path / "one" / Path(one["result_dir"]).name / "rounds.csv").read_text() == \
             (tmp_path / "two" / Path(two["result_dir"]).name / "rounds.csv").read_text()
-    assert not workers._pools or all(pool.closed for pool in workers._pools.values())  # the runner released them
+    assert not workers._open_pools  # the runner closed them

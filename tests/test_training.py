@@ -7,7 +7,7 @@ import torch
 from learning.data import DeviceData
 from learning.models import build_model
 from learning.params import get_flat, set_flat
-from learning.training import LocalTraining, Trainer
+from learning.training import LocalJob, LocalTraining, Trainer
 
 
 def scalar_trainer(noise_variance: float) -> Trainer:
@@ -27,7 +27,7 @@ def test_one_full_batch_step_on_the_mean_likelihood():
     trainer = scalar_trainer(0.1)
     y = torch.tensor([1.0, 2.0, 6.0])
     data = DeviceData(torch.zeros(3, 1), y, torch.zeros(1, 1), y[:1])
-    trained = trainer.train(torch.tensor([0.0]), data, torch.Generator().manual_seed(0), epochs=1)
+    trained = trainer.train(LocalJob(torch.tensor([0.0]), data, torch.Generator().manual_seed(0), epochs=1))
     assert float(trained) == pytest.approx(3.0)
 
 

@@ -48,8 +48,9 @@ import torch
 from torch.func import functional_call, grad, vmap
 
 from learning.data import DeviceData
+from learning.engine.loop import Backend
+from learning.jobs import ADAM_BETAS, ADAM_EPS, AdamState, LocalJob, prototype_terms
 from learning.models import output_layer
-from learning.training import ADAM_BETAS, ADAM_EPS, AdamState, LocalJob, prototype_terms
 
 CPU_MEMORY_BYTES = 1 << 30  # working memory of one chunk on the CPU
 GPU_MEMORY_FRACTION = 0.5  # of the free GPU memory when the engine starts
@@ -487,27 +488,38 @@ class _Adam:
                     self.m[j].clone(), self.v[j].clone(), int(self.start[j]) + steps[j])
 
 
-# --- the backend entry points -------------------------------------------------------------------
-_ENGINES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# --- the backends -----------------------------------------------------------------------------
+class BatchedBackend(Backend):
+    """Backend ``batched``: training, evaluation and gradients by the trainer's ``BatchedEngine``
+    (its device copies and caches), made on first use; ``close`` lets it go."""
+
+    cpu_only = False
+    compiled = False
+
+    def __init__(self, trainer):
+        super().__init__(trainer)
+        self._engine: BatchedEngine | None = None
+
+    @property
+    def engine(self) -> BatchedEngine:
+        if self._engine is None:
+            self._engine = BatchedEngine(self.trainer, compiled=self.compiled)
+        return self._engine
+
+    def train(self, jobs: Sequence[LocalJob]) -> torch.Tensor:
+        return self.engine.train(jobs)
+
+    def evaluate(self, models: torch.Tensor, datas: Sequence[DeviceData]) -> tuple[np.ndarray, np.ndarray]:
+        return self.engine.evaluate(models, datas)
+
+    def gradients(self, params: torch.Tensor, datas: Sequence[DeviceData], batches: Sequence) -> torch.Tensor:
+        return self.engine.mean_gradients(params, datas, batches)
+
+    def close(self) -> None:
+        self._engine = None
 
 
-def engine_of(trainer) -> BatchedEngine:
-    """The trainer's engine (its device copies and caches), made on first use; backend
-    ``compiled`` gets one whose training step is ``torch.compile``d."""
-    engine = _ENGINES.get(trainer)
-    compiled = trainer.config.backend == "compiled"
-    if engine is None or engine.device != torch.device(trainer.config.device) or engine.compiled != compiled:
-        engine = _ENGINES[trainer] = BatchedEngine(trainer, compiled=compiled)
-    return engine
+class CompiledBackend(BatchedBackend):
+    """Backend ``compiled``: ``batched`` with its training step under ``torch.compile``."""
 
-
-def train_batched(trainer, jobs: Sequence[LocalJob]) -> torch.Tensor:
-    return engine_of(trainer).train(jobs)
-
-
-def evaluate_batched(trainer, models: torch.Tensor, datas: Sequence[DeviceData]) -> tuple[np.ndarray, np.ndarray]:
-    return engine_of(trainer).evaluate(models, datas)
-
-
-def gradients_batched(trainer, params: torch.Tensor, datas: Sequence[DeviceData], batches: Sequence) -> torch.Tensor:
-    return engine_of(trainer).mean_gradients(params, datas, batches)
+    compiled = True

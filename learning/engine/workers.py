@@ -14,12 +14,14 @@ results are bit for bit those of ``loop`` at one torch thread, whatever the spli
 data is not the learner's (pFedLIA's influence batch) is sent whole. Evaluation of many models
 (``Trainer.evaluate_many``) is split over the same workers. With one worker (``set_workers``)
 or on a machine without ``fork``/``memfd``, the jobs run in this process: the loop. (The
-settings refuse this backend on a GPU: ``LocalTraining``.)
+settings refuse this backend on a GPU: ``LocalTraining``.) Gradients are the loop's.
 
-Workers die with their parent: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux, EOF on their
-pipe elsewhere, a ``stop`` message when the trainer is released (``release``), collected or the
-interpreter exits. A pool holds no state across rounds, so releasing it is always safe: the
-next round forks a fresh one. Workers see the trainer as it was when they were forked.
+The pool belongs to the trainer's backend (``ProcessesBackend.pool``). Workers die with their
+parent: ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` on Linux (``die_with_parent``), EOF on their
+pipe elsewhere, a ``stop`` message when the trainer is closed (``Trainer.close``), its backend
+collected or the interpreter exits. A pool holds no state across rounds, so closing it is
+always safe: the next round forks a fresh one. Workers see the trainer as it was when they
+were forked.
 """
 
 from __future__ import annotations
@@ -41,15 +43,15 @@ import numpy as np
 import torch
 
 from learning.data import DeviceData
-from learning.training import AdamState
+from learning.engine.loop import Backend
+from learning.jobs import AdamState, LocalJob
 
 _PR_SET_PDEATHSIG = 1
 _STOP_WAIT_S = 5.0  # a stopping worker's grace period before SIGKILL (shutdown only, never simulated time)
 
 SUPPORTED = hasattr(os, "memfd_create") and hasattr(os, "fork")  # Linux; elsewhere the jobs run in-process
 _worker_count: int | None = None  # None: the machine's usable cores
-_pools: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # trainer -> its WorkerPool
-_parent_ends: set[Connection] = set()  # every open parent-side pipe; a new worker closes its copies
+_open_pools: "weakref.WeakSet[WorkerPool]" = weakref.WeakSet()  # this process's; a new worker lets go of them
 
 
 def usable_cores() -> int:
@@ -77,46 +79,56 @@ def worker_count() -> int:
     return 1 if multiprocessing.parent_process() is not None else usable_cores()
 
 
-def train_in_processes(trainer, jobs: Sequence) -> torch.Tensor:
-    """The ``processes`` backend: ``jobs`` trained by the trainer's worker pool."""
-    count = worker_count()
-    if count == 1 or not SUPPORTED or trainer.config.device != "cpu":
-        from learning.engine import train_in_a_loop
+class ProcessesBackend(Backend):
+    """Backend ``processes``: the trainer's jobs (and evaluations) run by its worker pool
+    (``pool``: forked on the first round that needs it, ``set_workers`` of them); with one
+    worker, or where workers are not supported, the loop in this process."""
 
-        return train_in_a_loop(trainer, jobs)
-    try:
-        return _pool(trainer, count).train(trainer, jobs)
-    except WorkerDied:  # nothing was written back: a fresh pool can train the round again, once
-        return _pool(trainer, count).train(trainer, jobs)
+    def __init__(self, trainer):
+        super().__init__(trainer)
+        self.pool: WorkerPool | None = None
+        self._stop_pool: weakref.finalize | None = None
+
+    def _in_process(self) -> bool:
+        return worker_count() == 1 or not SUPPORTED or self.trainer.config.device != "cpu"
+
+    def train(self, jobs: Sequence[LocalJob]) -> torch.Tensor:
+        if self._in_process():
+            return super().train(jobs)
+        try:
+            return self._live_pool().train(self.trainer, jobs)
+        except WorkerDied:  # nothing was written back: a fresh pool can train the round again, once
+            return self._live_pool().train(self.trainer, jobs)
+
+    def evaluate(self, models: torch.Tensor, datas: Sequence[DeviceData]) -> tuple[np.ndarray, np.ndarray]:
+        """As the loop's; the learner's data are evaluated by the workers, anything else here."""
+        if self._in_process():
+            return super().evaluate(models, datas)
+        try:
+            pairs = self._live_pool().evaluate(self.trainer, models, datas)
+        except WorkerDied:
+            return super().evaluate(models, datas)
+        return np.array([a for a, _ in pairs], dtype=np.float64), np.array([l for _, l in pairs], dtype=np.float64)
+
+    def _live_pool(self) -> "WorkerPool":
+        """The live pool of ``worker_count()`` workers, forked now if there is none."""
+        count = worker_count()
+        if self.pool is None or self.pool.closed or self.pool.size != count:
+            self.close()
+            self.pool = WorkerPool(self.trainer, count)
+            self._stop_pool = weakref.finalize(self, self.pool.close)  # collected, or the interpreter exits
+        return self.pool
+
+    def close(self) -> None:
+        """Stop and reap the workers; a later round forks a fresh pool."""
+        if self._stop_pool is not None:
+            self._stop_pool()
+        self.pool = self._stop_pool = None
 
 
-def _pool(trainer, count: int) -> "WorkerPool":
-    """The trainer's live pool of ``count`` workers, forked now if it has none."""
-    pool = _pools.get(trainer)
-    if pool is None or pool.closed or pool.size != count:
-        if pool is not None:
-            pool.close()
-        pool = WorkerPool(trainer, count)
-        _pools[trainer] = pool
-        weakref.finalize(trainer, pool.close)
-    return pool
-
-
-def evaluate_in_processes(trainer, params: torch.Tensor, data: Sequence[DeviceData]) -> list[tuple[float, float]]:
-    """``Trainer.evaluate`` of ``params[i]`` on ``data[i]``'s validation split, by the trainer's
-    worker pool (the learner's data only; anything else is evaluated here)."""
-    if worker_count() == 1 or not SUPPORTED or trainer.config.device != "cpu":
-        return [trainer.evaluate(p, d.x_val, d.y_val) for p, d in zip(params, data)]
-    try:
-        return _pool(trainer, worker_count()).evaluate(trainer, params, data)
-    except WorkerDied:
-        return [trainer.evaluate(p, d.x_val, d.y_val) for p, d in zip(params, data)]
-
-
-def release(trainer=None) -> None:
-    """Stop the worker pool of ``trainer`` (of every trainer when None); a later round forks anew."""
-    pools = list(_pools.values()) if trainer is None else [p for p in [_pools.get(trainer)] if p is not None]
-    for pool in pools:
+def close_pools() -> None:
+    """Stop every worker pool of this process (each backend forks a fresh one when next used)."""
+    for pool in list(_open_pools):
         pool.close()
 
 
@@ -216,6 +228,7 @@ class WorkerPool:
         self.dtype = next(trainer.model.parameters()).dtype
         self.closed = False
         self.workers: list[_Worker] = []
+        _open_pools.add(self)
         try:
             for _ in range(size):
                 self.workers.append(self._fork(trainer, resident, 1 << 20))
@@ -232,11 +245,11 @@ class WorkerPool:
             code = 1
             try:
                 parent_end.close()
-                for conn in list(_parent_ends):
-                    conn.close()
-                for pool in [*_pools.values(), self]:  # the parent's pools are not this worker's to stop
-                    pool.closed = True
-                _die_with(parent_pid)
+                for pool in list(_open_pools):  # the parent's pools are not this worker's to use or stop
+                    pool._let_go()
+                die_with_parent(parent_pid)
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+                torch.set_num_threads(1)
                 arena.close_fd()
                 _serve(child_end, trainer, resident, arena, self.dtype)
                 code = 0
@@ -246,7 +259,6 @@ class WorkerPool:
                 os._exit(code)
         child_end.close()
         arena.close_fd()
-        _parent_ends.add(parent_end)
         return _Worker(pid, parent_end, arena)
 
     def train(self, trainer, jobs: Sequence) -> torch.Tensor:
@@ -375,11 +387,19 @@ class WorkerPool:
             raise RuntimeError(f"training worker {worker.pid} failed:\n{payload}")
         return payload
 
+    def _let_go(self) -> None:
+        """In a new worker: close this (the parent's) pool's pipe ends, stopping nothing."""
+        self.closed = True
+        _open_pools.discard(self)
+        for worker in self.workers:
+            worker.conn.close()
+
     def close(self) -> None:
         """Stop the workers (a stop message, then SIGKILL after a grace period) and reap them."""
         if self.closed:
             return
         self.closed = True
+        _open_pools.discard(self)
         for worker in self.workers:
             try:
                 worker.conn.send(("stop",))
@@ -387,7 +407,6 @@ class WorkerPool:
                 pass
         deadline = time.monotonic() + _STOP_WAIT_S
         for worker in self.workers:
-            _parent_ends.discard(worker.conn)
             if not _exited(worker.conn, deadline):
                 _kill(worker.pid)
             worker.conn.close()
@@ -424,8 +443,9 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _die_with(parent_pid: int) -> None:
-    """In a new worker: SIGKILL when the parent dies (Linux), one torch thread, Ctrl-C left to the parent."""
+def die_with_parent(parent_pid: int) -> None:
+    """In a new process: be killed (SIGKILL) when process ``parent_pid`` ends, by
+    ``prctl(PR_SET_PDEATHSIG)`` on Linux; exit now if it has already ended."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -433,8 +453,6 @@ def _die_with(parent_pid: int) -> None:
         pass  # elsewhere the worker stops at EOF on its pipe
     if os.getppid() != parent_pid:  # the parent died before prctl took effect
         os._exit(0)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    torch.set_num_threads(1)
 
 
 def _serve(conn: Connection, trainer, resident: tuple, arena: _Arena, dtype: torch.dtype) -> None:
@@ -490,10 +508,10 @@ def _train(trainer, resident: tuple, flat: torch.Tensor, specs: list[dict], outp
         else:
             data = resident[data]
         prototypes, weights = (torch.from_numpy(a) for a in spec["prototypes"]) if spec["prototypes"] else (None, None)
-        trained = trainer.train(vector(spec["start"]), data, generator, epochs=spec["epochs"], max_steps=spec["max_steps"],
-                                anchor=vector(spec["anchor"]), proximal=spec["proximal"],
-                                gradient_offset=vector(spec["offset"]), state_key=key,
-                                prototypes=prototypes, prototype_weights=weights)
+        trained = trainer.train(LocalJob(vector(spec["start"]), data, generator, key, epochs=spec["epochs"],
+                                         max_steps=spec["max_steps"], anchor=vector(spec["anchor"]), proximal=spec["proximal"],
+                                         gradient_offset=vector(spec["offset"]), prototypes=prototypes,
+                                         prototype_weights=weights))
         flat[out : out + size] = trained
         step = None
         state = trainer.optimizer_states.get(key) if key is not None else None

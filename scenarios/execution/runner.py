@@ -14,7 +14,6 @@ import numpy as np
 import torch
 
 from netsim import RoundRecord, RunOptions, TraceEvent, run_cosimulation, simulate_rounds
-from learning.engine import release
 from netsim.durations import NonFiniteTime
 from scenarios import communication
 from scenarios.atomic import check_output_dir
@@ -96,7 +95,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     except ValueError as error:
         raise UsageError(f"{run.label}: {error}") from None
     finally:
-        release(learner.trainer)  # training worker processes, if the backend started any
+        learner.trainer.close()  # training worker processes, if the backend started any
         if bar is not None:
             bar.close()
     energy = run.system.records_energy

@@ -1,0 +1,45 @@
+"""Backend ``loop``, the reference, and the base every backend extends (``Backend``)."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from learning.data import DeviceData
+from learning.jobs import LocalJob
+
+
+class Backend:
+    """How one ``Trainer`` trains a round's jobs, evaluates models and takes gradients; this
+    base is backend ``loop``: the trainer's reference methods, one job (or model) after another.
+
+    A backend overrides what it does its own way and inherits the rest; each must give the
+    loop's numbers (optimizer state included) up to float rounding. ``cpu_only``: the settings
+    refuse it on a GPU. ``close`` frees what it holds (worker processes); it may be used again
+    afterwards, and starts afresh.
+    """
+
+    cpu_only = True
+
+    def __init__(self, trainer):
+        self.trainer = trainer
+
+    def train(self, jobs: Sequence[LocalJob]) -> torch.Tensor:
+        """Every job's trained vector, stacked in job order: ``Trainer.train`` of each."""
+        return torch.stack([self.trainer.train(job) for job in jobs])
+
+    def evaluate(self, models: torch.Tensor, datas: Sequence[DeviceData]) -> tuple[np.ndarray, np.ndarray]:
+        """(accuracy, mean loss) arrays: ``Trainer.evaluate`` of ``models[k]`` on ``datas[k]``'s validation split."""
+        pairs = [self.trainer.evaluate(model, data.x_val, data.y_val) for model, data in zip(models, datas)]
+        return np.array([a for a, _ in pairs], dtype=np.float64), np.array([l for _, l in pairs], dtype=np.float64)
+
+    def gradients(self, params: torch.Tensor, datas: Sequence[DeviceData], batches: Sequence) -> torch.Tensor:
+        """Row k: ``Trainer.mean_gradient`` at ``params[k]`` on the training points ``batches[k]`` (None: all) of ``datas[k]``."""
+        trainer = self.trainer
+        return torch.stack([trainer.mean_gradient(p, d.x_train, d.y_train) if b is None else
+                            trainer.mean_gradient(p, d.x_train[b], d.y_train[b]) for p, d, b in zip(params, datas, batches)])
+
+    def close(self) -> None:
+        """Free what this backend holds (nothing, here)."""

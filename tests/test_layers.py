@@ -2,6 +2,7 @@
 the network layer no PyTorch, and the learner-clock contract neither, nor NumPy (each checked
 in a fresh interpreter)."""
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -23,3 +24,84 @@ def test_importing_a_layer_leaves_the_other_unloaded(module, absent):
     code = f"import sys, {module}; print({absent!r} in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+PACKAGES = ("contract", "netsim", "learning", "scenarios", "figures")
+MAX_PARAMETERS = 8
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def _runtime_nodes(tree: ast.AST):
+    """Every node but those under ``if TYPE_CHECKING:`` (imports there never run)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
+def _imports(name: str, path: Path, modules: dict) -> set[str]:
+    """The project modules ``name`` imports at run time, function-level imports included."""
+    found = set()
+    for node in _runtime_nodes(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in modules)
+        elif isinstance(node, ast.ImportFrom):
+            base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+            target = ".".join(base[:len(base) - node.level + 1] + [node.module or ""]).strip(".") if node.level else node.module
+            submodules = {f"{target}.{alias.name}" for alias in node.names} & modules.keys()
+            found.update(submodules)
+            if target in modules and len(submodules) < len(node.names):
+                found.add(target)
+    return found - {name}
+
+
+def test_no_import_cycle_among_the_project_modules():
+    modules = _modules()
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for other in sorted(graph[name]):
+            chain = path + [name]
+            assert state.get(other) != 1, "import cycle: " + " -> ".join(chain[chain.index(other):] + [other])
+            if other not in state:
+                visit(other, path + [name])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [])
+
+
+def test_no_function_takes_more_than_eight_parameters():
+    long = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+                count = len(arguments) - (bool(arguments) and arguments[0].arg in ("self", "cls"))
+                if count > MAX_PARAMETERS:
+                    long.append(f"{name}.{node.name} ({count})")
+    assert not long, f"functions over {MAX_PARAMETERS} parameters: {', '.join(long)}"
+
+
+def test_figures_read_results_only_through_the_result_folder_module():
+    allowed = {"scenarios.result_folder", "scenarios.atomic", "scenarios.errors"}
+    modules = _modules()
+    for name, path in modules.items():
+        if name.startswith("figures"):
+            reached = {m for m in _imports(name, path, modules) if m.startswith("scenarios")}
+            assert reached <= allowed, f"{name} imports {sorted(reached - allowed)}"
+    code = "import sys, scenarios.result_folder; print(sorted(m for m in ('torch', 'simpy') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -1,0 +1,97 @@
+"""What a learner asks of the network in one round, and the protocol the clock drives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Protocol, Sequence
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One downlink transmission: who listens and how many bits.
+
+    Broadcast (every device), multicast (a group) and unicast (one device) are all streams.
+    """
+
+    devices: tuple[int, ...]
+    bits: float
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    """A round's traffic: downlink streams (sent one after another), then per-device compute
+    and uplink payloads.
+
+    ``compute_scale`` multiplies a device's drawn compute time (parallel user-centric FL trains
+    ``m_t`` models per device, so its compute is ``m_t`` times longer); absent means 1.
+    """
+
+    streams: tuple[Stream, ...]
+    uplink_bits: Mapping[int, float]
+    participants: tuple[int, ...]
+    compute_scale: Mapping[int, float] = field(default_factory=dict)
+
+    @property
+    def downlink_bits(self) -> float:
+        return float(sum(stream.bits for stream in self.streams))
+
+    @property
+    def total_uplink_bits(self) -> float:
+        return float(sum(self.uplink_bits.get(device, 0.0) for device in self.participants))
+
+    def to_dict(self) -> dict:
+        """JSON form, kept in result folders so a run can be re-timed on another network."""
+        return {
+            "streams": [{"devices": list(s.devices), "bits": s.bits} for s in self.streams],
+            "uplink_bits": {str(d): b for d, b in self.uplink_bits.items()},
+            "participants": list(self.participants),
+            "compute_scale": {str(d): c for d, c in self.compute_scale.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "RoundPlan":
+        return cls(
+            streams=tuple(Stream(tuple(s["devices"]), float(s["bits"])) for s in data["streams"]),
+            uplink_bits={int(d): float(b) for d, b in data["uplink_bits"].items()},
+            participants=tuple(data["participants"]),
+            compute_scale={int(d): float(c) for d, c in data.get("compute_scale", {}).items()},
+        )
+
+
+@dataclass(frozen=True)
+class RoundOutcome:
+    """What happened to each participant in one round.
+
+    ``received``: participants that hold their model for the round (their streams reached
+    them, or they needed none); ``computed``: those that finished their local update;
+    ``arrived``: those whose upload arrived; ``dropped``: device -> why it did not arrive
+    (``deadline``, ``downlink-outage``, ``uplink-outage``).
+    """
+
+    received: tuple[int, ...]
+    computed: tuple[int, ...]
+    arrived: tuple[int, ...]
+    dropped: Mapping[int, str] = field(default_factory=dict)
+
+
+class Learner(Protocol):
+    """What the clock drives. Training and evaluation take zero simulated time.
+
+    Round 0 is the set-up phase: ``plan_round(0)`` returns its plan, or ``None`` when the
+    algorithm has none (FedAvg). Rounds count from 1. A learner may also define
+    ``round_outcome(server_round, outcome: RoundOutcome)``, called before ``local_update``, to
+    learn who received its model and who computed (e.g. a device in outage still needs its model),
+    and ``schedule(server_round, devices)``, called before ``plan_round`` when the network's
+    scheduler chose the round's participants (``netsim.scheduling``).
+    """
+
+    num_devices: int
+    model_bits: float
+
+    def plan_round(self, server_round: int) -> RoundPlan | None: ...
+
+    def local_update(self, server_round: int, devices: Sequence[int]) -> None: ...
+
+    def aggregate(self, server_round: int, arrived: Sequence[int]) -> None: ...
+
+    def evaluate(self, server_round: int) -> Any: ...

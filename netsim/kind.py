@@ -62,18 +62,7 @@ class Normalized(SystemKind):
     def __getattr__(self, name: str):
         if name.startswith("__") or name == "system":  # pickling and copying look up dunders first
             raise AttributeError(name)
-        return getattr(self.system, name)
-
-    @property
-    def mode(self) -> str:
-        return self.system.mode
-
-    @property
-    def deadline(self) -> float | None:
-        return self.system.deadline
-
-    def round_durations(self, plan, model_bits: float, rng: np.random.Generator):
-        return self.system.round_durations(plan, model_bits, rng)
+        return getattr(self.system, name)  # mode, deadline, round_durations...: the plugin's own
 
     def record(self, name: str) -> dict:
         return {"name": name, **asdict(self.system)}

@@ -75,13 +75,13 @@ def strict_json(text: str):
 
 def seal(files: dict[str, str]) -> str:
     """The seal of an index: the SHA-256 of its file list in canonical JSON."""
-    return hashlib.sha256(json.dumps(files, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+    return hashlib.sha256(json.dumps(files, sort_keys=True, separators=(",", ":"), allow_nan=False).encode("utf-8")).hexdigest()
 
 
 def index_text(texts: dict[str, str]) -> str:
     """The sealed index of a folder whose files hold ``texts`` (name -> content)."""
     files = {name: hashlib.sha256(texts[name].encode("utf-8")).hexdigest() for name in sorted(texts)}
-    return json.dumps({"files": files, "seal": seal(files)}, indent=2, sort_keys=True) + "\n"
+    return json.dumps({"files": files, "seal": seal(files)}, indent=2, sort_keys=True, allow_nan=False) + "\n"
 
 
 def folder_problem(folder: str | Path) -> str | None:

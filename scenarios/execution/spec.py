@@ -139,3 +139,5 @@ def _system(spec: RunSpec):
         return system.with_overrides(**overrides)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    except TypeError:  # a system without these fields
+        raise UsageError(f"--rho, --t-min and --inv-mu apply to the normalized preset systems, not to {spec.system!r}") from None

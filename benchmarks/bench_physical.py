@@ -16,7 +16,7 @@ import numpy as np
 from contract import RoundPlan, Stream
 from netsim import NetworkSystem, simulate_rounds
 from netsim.physical import channel_seeds
-from scenarios.cells import get_cell_system
+from scenarios.definitions.cells import get_cell_system
 
 MODEL_BITS = 1e5
 

@@ -84,7 +84,7 @@ def lambda_table(summaries, cells) -> str:
     outages included), the final accuracy, and the time and bits to 90% of the cell's best final
     mean accuracy (the rule of ``fl-cosim lambda-study``), each lambda's run trained on the cell."""
     from scenarios.execution.lambda_study import first_reach
-    from scenarios.result_folder import read_run
+    from scenarios.records.result_folder import read_run
 
     lines = ["| cell | lambda | k* | final mean acc | target | time to target | bits to target | time (all rounds) | energy |",
              "|---|---|---|---|---|---|---|---|---|"]

@@ -20,7 +20,7 @@ import torch
 from learning.algorithms import ALGORITHMS
 from scenarios.datasets import resolve_data_dir
 from scenarios.errors import UsageError
-from scenarios.registry import SCENARIOS
+from scenarios.definitions.registry import SCENARIOS
 from scenarios.execution.runner import RunSpec, run_experiment
 
 CHEAP_OPTIONS = {

@@ -21,7 +21,7 @@ import numpy as np
 
 from contract import RoundPlan, Stream
 from netsim import simulate_rounds
-from scenarios.systems import get_system
+from scenarios.definitions.systems import get_system
 
 
 def broadcast_plan(devices: int) -> RoundPlan:

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from learning.engine import BACKENDS  # noqa: E402
 from learning.engine import workers  # noqa: E402
-from scenarios.registry import get_scenario  # noqa: E402
+from scenarios.definitions.registry import get_scenario  # noqa: E402
 from scenarios.execution.build import build_learner, scenario_data
 from scenarios.execution.spec import RunSpec, resolve  # noqa: E402
 

@@ -1,6 +1,7 @@
 """The learner-clock contract: what a learner asks of the network each round and what the
 network tells it back (``RoundPlan``, ``Stream``, ``RoundOutcome``), and the ``Learner``
-protocol the clock drives.
+protocol the clock drives, and the plain pieces every layer may use: a typed value with its
+bounds (``Setting``) and the user's-error type (``UsageError``), in ``contract.setting``.
 
 Both sides import it: ``learning`` (PyTorch, never SimPy) and ``netsim`` (SimPy, never
 PyTorch). It is standard library only: it loads neither SimPy, PyTorch nor NumPy.

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from figures.bands import BAND, TIME_LABELS, X_AXES, draw_band, integer_x, legend_below, log_x, seed_band
-from scenarios.result_folder import SEED_KEYS, ResultError, RunCurve, read_run
+from scenarios.records.result_folder import SEED_KEYS, ResultError, RunCurve, read_run
 from figures.save import save_figure
 from figures.style import WIDTHS_IN, ieee_style
 

@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from scenarios.result_folder import ResultError, RunCurve
+from scenarios.records.result_folder import ResultError, RunCurve
 from figures.style import algorithm_style
 
 BAND = "min-max over seeds"

@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from figures.bands import draw_band, integer_x, legend_below, log_x, seed_band
-from scenarios.result_folder import ResultError, RunCurve, read_run
+from scenarios.records.result_folder import ResultError, RunCurve, read_run
 from figures.style import COLUMN_WIDTH_IN, ieee_style
 
 FORMATS = ("pdf", "png")

@@ -15,12 +15,12 @@ import numpy as np
 
 from contract import RoundPlan
 from netsim import retime_plans, simulate_rounds
-from scenarios.result_folder import ResultError, RunCurve, read_plans, read_run
+from scenarios.records.result_folder import ResultError, RunCurve, read_plans, read_run
 
 
 def run_network_seed(seed: int) -> np.random.SeedSequence:
     """The network stream of run seed ``seed``: the third child of its SeedSequence, as
-    ``scenarios.seeds.seed_streams`` splits it (data, learner, network; a test holds them equal)."""
+    ``scenarios.definitions.seeds.seed_streams`` splits it (data, learner, network; a test holds them equal)."""
     return np.random.SeedSequence(seed).spawn(3)[2]
 
 

@@ -13,7 +13,7 @@ def save_figure(fig, out_file: str | Path, dpi: int | None = None, metadata: dic
     style's when None; ``metadata``: PDF info or PNG text fields."""
     import matplotlib.pyplot as plt
 
-    from scenarios.atomic import TMP_SUFFIX, current_umask, remove_stale_staging, writing
+    from scenarios.records.atomic import TMP_SUFFIX, current_umask, remove_stale_staging, writing
 
     out_file = Path(out_file)
     tmp = None

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from scenarios.result_folder import RunCurve, read_plans, read_run, read_table
+from scenarios.records.result_folder import RunCurve, read_plans, read_run, read_table
 from figures.save import save_figure
 from netsim.scheduling import jain_index, participation_counts
 

@@ -16,7 +16,7 @@ import types
 import typing
 from typing import Literal, Mapping
 
-from learning.setting import Setting, UsageError
+from contract.setting import Setting, UsageError
 
 
 class OptionError(UsageError, ValueError):

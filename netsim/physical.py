@@ -112,7 +112,7 @@ class PhysicalSystem(SystemKind):
     downlink_overhead: float = 0.0
     uplink_overhead: float = 0.0
     ul_power_control: str = "off"
-    p0_dbm_per_prb: float = -92.2  # scenarios.cells [PC]
+    p0_dbm_per_prb: float = -92.2  # scenarios.definitions.cells [PC]
     alpha: float = 0.8
     mode: str = "pipelined"
     deadline: float | None = None

@@ -29,7 +29,7 @@ class RunResult:
 
     @property
     def config(self) -> dict:
-        from scenarios.result_folder import read_config
+        from scenarios.records.result_folder import read_config
 
         return read_config(self.folder)
 
@@ -55,7 +55,7 @@ def run(spec: RunSpec, out: str | Path = "results", data_dir: str | Path | None 
     """Run ``spec`` into its hash-named folder under ``out`` (reused when complete, unless
     ``force``); ``data_dir`` as ``--data-dir``. A diverged run returns normally: see ``diverged``."""
     from scenarios.datasets import resolve_data_dir
-    from scenarios.atomic import output_name
+    from scenarios.records.atomic import output_name
     from scenarios.execution.runner import run_experiment
 
     summary = run_experiment(spec, Path(output_name(out, "out")), str(resolve_data_dir(str(data_dir) if data_dir else None)),
@@ -67,14 +67,14 @@ def run(spec: RunSpec, out: str | Path = "results", data_dir: str | Path | None 
 
 def load(folder: str | Path) -> RunResult:
     """A finished run's folder (every file checked against the sealed index: ``UsageError`` if not)."""
-    from scenarios.result_folder import read_summary
+    from scenarios.records.result_folder import read_summary
 
     return RunResult(Path(folder), read_summary(folder))
 
 
 def _check_counts(jobs: int, target: float | None) -> None:
     """``jobs`` and ``target`` as the commands check ``--jobs`` and ``--target``."""
-    from scenarios.settings import Setting
+    from scenarios.definitions.settings import Setting
 
     Setting(int, low=1, high=256).check("jobs", jobs)
     Setting(float, low=0, high=1, low_open=True, none=True).check("target", target)
@@ -96,7 +96,7 @@ class Comparison:
 
         import pandas
 
-        from scenarios.atomic import csv_text
+        from scenarios.records.atomic import csv_text
         from scenarios.execution.compare import numeric_rows
 
         return pandas.read_csv(io.StringIO(csv_text(*numeric_rows(self.rows))))
@@ -107,7 +107,7 @@ def compare(specs: dict[str, list[RunSpec]], out: str | Path = "results", data_d
     """Run (or reuse) every spec of every label (label -> its seeds' specs), ``jobs`` at a time,
     and compare them as ``fl-cosim compare`` does; ``target`` defaults to 90% of the best
     label's mean final accuracy."""
-    from scenarios.atomic import output_name
+    from scenarios.records.atomic import output_name
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.compare import compare as compare_runs
 
@@ -138,7 +138,7 @@ def plot(result_dirs, out_file: str | Path, x: tuple[str, ...] = ("time",), wors
     from figures.accuracy_time import PlotOptions, plot_accuracy_vs_time
     from figures.bands import X_AXES
     from figures.style import WIDTHS_IN
-    from scenarios.systems import get_system
+    from scenarios.definitions.systems import get_system
 
     if width not in WIDTHS_IN or not set(x) <= set(X_AXES):
         raise UsageError(f"width must be one of {', '.join(WIDTHS_IN)} and x axes among {', '.join(X_AXES)}")

@@ -1,7 +1,7 @@
 """The one error type the command line turns into a one-line message and exit status 2
-(defined beside ``learning.setting.Setting``, which raises it), and the dataset error."""
+(defined beside ``contract.setting.Setting``, which raises it), and the dataset error."""
 
-from learning.setting import UsageError
+from contract.setting import UsageError
 
 __all__ = ["DatasetError", "UsageError"]
 

@@ -3,7 +3,7 @@
 A plugin is a Python module that declares what it adds in module-level names (any of them):
 
     ALGORITHMS = [MyLearner]             # FederatedLearner subclasses, each with ``name`` and ``Options``
-    SCENARIOS = [Scenario(...)]          # scenarios.scenario.Scenario, with its data builder
+    SCENARIOS = [Scenario(...)]          # scenarios.definitions.scenario.Scenario, with its data builder
     MODELS = {"my-model": build}         # torch.nn.Module builders a scenario names
     SYSTEMS = [SystemFactory(...)]       # network systems with ``round_durations``
 
@@ -66,7 +66,7 @@ start.add_setup("plugins", _worker_setup)
 def plugin_files() -> list[Path]:
     """Every loaded plugin's source file and the files of the modules it imported that are
     neither Python's nor an installed library's (its helpers), sorted: what the code digest
-    (``scenarios.provenance.code_digest``) covers beyond the package."""
+    (``scenarios.records.provenance.code_digest``) covers beyond the package."""
     return sorted({path for files in FILES.values() for path in files})
 
 
@@ -75,7 +75,7 @@ def _others_folders() -> tuple[Path, ...]:
     fl-cosim's own packages (in the package digest already)."""
     import sysconfig
 
-    from scenarios.provenance import package_folders
+    from scenarios.records.provenance import package_folders
 
     paths = sysconfig.get_paths()
     return package_folders() + tuple(Path(paths[key]).resolve() for key in ("stdlib", "platstdlib", "purelib", "platlib")
@@ -213,9 +213,9 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
     from learning.algorithms.base import FederatedLearner
     from learning.models import MODELS
     from learning.options import Options
-    from scenarios.registry import SCENARIOS
-    from scenarios.scenario import Scenario
-    from scenarios.systems import SYSTEMS, SystemFactory, system_names
+    from scenarios.definitions.registry import SCENARIOS
+    from scenarios.definitions.scenario import Scenario
+    from scenarios.definitions.systems import SYSTEMS, SystemFactory, system_names
 
     where = f"plugin {module.__name__}"
     record = {"module": module.__name__, "version": None if version is None else str(version), "sha256": _source_sha256(module)}
@@ -237,7 +237,7 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
         additions.append(("algorithm", cls.name, ALGORITHMS, cls))
     for scenario in _listed(declared["scenario"], where, "SCENARIOS"):
         if not isinstance(scenario, Scenario):
-            raise UsageError(f"{where}: SCENARIOS holds {scenario!r}, not a scenarios.scenario.Scenario")
+            raise UsageError(f"{where}: SCENARIOS holds {scenario!r}, not a scenarios.definitions.scenario.Scenario")
         additions.append(("scenario", scenario.name, SCENARIOS, scenario))
     models = declared["model"] or {}
     if not isinstance(models, dict) or not all(isinstance(k, str) and callable(v) for k, v in models.items()):
@@ -245,7 +245,7 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
     additions += [("model", name, MODELS, build) for name, build in models.items()]
     for factory in _listed(declared["system"], where, "SYSTEMS"):
         if not isinstance(factory, SystemFactory):
-            raise UsageError(f"{where}: SYSTEMS holds {factory!r}, not a scenarios.systems.SystemFactory")
+            raise UsageError(f"{where}: SYSTEMS holds {factory!r}, not a scenarios.definitions.systems.SystemFactory")
         additions.append(("system", factory.name, SYSTEMS, factory))
     for kind, name, _, scenario in additions:
         if kind == "scenario" and scenario.model_name not in MODELS and scenario.model_name not in models:

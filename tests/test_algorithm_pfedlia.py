@@ -8,8 +8,8 @@ from learning.algorithms import ALGORITHMS, LearnerSetup
 from learning.data import FederatedData
 from learning.training import LocalTraining
 from netsim import NetworkSystem, RunOptions, run_cosimulation
-from scenarios.partitions import pathological_split
-from scenarios.scenario import devices_from_indices
+from scenarios.definitions.partitions import pathological_split
+from scenarios.definitions.scenario import devices_from_indices
 from tiny_learners import build, run_round, scalar_data
 
 LR, INFLUENCE_EPOCHS = 0.1, 2

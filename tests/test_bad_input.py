@@ -270,7 +270,7 @@ def fixtures(tmp_path_factory):
 def damaged_folders(complete: Path, root: Path) -> dict[str, str]:
     """Copies of a complete folder: its summary edited (0.99), NaN written and the index forged
     to match, its sealed index removed, its index's list edited without its seal."""
-    from scenarios.result_folder import INDEX_FILE, SEALED_FILES, file_sha256, index_text
+    from scenarios.records.result_folder import INDEX_FILE, SEALED_FILES, file_sha256, index_text
 
     paths = {}
     for name in ("edited_summary", "nan_summary", "unsealed", "bad_seal"):

@@ -49,8 +49,8 @@ def test_cell_layout_is_the_runs_layout():
     """The command and the runner derive the layout from the same child of the network seed."""
     from netsim.physical import channel_seeds
     from scenarios.reports.cell import cell_draws
-    from scenarios.cells import get_cell_system
-    from scenarios.seeds import seed_streams
+    from scenarios.definitions.cells import get_cell_system
+    from scenarios.definitions.seeds import seed_streams
 
     _, _, layout, _ = cell_draws("umi-3.5ghz", 7, 5, None, 1)
     expected = get_cell_system("umi-3.5ghz").cell.place(5, np.random.default_rng(channel_seeds(seed_streams(7)[2])[0]))

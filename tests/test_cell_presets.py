@@ -12,7 +12,7 @@ from netsim import fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.duplex import tdd_shares
 from netsim.physical import LinkBudget, PhysicalSystem
-from scenarios.cells import get_cell_system
+from scenarios.definitions.cells import get_cell_system
 from scenarios.errors import UsageError
 
 # Noise over 20 MHz: -174 + 10 log10(2e7) = -100.9897 dBm; + 9 dB (UE, downlink) = -91.9897,

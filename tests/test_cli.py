@@ -121,10 +121,10 @@ def test_compare_writes_tables_and_reuses_runs(capsys, tmp_path):
 
 
 def test_plot_retimes_one_run_on_three_systems(capsys, tmp_path):
-    from scenarios.result_folder import read_run
+    from scenarios.records.result_folder import read_run
     from figures.retime import retimed_curve
-    from scenarios.seeds import seed_streams
-    from scenarios.systems import get_system
+    from scenarios.definitions.seeds import seed_streams
+    from scenarios.definitions.systems import get_system
     import numpy as np
 
     code, out, _ = run_cli(capsys, "run", "--algorithm", "fedavg", "--rounds", "3", "--seed", "5", "--out", str(tmp_path), "--json", "--no-figure")
@@ -163,7 +163,7 @@ def test_an_internal_error_is_one_line_exit_3_and_its_traceback_is_saved(capsys,
 
 
 def test_scenario_prints_its_training_defaults_and_works_without_its_data(capsys, tmp_path):
-    from scenarios.registry import get_scenario
+    from scenarios.definitions.registry import get_scenario
 
     code, out, _ = run_cli(capsys, "scenario", "digits-rotation")
     training = get_scenario("digits-rotation").training

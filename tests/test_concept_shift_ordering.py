@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from netsim import NetworkSystem, RunOptions, run_cosimulation
-from scenarios.registry import get_scenario
+from scenarios.definitions.registry import get_scenario
 from scenarios.execution.build import build_learner, scenario_data
 from scenarios.execution.spec import RunSpec, resolve
 

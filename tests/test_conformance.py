@@ -8,7 +8,7 @@ import pytest
 
 from learning.algorithms import ALGORITHMS
 from netsim import NetworkSystem, run_cosimulation
-from scenarios.registry import SCENARIOS
+from scenarios.definitions.registry import SCENARIOS
 from scenarios.execution.build import build_learner, scenario_data
 from scenarios.execution.spec import RunSpec, resolve
 

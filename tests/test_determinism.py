@@ -38,8 +38,8 @@ def test_recorded_plans_retime_to_the_same_clock(tmp_path):
 
     from contract import RoundPlan
     from netsim import retime_plans
-    from scenarios.seeds import seed_streams
-    from scenarios.systems import get_system
+    from scenarios.definitions.seeds import seed_streams
+    from scenarios.definitions.systems import get_system
 
     summary = run_experiment(RunSpec("digits-rotation", "user-centric", rounds=3, seed=4, options={"streams": 4}), tmp_path)
     folder = Path(summary["result_dir"])

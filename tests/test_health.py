@@ -1,4 +1,4 @@
-"""The guard against silent training failure (scenarios/health.py): hand-computed evaluation
+"""The guard against silent training failure (scenarios/records/health.py): hand-computed evaluation
 sequences, and a real run forced to collapse by a learning rate far too high."""
 
 import json
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from scenarios.cli.main import main
-from scenarios.health import training_health
+from scenarios.records.health import training_health
 
 
 def cli(capsys, *argv):

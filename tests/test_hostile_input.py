@@ -24,7 +24,7 @@ CELL_RUN = RUN + ["--system", "umi-3.5ghz", "--algorithm", "fedavg"]
 
 def reseal(folder: Path) -> None:
     """Recompute the folder's sealed index, as a forger would."""
-    from scenarios.result_folder import INDEX_FILE, SEALED_FILES, file_sha256, seal
+    from scenarios.records.result_folder import INDEX_FILE, SEALED_FILES, file_sha256, seal
 
     files = {name: file_sha256(folder / name) for name in SEALED_FILES}
     (folder / INDEX_FILE).write_text(json.dumps({"files": files, "seal": seal(files)}))
@@ -277,7 +277,7 @@ def test_the_api_refuses_a_non_finite_summary(hostile):
 
 
 def test_a_summary_past_the_size_limit_is_refused(tmp_path, hostile, monkeypatch):
-    import scenarios.result_folder as result_folder
+    import scenarios.records.result_folder as result_folder
 
     monkeypatch.setattr(result_folder, "MAX_JSON_BYTES", 100)
     assert "its checksums.json is unreadable (is larger than 100 bytes)" in result_folder.folder_problem(hostile["complete"])
@@ -342,7 +342,7 @@ def test_a_reader_that_goes_away_never_aborts_a_run(tmp_path):
     first = [process.stdout.readline(), process.stdout.readline()]
     process.stdout.close()
     assert process.wait(timeout=300) == 141 and all(first)
-    from scenarios.result_folder import folder_problem
+    from scenarios.records.result_folder import folder_problem
 
     folders = [p for p in tmp_path.iterdir() if p.is_dir()]
     assert len(folders) == 2 and all(folder_problem(p) is None for p in folders)
@@ -400,7 +400,7 @@ def test_a_symlinked_old_folder_is_refused_before_training(capsys, tmp_path, mon
 def test_concurrent_writers_of_one_folder_always_leave_one_whole_folder(tmp_path):
     """Eight writers, each renaming in a whole folder of its own twenty times over: at every end,
     the folder is whole (every file by one writer) and no temporary is left."""
-    from scenarios.atomic import staged_folder
+    from scenarios.records.atomic import staged_folder
 
     final = tmp_path / "run"
     failures: list[BaseException] = []

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scenarios.result_folder import read_run
+from scenarios.records.result_folder import read_run
 from figures.retime import retimed_curve
 from scenarios.cli.main import main
 from scenarios.execution.lambda_study import Step, staircase
 from scenarios.execution.runner import RunSpec, run_experiment
-from scenarios.seeds import seed_streams
-from scenarios.systems import SYSTEMS, get_system
+from scenarios.definitions.seeds import seed_streams
+from scenarios.definitions.systems import SYSTEMS, get_system
 
 CELL = "uma-3.5ghz"  # a physical cell: its times in seconds
 

@@ -96,12 +96,12 @@ def test_no_function_takes_more_than_eight_parameters():
 
 
 def test_figures_read_results_only_through_the_result_folder_module():
-    allowed = {"scenarios.result_folder", "scenarios.atomic", "scenarios.errors"}
+    allowed = {"scenarios.records.result_folder", "scenarios.records.atomic", "scenarios.errors"}
     modules = _modules()
     for name, path in modules.items():
         if name.startswith("figures"):
             reached = {m for m in _imports(name, path, modules) if m.startswith("scenarios")}
             assert reached <= allowed, f"{name} imports {sorted(reached - allowed)}"
-    code = "import sys, scenarios.result_folder; print(sorted(m for m in ('torch', 'simpy') if m in sys.modules))"
+    code = "import sys, scenarios.records.result_folder; print(sorted(m for m in ('torch', 'simpy') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

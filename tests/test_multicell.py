@@ -9,7 +9,7 @@ import pytest
 
 from netsim import multicell
 from netsim.cell import Cell
-from scenarios.cells import get_cell_system
+from scenarios.definitions.cells import get_cell_system
 from scenarios.reports.calibration import TOLERANCE_DB, compare, drops, markdown_table
 
 

@@ -12,7 +12,7 @@ import pytest
 from scenarios.cli.main import main
 from scenarios.execution.compare import label_row, numeric_rows, summarize, table_rows
 from scenarios.reports.over_seeds import ToTarget, mean_std, target_cell, to_target
-from scenarios.result_folder import RunCurve
+from scenarios.records.result_folder import RunCurve
 
 
 def test_mean_and_sample_std():

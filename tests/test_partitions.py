@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from scenarios.partitions import (
+from scenarios.definitions.partitions import (
     dirichlet_label_split,
     equal_groups,
     fedprox_split,

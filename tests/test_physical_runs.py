@@ -67,10 +67,10 @@ def test_the_same_seed_gives_the_same_physical_run(capsys, tmp_path):
 def test_retiming_on_the_cell_it_ran_on_reproduces_its_times(capsys, tmp_path):
     """Without outages the learning does not depend on the channel, so re-timing the recorded
     plans on the same cell with the run's network seed gives back its clock and its energy."""
-    from scenarios.result_folder import read_run
+    from scenarios.records.result_folder import read_run
     from figures.retime import retimed_curve
-    from scenarios.cells import get_cell_system
-    from scenarios.seeds import seed_streams
+    from scenarios.definitions.cells import get_cell_system
+    from scenarios.definitions.seeds import seed_streams
 
     data = run_json(capsys, "--system", "uma-3.5ghz", "--radio", "min_bps_per_hz=none", "--algorithm", "user-centric",
                     "--streams", "4", "--rounds", "3", "--seed", "2", "--out", str(tmp_path))

@@ -8,7 +8,7 @@ import pytest
 
 from figures.accuracy_time import seed_groups
 from figures.bands import seed_band
-from scenarios.result_folder import read_run
+from scenarios.records.result_folder import read_run
 from scenarios.cli.main import main
 
 
@@ -113,8 +113,8 @@ def test_lines_that_coincide_stay_distinguishable():
 
 def test_each_run_is_retimed_with_its_own_network_stream(runs, monkeypatch, tmp_path):
     from figures.retime import retimed_curve
-    from scenarios.seeds import seed_streams
-    from scenarios.systems import get_system
+    from scenarios.definitions.seeds import seed_streams
+    from scenarios.definitions.systems import get_system
 
     fedavg = [folder for folder in runs if "_fedavg_" in folder]
     slow = get_system("wireless-slow-ul")  # random compute times (1/mu > 0): the stream matters

@@ -18,8 +18,8 @@ from learning.algorithms import ALGORITHMS
 from learning.models import MODELS
 from scenarios import plugins
 from scenarios.cli.main import main
-from scenarios.registry import SCENARIOS
-from scenarios.systems import SYSTEMS
+from scenarios.definitions.registry import SCENARIOS
+from scenarios.definitions.systems import SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "plugin"

@@ -7,7 +7,7 @@ from importlib import metadata
 
 import pytest
 
-import scenarios.provenance
+import scenarios.records.provenance
 from scenarios.cli.main import main
 
 RUN = ["run", "--algorithm", "local", "--system", "wired", "--rounds", "1", "--no-figure", "--quiet", "--json"]
@@ -27,7 +27,7 @@ def test_config_records_versions_commit_and_threads(tmp_path, capsys):
     assert recorded["numpy"] == metadata.version("numpy") and recorded["simpy"] == metadata.version("simpy")
     assert recorded["scikit_learn"] == metadata.version("scikit-learn") and recorded["torch_threads"] == 2
     head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                          cwd=scenarios.provenance.Path(scenarios.provenance.__file__).parents[1])
+                          cwd=scenarios.records.provenance.Path(scenarios.records.provenance.__file__).parents[1])
     if head.returncode == 0:
         assert recorded["commit"].removesuffix("-dirty") == head.stdout.strip()
 
@@ -36,7 +36,7 @@ def test_provenance_is_not_in_the_folder_name_and_another_version_runs_again(tmp
     first, _ = run_json(capsys, tmp_path, "--threads", "1")
     again, _ = run_json(capsys, tmp_path, "--threads", "2")  # other threads: the same run, reused
     assert again["result_dir"] == first["result_dir"]
-    monkeypatch.setattr(scenarios.provenance, "fl_cosim_version", lambda: "999.0")
+    monkeypatch.setattr(scenarios.records.provenance, "fl_cosim_version", lambda: "999.0")
     newer, err = run_json(capsys, tmp_path)
     assert newer["result_dir"] == first["result_dir"]
     assert f"running {first['result_dir'].split('/')[-1]} again: it was made by fl-cosim {metadata.version('fl-cosim')}, this is 999.0" in err

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from figures.bands import seed_band
-from scenarios.result_folder import RunCurve
+from scenarios.records.result_folder import RunCurve
 from figures.style import ALGORITHM_STYLE, algorithm_style
 from scenarios.cli.main import main
 from scenarios.reports.journal_numbers import PAPER_ALGORITHMS, TABLE_I, TABLE_II, TABLE_II_PROPOSED, paper_table_ii
@@ -123,7 +123,7 @@ def _data_dir() -> str:
     if not data_dir:
         pytest.skip("reproduce needs MNIST, CIFAR-10 and Stack Overflow: FL_COSIM_DATA is not set")
     from scenarios.datasets import dataset_status
-    from scenarios.registry import get_scenario
+    from scenarios.definitions.registry import get_scenario
 
     needed = {d for s in (*TABLE_SCENARIOS, TEXT_SCENARIO) for d in get_scenario(s).datasets}
     missing = [f"{row['name']} ({row['detail']})" for row in dataset_status(data_dir, verify=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import scenarios.provenance
+import scenarios.records.provenance
 from scenarios.cli.main import main
 
 MNIST = ["run", "--scenario", "mnist-rotation", "--devices", "4", "--algorithm", "fedavg", "--rounds", "1",
@@ -83,7 +83,7 @@ def test_a_code_edit_runs_again_and_says_why(capsys, tmp_path, monkeypatch):
     assert main([*LOCAL, "--out", str(tmp_path)]) == 0
     first = json.loads(capsys.readouterr().out)["runs"][0]
     then = provenance_of(first)["code"][:12]
-    monkeypatch.setattr(scenarios.provenance, "package_digest", lambda: "0" * 64)
+    monkeypatch.setattr(scenarios.records.provenance, "package_digest", lambda: "0" * 64)
     assert main([*LOCAL, "--out", str(tmp_path)]) == 0
     err = capsys.readouterr().err
     assert err.splitlines() == [f"fl-cosim: running {Path(first['result_dir']).name} again: its code differ "
@@ -91,7 +91,7 @@ def test_a_code_edit_runs_again_and_says_why(capsys, tmp_path, monkeypatch):
 
 
 def test_the_package_digest_covers_every_source_file(tmp_path):
-    from scenarios.provenance import files_digest
+    from scenarios.records.provenance import files_digest
 
     files = [tmp_path / "a.py", tmp_path / "b.py"]
     for path in files:
@@ -101,4 +101,12 @@ def test_the_package_digest_covers_every_source_file(tmp_path):
     assert files_digest(files, tmp_path) != before
     files[1].write_text("x = 1\n")
     assert files_digest(files, tmp_path) == before
-    assert scenarios.provenance.package_digest() == scenarios.provenance.package_digest()  # stable within a process
+    assert scenarios.records.provenance.package_digest() == scenarios.records.provenance.package_digest()  # stable within a process
+
+
+def test_the_package_digest_reads_every_package_of_the_project():
+    from scenarios.records.provenance import PACKAGES, package_folders
+
+    folders = package_folders()
+    assert [folder.name for folder in folders] == list(PACKAGES)
+    assert all((folder / "__init__.py").is_file() for folder in folders)  # a moved module cannot point it elsewhere

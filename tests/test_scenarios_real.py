@@ -20,7 +20,7 @@ from learning.data import DeviceData
 from netsim import NetworkSystem, run_cosimulation
 from scenarios.datasets import dataset_status
 from scenarios.errors import DatasetError
-from scenarios.registry import SCENARIOS
+from scenarios.definitions.registry import SCENARIOS
 
 # name -> (devices, true groups or None), from the papers' set-ups
 EXPECTED = {

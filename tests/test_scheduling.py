@@ -66,7 +66,7 @@ def test_jain_index_by_hand():
 
 def test_on_a_cell_the_report_is_the_rounds_channel_and_the_learner_is_told():
     from netsim import RunOptions, run_cosimulation
-    from scenarios.cells import get_cell_system
+    from scenarios.definitions.cells import get_cell_system
 
     system = get_cell_system("uma-3.5ghz", overrides={"inner_radius_m": 150, "outer_radius_m": 400})  # rates below the cap
     network = system.network(system.cell.place(6, np.random.default_rng(0)), np.full(6, 10.0))

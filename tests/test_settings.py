@@ -7,8 +7,8 @@ import pytest
 
 from learning.algorithms import ALGORITHMS
 from scenarios.errors import UsageError
-from scenarios.registry import SCENARIOS
-from scenarios.settings import RUN_SETTINGS, Setting
+from scenarios.definitions.registry import SCENARIOS
+from scenarios.definitions.settings import RUN_SETTINGS, Setting
 
 
 def test_every_algorithm_option_is_typed_and_documented():

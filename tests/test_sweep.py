@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.result_folder import folder_problem
+from scenarios.records.result_folder import folder_problem
 from scenarios.cli.main import main
 from scenarios.errors import UsageError
 from scenarios.execution.sweep import expand

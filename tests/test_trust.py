@@ -254,7 +254,7 @@ def edited_copy(sealed, into: Path, text_edit=None, reseal: bool = False) -> Pat
     of its text); ``reseal``: its index recomputed, as a forger would."""
     import shutil
 
-    from scenarios.result_folder import INDEX_FILE, SEALED_FILES, index_text
+    from scenarios.records.result_folder import INDEX_FILE, SEALED_FILES, index_text
 
     folder = into / sealed[0].name
     shutil.copytree(sealed[0], folder)
@@ -321,7 +321,7 @@ def test_edited_summary_is_refused_by_every_reader(capsys, tmp_path, sealed, edi
 def test_an_index_edited_without_its_seal_is_refused(capsys, tmp_path, sealed):
     folder = edited_copy(sealed, tmp_path)
     index = json.loads((folder / "checksums.json").read_text())
-    from scenarios.result_folder import file_sha256
+    from scenarios.records.result_folder import file_sha256
 
     index["files"]["summary.json"] = file_sha256(folder / "summary.json")  # the list updated, the seal not
     (folder / "checksums.json").write_text(json.dumps(index))
@@ -350,9 +350,9 @@ def test_a_run_whose_clock_overflows_is_diverged_not_finished(tmp_path):
 
 
 def test_network_bounds_keep_the_largest_run_exact_to_one_t_dl():
-    """The bounds' derivation (scenarios/settings.py): what each setting adds to the end of the
+    """The bounds' derivation (scenarios/definitions/settings.py): what each setting adds to the end of the
     largest run stays below 2**53 T_dl, where an added T_dl is still counted."""
-    from scenarios import settings as s
+    from scenarios.definitions import settings as s
 
     assert 2 * s.MAX_RHO * s.MAX_DEVICES * s.MAX_ROUNDS < s.EXACT_TIME
     assert s.MAX_ROUNDS * 46 * s.MAX_COMPUTE_TIME < s.EXACT_TIME
@@ -362,7 +362,7 @@ def test_network_bounds_keep_the_largest_run_exact_to_one_t_dl():
 
 
 def test_run_folders_are_readable_as_the_umask_says(sealed):
-    from scenarios.atomic import current_umask
+    from scenarios.records.atomic import current_umask
 
     mask = current_umask()
     assert sealed[0].stat().st_mode & 0o777 == 0o777 & ~mask
@@ -372,7 +372,7 @@ def test_run_folders_are_readable_as_the_umask_says(sealed):
 @pytest.mark.parametrize("mask,folder_mode,file_mode", [(0o022, 0o755, 0o644), (0o077, 0o700, 0o600), (0o002, 0o775, 0o664)])
 def test_every_writer_follows_the_umask(tmp_path, mask, folder_mode, file_mode):
     """The staged result folder and the atomic files (tables, reports) alike."""
-    from scenarios.atomic import atomic_write_text, current_umask, staged_folder
+    from scenarios.records.atomic import atomic_write_text, current_umask, staged_folder
 
     old = os.umask(mask)
     try:

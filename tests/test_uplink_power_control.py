@@ -12,7 +12,7 @@ from contract import RoundPlan
 from netsim import radio, simulate_rounds
 from netsim.cell import Cell, CellLayout
 from netsim.physical import LinkBudget, PhysicalSystem, pusch_power_dbm
-from scenarios.cells import get_cell_system
+from scenarios.definitions.cells import get_cell_system
 from scenarios.errors import UsageError
 
 

@@ -17,7 +17,7 @@ import torch
 from contract import RoundPlan
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
 from learning.options import Options, option
-from learning.setting import MAX_DEVICES
+from contract.setting import MAX_DEVICES
 from learning.stream_formation import channel_aware_clusters
 from learning.weights import choose_stream_count, gradient_variance, kmeans_rows, silhouette_curve, user_centric_weights
 

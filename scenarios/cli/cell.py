@@ -34,7 +34,7 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from scenarios.reports.cell import describe_cell
-    from scenarios.atomic import check_output_dir, output_dir
+    from scenarios.records.atomic import check_output_dir, output_dir
 
     overrides = parse_options(args.radio, "--radio")
     if args.drop is not None:

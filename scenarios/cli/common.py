@@ -81,7 +81,7 @@ def bits(value: float | None) -> str:
 
 def seed_range(args) -> list[int]:
     """``--seed`` and ``--seeds``: the seeds ``seed .. seed + seeds - 1``, the first and last checked."""
-    from scenarios.settings import MAX_SEEDS, RUN_SETTINGS, Setting
+    from scenarios.definitions.settings import MAX_SEEDS, RUN_SETTINGS, Setting
 
     RUN_SETTINGS["seed"].check("--seed", args.seed)
     Setting(int, low=1, high=MAX_SEEDS).check("--seeds", args.seeds)
@@ -95,8 +95,8 @@ def add_quiet(parser) -> None:
 
 def add_run_settings(parser) -> None:
     """The settings ``run`` and ``compare`` share: algorithms and their options, network, rounds."""
-    from scenarios.registry import DEFAULT_SCENARIO
-    from scenarios.systems import DEFAULT_SYSTEM
+    from scenarios.definitions.registry import DEFAULT_SCENARIO
+    from scenarios.definitions.systems import DEFAULT_SYSTEM
 
     parser.add_argument("--scenario", default=DEFAULT_SCENARIO, help=f"scenario name (default {DEFAULT_SCENARIO}; see 'fl-cosim list')")
     parser.add_argument("--streams", help="user-centric stream count: an integer k, 'auto' (Algorithm 2) or 'm' "
@@ -129,7 +129,7 @@ def add_run_settings(parser) -> None:
 
 
 def takes(algorithm: str, key: str) -> bool:
-    from scenarios.registry import get_algorithm
+    from scenarios.definitions.registry import get_algorithm
 
     return key in get_algorithm(algorithm).Options.settings()
 
@@ -184,7 +184,7 @@ def spec_settings(args) -> dict:
 
 
 def add_communication(parser) -> None:
-    """Update codecs and the network's scheduler (scenarios.communication)."""
+    """Update codecs and the network's scheduler (scenarios.definitions.communication)."""
     group = parser.add_argument_group("communication (docs/tradeoffs.md)")
     group.add_argument("--uplink-codec", default="none", metavar="CODEC",
                        help="codec of the uploaded model differences: none (default), qsgd[:bits=4,bucket=512], "

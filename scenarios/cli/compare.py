@@ -7,9 +7,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from scenarios.cli.common import add_run_settings, route_options, show_progress, spec_settings, table
-from scenarios.registry import get_algorithm, get_scenario
+from scenarios.definitions.registry import get_algorithm, get_scenario
 from scenarios.execution.spec import RunSpec, run_label
-from scenarios.settings import MAX_SEEDS, Setting
+from scenarios.definitions.settings import MAX_SEEDS, Setting
 
 SEEDS = Setting(int, low=1, high=MAX_SEEDS)
 JOBS = Setting(int, low=1, high=256)
@@ -62,7 +62,7 @@ def specs(args) -> dict[str, list[RunSpec]]:
 def execute(args):
     from scenarios.execution.compare import compare, legend, markdown, numeric_rows, table_rows
     from scenarios.datasets import resolve_data_dir
-    from scenarios.atomic import atomic_write_text, check_output_dir, csv_text, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.records.atomic import atomic_write_text, check_output_dir, csv_text, make_output_dir, remove_stale_staging, sha256_text
     from scenarios.execution.runner import prepare, resolve
     from scenarios.reports.tables import rows_csv, run_columns, run_row
 

@@ -36,8 +36,8 @@ def add_parser(subparsers) -> None:
 
 
 def execute(args):
-    from scenarios.atomic import check_output_dir, make_output_dir, output_name
-    from scenarios.result_folder import ResultError
+    from scenarios.records.atomic import check_output_dir, make_output_dir, output_name
+    from scenarios.records.result_folder import ResultError
     from scenarios.reports.export import TrackerError, export_mlflow, export_tensorboard
 
     if importlib.util.find_spec("tensorboard") is None:

@@ -8,15 +8,15 @@ from pathlib import Path
 
 from scenarios.cli.common import add_data_dir, add_json, add_quiet, add_training, parse_options, seed_range, show_progress, table, training_overrides
 from scenarios.errors import UsageError
-from scenarios.settings import Setting
+from scenarios.definitions.settings import Setting
 
 JOBS = Setting(int, low=1, high=256)
 TARGET = Setting(float, low=0, high=1, low_open=True, none=True)
 
 
 def add_parser(subparsers) -> None:
-    from scenarios.registry import DEFAULT_SCENARIO
-    from scenarios.systems import DEFAULT_SYSTEM, SYSTEMS
+    from scenarios.definitions.registry import DEFAULT_SCENARIO
+    from scenarios.definitions.systems import DEFAULT_SYSTEM, SYSTEMS
 
     parser = subparsers.add_parser(
         "lambda-study",
@@ -54,11 +54,11 @@ def execute(args):
     from scenarios.execution.compare import run_all
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.lambda_study import choices, measure, staircase
-    from scenarios.atomic import atomic_write_text, check_output_dir, json_text, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.records.atomic import atomic_write_text, check_output_dir, json_text, make_output_dir, remove_stale_staging, sha256_text
     from scenarios.execution.runner import RunSpec, prepare, resolve
     from scenarios.execution.silhouette import setup_silhouette
     from scenarios.reports.over_seeds import CENSORED, SPREAD, mean_std
-    from scenarios.systems import get_system
+    from scenarios.definitions.systems import get_system
     from scenarios.reports.tables import rows_csv
 
     JOBS.check("--jobs", args.jobs)

@@ -26,10 +26,10 @@ def from_plugin(kind: str, name: str) -> str:
 def execute(args):
     from learning.algorithms import ALGORITHMS
     from learning.algorithms.base import summary
-    from scenarios.registry import SCENARIOS
-    from scenarios.cells import CELLS
+    from scenarios.definitions.registry import SCENARIOS
+    from scenarios.definitions.cells import CELLS
     from scenarios.plugins import ORIGINS
-    from scenarios.systems import SYSTEMS, system_names
+    from scenarios.definitions.systems import SYSTEMS, system_names
 
     options = {name: cls.Options.defaults() for name, cls in ALGORITHMS.items()}
     ranges = {name: {key: allowed(s, cls.Options.requirements()[key]) for key, s in cls.Options.settings().items()}

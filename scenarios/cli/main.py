@@ -12,9 +12,9 @@ from scenarios.cli import (cell, compare, datasets, export, lambda_study, listin
                                run, scenario, streams, sweep)
 from scenarios.errors import UsageError
 from scenarios.log import cli_messages
-from scenarios.provenance import fl_cosim_version
-from scenarios.atomic import CREATED, finite, output_name, remove_empty_created
-from scenarios.settings import Setting
+from scenarios.records.provenance import fl_cosim_version
+from scenarios.records.atomic import CREATED, finite, output_name, remove_empty_created
+from scenarios.definitions.settings import Setting
 
 PIPE_CLOSED_EXIT = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
 THREADS = Setting(int, low=1, high=1024)

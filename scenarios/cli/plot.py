@@ -8,7 +8,7 @@ from figures.bands import X_AXES
 from figures.style import WIDTHS_IN
 from scenarios.cli.common import add_json
 from scenarios.errors import UsageError
-from scenarios.settings import RUN_SETTINGS
+from scenarios.definitions.settings import RUN_SETTINGS
 
 
 def add_parser(subparsers) -> None:
@@ -43,8 +43,8 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from figures.accuracy_time import PlotOptions, plot_accuracy_vs_time
-    from scenarios.result_folder import ResultError
-    from scenarios.systems import get_system
+    from scenarios.records.result_folder import ResultError
+    from scenarios.definitions.systems import get_system
 
     out = Path(args.out)
     if out.suffix.lower() not in (".png", ".pdf"):

@@ -37,7 +37,7 @@ def execute(args):
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.reproduce import execute_plan, get_scale, make_plan
     from scenarios.reports.reproduction import write_report
-    from scenarios.atomic import ensure_writable_dir
+    from scenarios.records.atomic import ensure_writable_dir
 
     started = time.perf_counter()  # wall time of the command, for the report only
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"

@@ -9,7 +9,7 @@ from contract import RoundPlan, Stream
 from netsim import NetworkSystem, expected_round_time_barrier, simulate_rounds
 from scenarios.cli.common import add_json, parse_options
 from scenarios.errors import UsageError
-from scenarios.settings import MAX_ROUND_TIME_DEVICES, MAX_ROUND_TIME_EVENTS, NETWORK_SETTINGS, RUN_SETTINGS, Setting
+from scenarios.definitions.settings import MAX_ROUND_TIME_DEVICES, MAX_ROUND_TIME_EVENTS, NETWORK_SETTINGS, RUN_SETTINGS, Setting
 
 MODEL_BITS = 1.0  # payloads are whole models, so time is in T_dl units whatever the model size
 CELL_MODEL_BITS = 1e6  # on a cell: a 1 Mbit model each way unless --model-bits says otherwise
@@ -17,7 +17,7 @@ CELL_SAMPLES = 100.0  # on a cell: training samples per local update (CPU cycles
 
 
 def add_parser(subparsers) -> None:
-    from scenarios.systems import DEFAULT_SYSTEM
+    from scenarios.definitions.systems import DEFAULT_SYSTEM
 
     parser = subparsers.add_parser(
         "round-time",
@@ -60,7 +60,7 @@ def execute(args):
         raise UsageError(f"--devices x --rounds must be at most {MAX_ROUND_TIME_EVENTS:,} (about a minute of simulation), "
                          f"got {args.devices * args.rounds:,}")
     RUN_SETTINGS["seed"].check("--seed", args.seed)
-    from scenarios.systems import SYSTEMS, SystemPreset, is_physical, system_names
+    from scenarios.definitions.systems import SYSTEMS, SystemPreset, is_physical, system_names
 
     if is_physical(args.system):
         return cell_round_time(args)
@@ -103,8 +103,8 @@ def cell_round_time(args):
     ``--streams`` multicast groups of one model each, every device computing ``CELL_SAMPLES``
     samples and uploading one model; mean round time (s), energy (J) and outages."""
     from netsim.physical import channel_seeds
-    from scenarios.cells import get_cell_system
-    from scenarios.seeds import seed_streams
+    from scenarios.definitions.cells import get_cell_system
+    from scenarios.definitions.seeds import seed_streams
 
     for flag in ("rho", "t_min", "inv_mu"):
         if getattr(args, flag) is not None:

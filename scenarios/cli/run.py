@@ -6,8 +6,8 @@ from pathlib import Path
 
 from scenarios.cli.common import add_run_settings, bits, route_options, show_progress, spec_settings, table
 from scenarios.errors import WriteError
-from scenarios.health import flag_note
-from scenarios.registry import get_algorithm, get_scenario
+from scenarios.records.health import flag_note
+from scenarios.definitions.registry import get_algorithm, get_scenario
 from scenarios.log import LOGGER
 from scenarios.execution.runner import RunSpec
 
@@ -51,7 +51,7 @@ def run_specs(args) -> list[RunSpec]:
 def execute(args):
     from figures.accuracy_time import PlotOptions, figure_name, plot_accuracy_vs_time
     from scenarios.datasets import resolve_data_dir
-    from scenarios.atomic import check_output_dir, check_replaceable, remove_stale_staging
+    from scenarios.records.atomic import check_output_dir, check_replaceable, remove_stale_staging
     from scenarios.execution.runner import prepare, resolve, run_prepared
 
     specs = run_specs(args)

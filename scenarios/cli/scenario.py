@@ -19,9 +19,9 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from scenarios.datasets import resolve_data_dir
-    from scenarios.describe import describe_scenario
+    from scenarios.definitions.describe import describe_scenario
 
-    from scenarios.settings import RUN_SETTINGS
+    from scenarios.definitions.settings import RUN_SETTINGS
 
     RUN_SETTINGS["seed"].check("--seed", args.seed)
     info = describe_scenario(args.name, resolve_data_dir(args.data_dir), args.seed)

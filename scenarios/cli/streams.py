@@ -4,7 +4,7 @@ stream count Algorithm 2 picks for each lambda (journal IV-C, eq. 12)."""
 from __future__ import annotations
 
 from scenarios.cli.common import add_data_dir, add_json, add_training, parse_options, seed_range, table, training_overrides
-from scenarios.registry import DEFAULT_SCENARIO, get_algorithm, get_scenario
+from scenarios.definitions.registry import DEFAULT_SCENARIO, get_algorithm, get_scenario
 from scenarios.execution.runner import RunSpec, prepare, resolve
 
 DEFAULT_LAMBDAS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)

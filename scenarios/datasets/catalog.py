@@ -200,7 +200,7 @@ def resolve_data_dir(cli_value: str | None = None) -> Path:
 
 def file_md5(path: str | Path, chunk_bytes: int = 1 << 20) -> str:
     """Hex md5 of a file, read in chunks so a 170 MB tarball never sits in memory."""
-    from scenarios.reading import open_regular
+    from scenarios.records.reading import open_regular
 
     digest = hashlib.md5()
     with open_regular(path) as stream:

@@ -21,7 +21,7 @@ import numpy as np
 from scenarios.datasets.catalog import check_split, get_dataset
 from scenarios.datasets.layout import locate
 from scenarios.errors import DatasetError, UsageError
-from scenarios.reading import gunzipped, open_regular
+from scenarios.records.reading import gunzipped, open_regular
 
 try:
     from numpy._core.multiarray import _reconstruct

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from scenarios.errors import DatasetError
-from scenarios.reading import ReadError, read_bytes
+from scenarios.records.reading import ReadError, read_bytes
 
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_FILE_BYTES = 4 << 30  # an idx file, inflated (EMNIST byclass train images: 547 MB)

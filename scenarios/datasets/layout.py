@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scenarios.errors import DatasetError
-from scenarios.reading import ReadError, open_regular
+from scenarios.records.reading import ReadError, open_regular
 
 if TYPE_CHECKING:
     from scenarios.datasets.catalog import DatasetInfo

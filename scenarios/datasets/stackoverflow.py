@@ -21,7 +21,7 @@ import numpy as np
 from scenarios.datasets.catalog import check_split, get_dataset
 from scenarios.datasets.layout import locate
 from scenarios.errors import DatasetError
-from scenarios.reading import ReadError, gunzipped, open_regular, read_bytes
+from scenarios.records.reading import ReadError, gunzipped, open_regular, read_bytes
 
 TAGS = ("csharp", "java", "javascript", "python")  # label = index in this sorted tuple
 ROOT_FOLDER = "stack_overflow_16k"

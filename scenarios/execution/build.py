@@ -13,14 +13,14 @@ import numpy as np
 
 from learning.algorithms import LearnerSetup
 from learning.data import FederatedData
-from scenarios import communication
+from scenarios.definitions import communication
 from scenarios.errors import UsageError
 from scenarios.execution.spec import ResolvedRun
 from scenarios.plugins import origin, plugin_files
-from scenarios.provenance import provenance
-from scenarios.result_folder import FORMAT_VERSION, config_hash, json_text
-from scenarios.scenario import Scenario
-from scenarios.seeds import seed_streams
+from scenarios.records.provenance import provenance
+from scenarios.records.result_folder import FORMAT_VERSION, config_hash, json_text
+from scenarios.definitions.scenario import Scenario
+from scenarios.definitions.seeds import seed_streams
 
 
 @dataclass
@@ -45,7 +45,7 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
     data = build_data(run, data_dir)
     samples = run.training.epochs * np.asarray(data.train_sizes, dtype=float)
     if getattr(run.system, "cpu_hz", None) is not None:  # a cell: its CPU clock times the run's updates
-        from scenarios.cells import check_compute_time
+        from scenarios.definitions.cells import check_compute_time
 
         check_compute_time(run.system, samples)
     try:
@@ -66,7 +66,7 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
 def scenario_data(scenario_name: str, seed: int, data_dir: str | None = None, knobs: tuple = ()) -> FederatedData:
     """A scenario's federated data for a seed (cached: several runs of a command share it);
     ``knobs``: (name, value) pairs of the scenario's knobs."""
-    from scenarios.registry import get_scenario
+    from scenarios.definitions.registry import get_scenario
 
     scenario = get_scenario(scenario_name)
     keywords = {scenario.knobs[name][0]: value for name, value in knobs}

@@ -10,9 +10,9 @@ from typing import Sequence
 
 import numpy as np
 
-from scenarios.result_folder import read_run
+from scenarios.records.result_folder import read_run
 from scenarios.execution.progress import Progress
-from scenarios.atomic import number_cell
+from scenarios.records.atomic import number_cell
 from scenarios.reports.over_seeds import CENSORED, SPREAD, TIME_HEADERS, ToTarget, mean_std, pm, target_cell, to_target
 from scenarios.execution.runner import RunSpec, run_experiment
 from scenarios.execution.pool import run_calls
@@ -34,7 +34,7 @@ class Row:
     reached: int
     seeds: int
     diverged: int
-    flagged: int  # runs with a training-failure sign (scenarios.health): at chance, loss rising
+    flagged: int  # runs with a training-failure sign (scenarios.records.health): at chance, loss rising
     streams: int
     total_bits: float
     time_unit: str = "T_dl"  # seconds ("s") on a physical cell

@@ -63,7 +63,7 @@ def measure(folders: dict[str, dict[int, dict[int, str]]], systems: dict, target
     from figures.retime import retimed_curve
     from scenarios.execution.compare import first_reach
     from scenarios.reports.over_seeds import mean_std, to_target
-    from scenarios.result_folder import read_run
+    from scenarios.records.result_folder import read_run
 
     curves = {name: {k: {seed: read_run(folder) for seed, folder in by_seed.items()} for k, by_seed in by_k.items()}
               for name, by_k in folders.items()}

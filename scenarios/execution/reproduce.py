@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Callable
 
 from scenarios.errors import UsageError
-from scenarios.registry import get_scenario
+from scenarios.definitions.registry import get_scenario
 from scenarios.execution.build import scenario_data
 from scenarios.execution.runner import prepare, resolve, run_experiment
 from scenarios.execution.spec import RunSpec, run_label
-from scenarios.settings import MAX_SEEDS, Setting
+from scenarios.definitions.settings import MAX_SEEDS, Setting
 from scenarios.execution.pool import run_calls
 
 # Tables I and II, Fig. 2 and 5: the three image scenarios (MNIST stands in for EMNIST)

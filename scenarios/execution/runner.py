@@ -14,15 +14,15 @@ import torch
 
 from netsim import RoundRecord, RunOptions, TraceEvent, run_cosimulation, simulate_rounds
 from netsim.durations import NonFiniteTime
-from scenarios import communication
-from scenarios.atomic import check_output_dir, check_replaceable
+from scenarios.definitions import communication
+from scenarios.records.atomic import check_output_dir, check_replaceable
 from scenarios.errors import UsageError
 from scenarios.execution.build import PreparedRun, prepare
 from scenarios.execution.progress import Progress
 from scenarios.execution.spec import RunSpec, resolve
-from scenarios.health import training_health
+from scenarios.records.health import training_health
 from scenarios.log import LOGGER
-from scenarios.result_folder import (SUMMARY_FILE, config_hash, devices_csv, folder_problem, json_text, plans_jsonl,
+from scenarios.records.result_folder import (SUMMARY_FILE, config_hash, devices_csv, folder_problem, json_text, plans_jsonl,
                                      read_config, read_summary, rounds_csv, trace_csv, write_folder)
 
 __all__ = ["RunSpec", "run_experiment", "run_prepared", "prepare", "resolve"]
@@ -220,7 +220,7 @@ def summarize(run, records: list[RoundRecord], learner, trace: list[TraceEvent] 
 
 
 def run_health(evaluated: list[RoundRecord], data, diverged: dict | None):
-    """The training-failure signs and notes of ``scenarios.health`` over the run's evaluations (a
+    """The training-failure signs and notes of ``scenarios.records.health`` over the run's evaluations (a
     diverged round's evaluation measures nothing and is left out; the divergence is a sign)."""
     kept = [r for r in evaluated if not diverged or r.server_round != diverged["round"]]
     num_classes = None if data.task == "regression" else data.num_classes

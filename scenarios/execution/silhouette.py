@@ -8,8 +8,8 @@ import dataclasses
 import json
 from pathlib import Path
 
-from scenarios.atomic import atomic_write_text, json_text
-from scenarios.reading import read_json
+from scenarios.records.atomic import atomic_write_text, json_text
+from scenarios.records.reading import read_json
 
 FORMAT_VERSION = 1
 

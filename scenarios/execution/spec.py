@@ -14,14 +14,14 @@ from dataclasses import dataclass, field, fields, replace
 
 from learning.options import Options
 from learning.training import LocalTraining
-from scenarios import communication
+from scenarios.definitions import communication
 from scenarios.errors import UsageError
 from scenarios.plugins import load_installed
-from scenarios.registry import get_algorithm, get_scenario
-from scenarios.scenario import Scenario
-from scenarios.seeds import RunSeeds, seed_streams
-from scenarios.settings import NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_communication, check_training
-from scenarios.systems import get_system
+from scenarios.definitions.registry import get_algorithm, get_scenario
+from scenarios.definitions.scenario import Scenario
+from scenarios.definitions.seeds import RunSeeds, seed_streams
+from scenarios.definitions.settings import NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_communication, check_training
+from scenarios.definitions.systems import get_system
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class RunSpec:
     devices: int | None = None  # scenario knobs (None: the scenario's), where the scenario has them
     alpha: float | None = None
     radio: dict = field(default_factory=dict)  # overrides of a physical cell preset's parameters
-    # communication (scenarios.communication): update codecs and the network's scheduler
+    # communication (scenarios.definitions.communication): update codecs and the network's scheduler
     uplink_codec: str = "none"
     downlink_codec: str = "none"
     scheduler: str = "random"

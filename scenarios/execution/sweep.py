@@ -38,8 +38,8 @@ from typing import Callable, Sequence
 
 from scenarios.errors import UsageError
 from scenarios.execution.runner import RunSpec
-from scenarios.reading import MAX_DEPTH, MAX_SWEEP_BYTES, ReadError, check_depth, read_text
-from scenarios.settings import MAX_SEEDS, RUN_SETTINGS, Setting
+from scenarios.records.reading import MAX_DEPTH, MAX_SWEEP_BYTES, ReadError, check_depth, read_text
+from scenarios.definitions.settings import MAX_SEEDS, RUN_SETTINGS, Setting
 
 SETTING_KEYS = ("scenario", "system", "rounds", "mode", "deadline", "evaluate_every", "participation", "rho", "t_min",
                 "inv_mu", "devices", "alpha", "training", "uplink_codec", "downlink_codec", "scheduler")
@@ -132,7 +132,7 @@ def _spec(settings: dict, algorithm, options: dict, seed: int, where: str) -> Ru
         raise UsageError(f"{where}: algorithm must be a name, got {algorithm!r}")
     values = dict(settings)
     if "scenario" not in values:
-        from scenarios.registry import DEFAULT_SCENARIO
+        from scenarios.definitions.registry import DEFAULT_SCENARIO
 
         values["scenario"] = DEFAULT_SCENARIO
     training = values.pop("training", {})
@@ -319,8 +319,8 @@ def run_on_ray(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, done
 def setting_columns(configs: Sequence[dict]) -> list[str]:
     """The settings columns of a sweep's table: network, participation, evaluation period, every
     training field and every algorithm option any run has (``option_KEY``, ``training_KEY``), and the
-    codecs and scheduler when a run sets one (scenarios.communication)."""
-    from scenarios.settings import COMMUNICATION_DEFAULTS
+    codecs and scheduler when a run sets one (scenarios.definitions.communication)."""
+    from scenarios.definitions.settings import COMMUNICATION_DEFAULTS
 
     options = sorted({k for c in configs for k in c["algorithm_options"]})
     training = sorted({k for c in configs for k in c["training"]})
@@ -334,7 +334,7 @@ def setting_values(config: dict) -> dict:
     values = {"devices": config["num_devices"], "alpha": config["scenario"]["settings"].get("alpha")}
     values.update({k: system.get(k) for k in ("mode", "deadline", "rho", "t_min", "inv_mu")})
     values.update({"participation": config["participation"], "evaluate_every": config["evaluate_every"]})
-    from scenarios.settings import COMMUNICATION_DEFAULTS
+    from scenarios.definitions.settings import COMMUNICATION_DEFAULTS
 
     values.update({**COMMUNICATION_DEFAULTS, **config.get("communication", {})})
     values.update({f"training_{k}": v for k, v in config["training"].items()})
@@ -348,11 +348,11 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, target: float | None) ->
     Markdown). The target defaults, per scenario, to 90% of its best grid point's mean final
     accuracy. Columns: the scenario, label and system, the settings that vary over the grid,
     then the numbers."""
-    from scenarios.atomic import json_text, number_cell
+    from scenarios.records.atomic import json_text, number_cell
     from scenarios.reports.tables import cell
     from scenarios.execution.compare import legend, markdown, numeric_rows, summarize, table_rows
     from scenarios.execution.spec import run_label
-    from scenarios.result_folder import SEED_KEYS, read_run
+    from scenarios.records.result_folder import SEED_KEYS, read_run
 
     points: dict[str, list[PlannedRun]] = {}
     for run in runs:
@@ -384,12 +384,12 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     tables written into ``out`` (default results/<file name>): one row per run and seed (CSV,
     and Parquet with pyarrow) and the summary per grid point (CSV and Markdown). Returns the
     counts, the folder and the tables' paths."""
-    from scenarios.atomic import atomic_write_text, check_output_dir, csv_text, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.records.atomic import atomic_write_text, check_output_dir, csv_text, make_output_dir, remove_stale_staging, sha256_text
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.progress import Progress
     from scenarios.execution.runner import reusable
     from scenarios.reports.tables import run_columns, run_row, write_tables
-    from scenarios.result_folder import read_summary
+    from scenarios.records.result_folder import read_summary
 
     config = read_sweep_file(path)
     if ray is not None:

@@ -1,1 +1,1 @@
-"""The scenario families; each module registers its scenarios in ``scenarios.registry``."""
+"""The scenario families; each module registers its scenarios in ``scenarios.definitions.registry``."""

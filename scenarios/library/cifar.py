@@ -18,8 +18,8 @@ import torch
 from learning.data import DeviceData
 from scenarios.library.journal import JOURNAL_TEXT_TRAINING, ROUNDS
 from scenarios.library.sources import NUM_CLASSES, image_arrays, unit_float
-from scenarios.partitions import equal_groups, group_label_permutations, iid_split
-from scenarios.scenario import Scenario
+from scenarios.definitions.partitions import equal_groups, group_label_permutations, iid_split
+from scenarios.definitions.scenario import Scenario
 
 NUM_DEVICES = 20
 NUM_GROUPS = 4

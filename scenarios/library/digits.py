@@ -6,8 +6,8 @@ import numpy as np
 
 from learning.data import FederatedData
 from learning.training import LocalTraining
-from scenarios.partitions import dirichlet_label_split, equal_groups, group_label_permutations, rotate_images
-from scenarios.scenario import Scenario, devices_from_indices
+from scenarios.definitions.partitions import dirichlet_label_split, equal_groups, group_label_permutations, rotate_images
+from scenarios.definitions.scenario import Scenario, devices_from_indices
 
 NUM_DEVICES = 20
 NUM_GROUPS = 4

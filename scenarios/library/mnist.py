@@ -13,8 +13,8 @@ import numpy as np
 from learning.data import FederatedData
 from scenarios.library.journal import JOURNAL_TRAINING, ROUNDS, VALIDATION_FRACTION
 from scenarios.library.sources import NUM_CLASSES, image_arrays, image_devices
-from scenarios.partitions import dirichlet_label_split, equal_groups, rotate_images
-from scenarios.scenario import Scenario
+from scenarios.definitions.partitions import dirichlet_label_split, equal_groups, rotate_images
+from scenarios.definitions.scenario import Scenario
 
 LABEL_SHIFT = {"num_devices": 20, "num_points": 10_000, "alpha": 0.4}
 ROTATION = {"num_devices": 100, "num_points": 100_000, "num_groups": 4, "alpha": 8.0}

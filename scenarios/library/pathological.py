@@ -17,8 +17,8 @@ import numpy as np
 from learning.data import FederatedData
 from learning.training import LocalTraining
 from scenarios.library.sources import NUM_CLASSES, image_arrays, image_devices
-from scenarios.partitions import pathological_split
-from scenarios.scenario import Scenario
+from scenarios.definitions.partitions import pathological_split
+from scenarios.definitions.scenario import Scenario
 
 NUM_DEVICES = 100
 NUM_CLUSTERS = 5

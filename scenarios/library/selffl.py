@@ -14,8 +14,8 @@ import torch
 from learning.data import DeviceData, FederatedData
 from learning.training import LocalTraining
 from scenarios.library.sources import image_arrays, image_devices
-from scenarios.partitions import fedprox_split, two_level_gaussian
-from scenarios.scenario import Scenario
+from scenarios.definitions.partitions import fedprox_split, two_level_gaussian
+from scenarios.definitions.scenario import Scenario
 
 FEDPROX_DEVICES = 1000
 FEDPROX_VALIDATION_FRACTION = 0.1  # FedProx's generator keeps 90% of each device's points for training

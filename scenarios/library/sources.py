@@ -15,7 +15,7 @@ import numpy as np
 
 from learning.data import DeviceData
 from scenarios.datasets import build_vocabulary, encode, load_cifar, load_idx_dataset, load_stackoverflow, resolve_data_dir
-from scenarios.scenario import devices_from_indices
+from scenarios.definitions.scenario import devices_from_indices
 
 NUM_CLASSES = {"mnist": 10, "fashion-mnist": 10, "emnist-byclass": 62, "cifar10": 10, "cifar100": 100}
 Shift = Callable[[int, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]

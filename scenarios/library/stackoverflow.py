@@ -12,8 +12,8 @@ from learning.data import FederatedData
 from scenarios.datasets.stackoverflow import FIRST_WORD_ID, TAGS, VOCABULARY_SIZE
 from scenarios.library.journal import JOURNAL_TRAINING
 from scenarios.library.sources import stackoverflow_tokens
-from scenarios.partitions import dirichlet_label_split
-from scenarios.scenario import Scenario, devices_from_indices
+from scenarios.definitions.partitions import dirichlet_label_split
+from scenarios.definitions.scenario import Scenario, devices_from_indices
 
 NUM_DEVICES = 35
 LABEL_ALPHA = 0.4

@@ -7,10 +7,10 @@ import numpy as np
 
 from netsim import pathloss, radio
 from netsim.physical import channel_seeds
-from scenarios.cells import CELLS, cell_parameters, physical_system
+from scenarios.definitions.cells import CELLS, cell_parameters, physical_system
 from scenarios.errors import UsageError
-from scenarios.seeds import seed_streams
-from scenarios.settings import MAX_CELL_DRAWS, MAX_DEVICES, MAX_ROUNDS, Setting
+from scenarios.definitions.seeds import seed_streams
+from scenarios.definitions.settings import MAX_CELL_DRAWS, MAX_DEVICES, MAX_ROUNDS, Setting
 
 MAX_CALIBRATION_DROP = 20_000  # devices x 19 sites x 7 images held in memory at once
 

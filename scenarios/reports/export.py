@@ -21,7 +21,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from scenarios.result_folder import RunCurve, read_run
+from scenarios.records.result_folder import RunCurve, read_run
 
 
 def flat_config(config: dict, prefix: str = "") -> dict[str, str | float | int | bool]:

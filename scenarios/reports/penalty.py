@@ -8,10 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
-from scenarios.result_folder import read_config, read_summary, read_table
+from scenarios.records.result_folder import read_config, read_summary, read_table
 from netsim.physical import PhysicalSystem, channel_seeds
 from scenarios.errors import UsageError
-from scenarios.seeds import seed_streams
+from scenarios.definitions.seeds import seed_streams
 
 
 def cell_network(config: dict):

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
-from scenarios.result_folder import read_run
-from scenarios.health import JUDGED_EVALUATIONS
+from scenarios.records.result_folder import read_run
+from scenarios.records.health import JUDGED_EVALUATIONS
 from scenarios.reports.journal_numbers import PAPER_ALGORITHMS, PAPER_SCENARIOS, TABLE_I, TABLE_II_COLUMNS, TABLE_II_PROPOSED, paper_table_ii
-from scenarios.registry import get_scenario
+from scenarios.definitions.registry import get_scenario
 from scenarios.execution.reproduce import TABLE_SCENARIOS, TEXT_SCENARIO, TIME_LABELS, TIME_SCENARIO, TIME_SYSTEMS, Outcome
-from scenarios.atomic import atomic_write_text, csv_text
+from scenarios.records.atomic import atomic_write_text, csv_text
 from scenarios.reports.over_seeds import SPREAD, mean_std, pm
 
 TABLE_II_LABELS = ("ditto", "fedavg", "oracle", "cfl", "fedfomo", "pfedme", "user-centric k=m", "user-centric k=4")
@@ -38,7 +38,7 @@ def _final(folders: list[str], key: str) -> np.ndarray:
 
 
 def _flag_count(folders: list[str] | None) -> int:
-    """How many of the runs carry a training-failure sign (``scenarios.health``)."""
+    """How many of the runs carry a training-failure sign (``scenarios.records.health``)."""
     return sum(1 for f in folders or () if read_run(f).summary.get("training_flags"))
 
 
@@ -185,7 +185,7 @@ def machine() -> str:
 
 def write_figures(outcome: Outcome, out: Path) -> list[Path]:
     from figures.journal import accuracy_panels, silhouette_figure, stackoverflow_figure, systems_figure
-    from scenarios.systems import get_system
+    from scenarios.definitions.systems import get_system
 
     by_scenario = lambda s: {label: f for (scenario, label), f in outcome.folders.items() if scenario == s}  # noqa: E731
     devices = {s: read_run(outcome.folders[(s, "fedavg")][0]).config["num_devices"] for s in TABLE_SCENARIOS}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from scenarios.atomic import atomic_write_bytes, atomic_write_text, csv_text, number_cell
+from scenarios.records.atomic import atomic_write_bytes, atomic_write_text, csv_text, number_cell
 
 RUN_COLUMNS = ["run", "scenario", "algorithm", "label", "system", "seed", "status", "diverged_round", "diverged_reason",
                "training_flags", "training_notes", "rounds", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time", "downlink_bits",

@@ -8,8 +8,8 @@ from torch import nn
 
 from learning.data import FederatedData
 from learning.training import LocalTraining
-from scenarios.partitions import dirichlet_label_split
-from scenarios.scenario import Scenario, devices_from_indices
+from scenarios.definitions.partitions import dirichlet_label_split
+from scenarios.definitions.scenario import Scenario, devices_from_indices
 
 __version__ = "1.0"
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from contract import RoundPlan
 from netsim.durations import RoundDurations
-from scenarios.systems import SystemFactory
+from scenarios.definitions.systems import SystemFactory
 
 
 @dataclass(frozen=True)

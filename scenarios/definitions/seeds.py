@@ -18,7 +18,7 @@ class RunSeeds(NamedTuple):
 
 def seed_streams(seed: int) -> RunSeeds:
     """The streams of one run seed (every seed is checked here: UsageError naming the range)."""
-    from scenarios.settings import RUN_SETTINGS
+    from scenarios.definitions.settings import RUN_SETTINGS
 
     RUN_SETTINGS["seed"].check("seed", seed)
     return RunSeeds(*np.random.SeedSequence(seed).spawn(3))

@@ -11,7 +11,7 @@ import torch
 
 from learning.data import DeviceData, FederatedData
 from learning.training import LocalTraining
-from scenarios.partitions import train_validation_split
+from scenarios.definitions.partitions import train_validation_split
 
 DataBuilder = Callable[[np.random.Generator, "Path | None"], FederatedData]
 

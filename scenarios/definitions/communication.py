@@ -18,7 +18,7 @@ SHORT = {"uplink_codec": "ul", "downlink_codec": "dl", "scheduler": "sched"}
 
 
 def non_default(spec) -> dict:
-    from scenarios.settings import COMMUNICATION_DEFAULTS
+    from scenarios.definitions.settings import COMMUNICATION_DEFAULTS
 
     return {key: getattr(spec, key) for key, default in COMMUNICATION_DEFAULTS.items() if getattr(spec, key) != default}
 

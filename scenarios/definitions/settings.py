@@ -8,7 +8,7 @@ always refused, so no NaN or infinity reaches a result file.
 
 from __future__ import annotations
 
-from learning.setting import MAX_COUNT, MAX_DEVICES, Setting, UsageError, non_negative, positive, positive_int  # noqa: F401 (the settings' kinds)
+from contract.setting import MAX_COUNT, MAX_DEVICES, Setting, UsageError, non_negative, positive, positive_int  # noqa: F401 (the settings' kinds)
 
 MAX_ROUNDS = 100_000  # every round's record and plan are kept in memory and written out
 MAX_SEED = 2**63 - 1  # numpy's SeedSequence takes any non-negative int; this keeps it a JSON/CSV int

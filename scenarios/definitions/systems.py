@@ -1,5 +1,5 @@
 """Network systems by name: the journal paper's three normalized systems (V-D, Fig. 6), in
-units of ``T_dl`` (the default), and the physical cell presets of ``scenarios.cells``, in seconds."""
+units of ``T_dl`` (the default), and the physical cell presets of ``scenarios.definitions.cells``, in seconds."""
 
 from __future__ import annotations
 
@@ -46,13 +46,13 @@ DEFAULT_SYSTEM = "wireless-slow-ul"
 
 
 def system_names() -> list[str]:
-    from scenarios.cells import CELLS
+    from scenarios.definitions.cells import CELLS
 
     return list(SYSTEMS) + list(CELLS)
 
 
 def is_physical(name: str) -> bool:
-    from scenarios.cells import CELLS
+    from scenarios.definitions.cells import CELLS
 
     return name in CELLS
 
@@ -63,7 +63,7 @@ def get_system(name: str, mode: str = "pipelined", deadline: float | None = None
     if not isinstance(name, str):
         raise UsageError(f"a system is a name, got {name!r}")
     if is_physical(name):
-        from scenarios.cells import get_cell_system
+        from scenarios.definitions.cells import get_cell_system
 
         return get_cell_system(name, mode, deadline, radio)
     if name not in SYSTEMS:

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from netsim.cell import Cell
 from netsim.physical import LinkBudget, PhysicalSystem
 from scenarios.errors import UsageError
-from scenarios.settings import Setting
+from scenarios.definitions.settings import Setting
 
 CQI1_BPS_PER_HZ = 0.1523  # [38.214] CQI 1
 CQI15_BPS_PER_HZ = 5.5547  # [38.214] CQI 15
@@ -102,7 +102,7 @@ NR_20MHZ_15KHZ_OCCUPANCY = 106 * 12 * 15e3 / 20e6  # ... and 106 at 15 kHz (the 
 def check_compute_time(system, samples) -> None:
     """UsageError when a device's local update on ``system`` (a cell: cycles per sample times its
     samples over the CPU clock) lasts longer than a round may add to the clock (``MAX_COMPUTE_TIME``)."""
-    from scenarios.settings import MAX_COMPUTE_TIME
+    from scenarios.definitions.settings import MAX_COMPUTE_TIME
 
     longest_s = float(system.cycles_per_sample) * float(max(samples, default=0.0)) / float(system.cpu_hz)
     if longest_s > MAX_COMPUTE_TIME:

@@ -1,6 +1,6 @@
 """A typed value (``Setting``): its kind, range and allowed words, checked with a one-line
 error naming the key and what is allowed; non-finite numbers are always refused. The
-algorithms' options (``learning.options``) and the run's settings (``scenarios.settings``)
+algorithms' options (``learning.options``) and the run's settings (``scenarios.definitions.settings``)
 are made of it."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import torch
 from learning.data import DeviceData, FederatedData
 from learning.models import build_model
 from learning.params import model_bits
-from scenarios.registry import get_scenario
+from scenarios.definitions.registry import get_scenario
 from scenarios.execution.build import scenario_data
 
 

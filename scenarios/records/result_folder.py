@@ -8,7 +8,7 @@ of the folder, ``summary.json`` included, the index's own seal (the SHA-256 of t
 matches, every file is a regular file (no link, pipe or device) matching its checksum, and
 no JSON file holds a non-finite number. A truncated, edited or NaN-bearing folder is refused
 with one line (``ResultError``, a ``UsageError``). Every reader goes through
-``folder_problem`` and ``scenarios.reading`` (size, depth and finite-number limits).
+``folder_problem`` and ``scenarios.records.reading`` (size, depth and finite-number limits).
 
 The seal detects damage and edits made without recomputing it; it is not a signature:
 whoever can write the folder can write a matching index, so a forged folder's numbers are
@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from scenarios.atomic import csv_text, json_text, number_cell, output_dir, staged_folder
+from scenarios.records.atomic import csv_text, json_text, number_cell, output_dir, staged_folder
 from scenarios.errors import UsageError
-from scenarios.reading import MAX_JSON_BYTES, MAX_TABLE_BYTES, ReadError, finite_float, open_regular, parse_json, read_text
+from scenarios.records.reading import MAX_JSON_BYTES, MAX_TABLE_BYTES, ReadError, finite_float, open_regular, parse_json, read_text
 
 if TYPE_CHECKING:  # the records' types, never loaded here: this module stays without simpy
     from netsim import RoundRecord, TraceEvent

@@ -6,7 +6,7 @@ from __future__ import annotations
 from learning.algorithms import ALGORITHMS
 from scenarios.errors import UsageError
 from scenarios.library import cifar, digits, mnist, pathological, selffl, stackoverflow
-from scenarios.scenario import Scenario
+from scenarios.definitions.scenario import Scenario
 
 SCENARIO_MODULES = (digits, mnist, cifar, stackoverflow, pathological, selffl)
 

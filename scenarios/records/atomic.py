@@ -4,7 +4,7 @@ into place, so an interrupted or failed run never leaves a partial folder.
 Files: ``config.json`` (resolved config), ``rounds.csv`` (one row per round), ``trace.csv``
 (every network event), ``plans.jsonl`` (each round's plan, to re-time without retraining),
 ``summary.json``, and ``checksums.json`` (written last: the sealed index of every file's
-SHA-256, checked by every reader in ``scenarios.result_folder``).
+SHA-256, checked by every reader in ``scenarios.records.result_folder``).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ def fl_cosim_version() -> str:
 def checkout_commit() -> str | None:
     """The git commit of the source tree, with ``-dirty`` when it has uncommitted changes; None
     outside a git checkout."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     if not (root / ".git").exists():
         return None
     try:
@@ -66,7 +66,7 @@ def files_digest(files, root: Path | None = None) -> str:
 
 
 def package_folders() -> tuple[Path, ...]:
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     return tuple(root / name for name in PACKAGES)
 
 
@@ -74,7 +74,7 @@ def package_folders() -> tuple[Path, ...]:
 def package_digest() -> str:
     """The digest of fl-cosim's own sources (every ``.py`` file of its packages): a changed
     source changes it, committed or not."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     return files_digest(sorted(p for folder in package_folders() for p in folder.rglob("*.py")), root)
 
 

@@ -22,9 +22,10 @@ class UsageError(Exception):
 
 @dataclass(frozen=True)
 class Setting:
-    """One typed value: ``kind`` (int, float, str, bool), an optional range (``low``/``high``,
-    open when ``*_open``), the allowed words (``choices``; for a number, words it also takes,
-    such as ``auto``) and whether ``None`` (the documented default) is allowed."""
+    """One typed value: ``kind`` (int, float, str, bool, or dict: a table of key = value), an
+    optional range (``low``/``high``, open when ``*_open``), the allowed words (``choices``; for a
+    number, words it also takes, such as ``auto``; text without choices or a pattern is any text)
+    and whether ``None`` (the documented default) is allowed."""
 
     kind: type
     low: float | None = None
@@ -47,6 +48,10 @@ class Setting:
         """The allowed values, in words (for the one-line error)."""
         if self.kind is bool:
             text = "true or false"
+        elif self.kind is dict:
+            text = "a table of key = value"
+        elif self.kind is str and not self.choices and not self.pattern:
+            text = "text"
         elif self.kind is str and self.pattern:
             text = self.pattern_text
         elif self.kind is str:
@@ -81,8 +86,12 @@ class Setting:
         if self.kind is bool:
             if isinstance(value, bool):
                 return value
+        elif self.kind is dict:
+            if isinstance(value, dict):
+                return value
         elif self.kind is str:
-            if isinstance(value, str) and (value in self.choices or (self.pattern and re.fullmatch(self.pattern, value))):
+            free = not self.choices and not self.pattern
+            if isinstance(value, str) and (free or value in self.choices or (self.pattern and re.fullmatch(self.pattern, value))):
                 return value
         elif self.kind is int:
             if isinstance(value, int) and not isinstance(value, bool) and self._in_range(value) and value <= self.top:

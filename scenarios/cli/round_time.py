@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from contract import RoundPlan, Stream
-from netsim import NetworkSystem, expected_round_time_barrier, simulate_rounds
+from netsim import TIMING_MODES, NetworkSystem, expected_round_time_barrier, simulate_rounds
 from scenarios.cli.common import add_json, parse_options
 from scenarios.errors import UsageError
 from scenarios.definitions.settings import MAX_ROUND_TIME_DEVICES, MAX_ROUND_TIME_EVENTS, NETWORK_SETTINGS, RUN_SETTINGS, Setting
@@ -39,7 +39,7 @@ def add_parser(subparsers) -> None:
                         help="override a cell preset's parameter, repeatable (cells only)")
     parser.add_argument("--model-bits", type=float, default=CELL_MODEL_BITS,
                         help=f"model size in bits on a cell (default {CELL_MODEL_BITS:g})")
-    parser.add_argument("--mode", choices=("barrier", "pipelined"), default="barrier", help="timing mode (default barrier)")
+    parser.add_argument("--mode", choices=TIMING_MODES, default="barrier", help="timing mode (default barrier)")
     parser.add_argument("--rounds", type=int, default=1000, help="rounds to simulate (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     add_json(parser)

@@ -89,11 +89,22 @@ def flag_of(f: dataclasses.Field) -> str | None:
 def help_text(cls: type, f: dataclasses.Field, default_text: str | None = None) -> str:
     """A field's ``--help`` line: its doc, where it needs other values, and its default."""
     needs = "".join(f"; only with {_flag_or_name(cls, key)} {value}" for key, value in f.metadata.get("requires", {}).items())
-    default_text = default_text or f.metadata.get("default_text")
-    if default_text is None:
+    return f"{f.metadata.get('doc', '')}{needs} (default {default_words(f, default_text)})".replace("%", "%%")
+
+
+def default_words(f: dataclasses.Field, default_text: str | None = None) -> str:
+    """A field's default in words: ``default_text`` (``the scenario's``), its own, else its value (None: its ``none_word``)."""
+    words = default_text or f.metadata.get("default_text")
+    if words is None:
         default = f.default if f.default is not dataclasses.MISSING else None
-        default_text = f.metadata.get("none_word") or "none" if default is None else str(default)
-    return f"{f.metadata.get('doc', '')}{needs} (default {default_text})".replace("%", "%%")
+        words = f.metadata.get("none_word") or "none" if default is None else str(default)
+    return words
+
+
+def allowed_text(setting: Setting, requires: Mapping) -> str:
+    """What a value may be, in words, with the other values it needs (``fl-cosim list``, the docs)."""
+    only = "".join(f"; only with {key}={value!r}" for key, value in requires.items())
+    return setting.allowed() + (", or none" if setting.none else "") + only
 
 
 def _flag_or_name(cls: type, name: str) -> str:

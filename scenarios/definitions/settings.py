@@ -18,7 +18,7 @@ from dataclasses import MISSING, dataclass
 from typing import Literal
 
 from contract.setting import MAX_COUNT, MAX_DEVICES, Setting, UsageError, non_negative, positive, positive_int  # noqa: F401 (the settings' kinds)
-from learning.options import check_field, field_setting, option
+from learning.options import allowed_text, check_field, default_words, field_setting, option
 from netsim.system import TIMING_MODES
 from scenarios.definitions.systems import DEFAULT_SYSTEM
 
@@ -98,7 +98,7 @@ class RunSpec:
     scenario: str = option(MISSING, "scenario name (see 'fl-cosim list')", flag="--scenario", section="spec",
                            cli_default=DEFAULT_SCENARIO)
     algorithm: str = option(MISSING, "algorithm name (see 'fl-cosim list')", flag="--algorithm", section="spec", command=True,
-                            sweep=False)
+                            sweep=False, default_text="each command's")
     system: str = option(DEFAULT_SYSTEM, "network system (see 'fl-cosim list')", flag="--system", section="network")
     rounds: int | None = option(None, "training rounds after the set-up round", low=1, high=MAX_ROUNDS, flag="--rounds",
                                 section="run", default_text="the scenario's")
@@ -149,6 +149,22 @@ RUN_SETTINGS = settings_of("run")
 NETWORK_SETTINGS = settings_of("network")
 SCENARIO_KNOBS = settings_of("scenario")  # what a scenario may let a run change (Scenario.knobs)
 COMMUNICATION_DEFAULTS = {f.name: f.default for f in declared("communication")}
+
+
+def reference() -> list[dict]:
+    """Every declared setting as ``fl-cosim list`` and the docs' command reference show it: its
+    ``RunSpec`` field (a training entry as ``training.KEY``), section, command-line flag, sweep
+    key, default, allowed values and doc."""
+    rows = []
+    for f in declared():
+        entries = f.metadata.get("entries")
+        items = [(entries(), e, f"{f.name}.{e.name}") for e in dataclasses.fields(entries())] if entries else [(RunSpec, f, f.name)]
+        for cls, g, name in items:
+            rows.append({"setting": name, "section": f.metadata["section"], "flag": g.metadata.get("flag"),
+                         "sweep": name if f.metadata.get("sweep", True) else None,
+                         "default": default_words(g, f.metadata.get("cli_default") or (f.metadata.get("default_text") if entries else None)),
+                         "allowed": allowed_text(field_setting(cls, g), g.metadata.get("requires", {})), "doc": g.metadata["doc"]})
+    return rows
 
 
 def check_spec(spec: RunSpec, knobs) -> dict:

@@ -5,6 +5,7 @@ are made of it."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass
@@ -125,3 +126,10 @@ def positive(none: bool = False) -> Setting:
     return Setting(float, low=0, low_open=True, none=none)
 
 
+
+
+def parameter(default, doc: str, kind: type = float, **rule):
+    """A dataclass field that declares its value's ``Setting`` (``kind`` and range) and a one-line
+    doc: a physical parameter declared once, where it is used (a cell's ``--radio KEY=VALUE``
+    checks and ``fl-cosim cell`` read it; ``scenarios.definitions.cells``)."""
+    return dataclasses.field(default=default, metadata={"doc": doc, "setting": Setting(kind, **rule)})

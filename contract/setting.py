@@ -128,8 +128,27 @@ def positive(none: bool = False) -> Setting:
 
 
 
-def parameter(default, doc: str, kind: type = float, **rule):
+def parameter(default, doc: str, kind: type = float, omit_default: bool = False, **rule):
     """A dataclass field that declares its value's ``Setting`` (``kind`` and range) and a one-line
     doc: a physical parameter declared once, where it is used (a cell's ``--radio KEY=VALUE``
-    checks and ``fl-cosim cell`` read it; ``scenarios.definitions.cells``)."""
-    return dataclasses.field(default=default, metadata={"doc": doc, "setting": Setting(kind, **rule)})
+    checks and ``fl-cosim cell`` read it; ``scenarios.definitions.cells``). ``omit_default``: left
+    out of the record at its default (``recorded``), so a parameter added after runs were
+    recorded leaves their configs and folder names as they were."""
+    return dataclasses.field(default=default, metadata={"doc": doc, "setting": Setting(kind, **rule), "omit_default": omit_default})
+
+
+def recorded(obj) -> dict:
+    """``dataclasses.asdict(obj)`` without the fields declared ``omit_default`` that hold their
+    default (in nested dataclasses too)."""
+    data = dataclasses.asdict(obj)
+
+    def prune(item, record: dict) -> None:
+        for f in dataclasses.fields(item):
+            value = getattr(item, f.name)
+            if f.metadata.get("omit_default") and value == f.default:
+                del record[f.name]
+            elif dataclasses.is_dataclass(value):
+                prune(value, record[f.name])
+
+    prune(obj, data)
+    return data

@@ -13,12 +13,12 @@ across directions, under TDD the same draw both ways: one carrier, a reciprocal 
 from __future__ import annotations
 
 import functools
-from dataclasses import MISSING, asdict, dataclass
+from dataclasses import MISSING, dataclass
 from typing import Sequence
 
 import numpy as np
 
-from contract.setting import parameter
+from contract.setting import parameter, recorded
 from netsim import duplex, energy, fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.distributions import ShiftedExponential
@@ -185,8 +185,9 @@ class PhysicalSystem(SystemKind):
         return ShiftedExponential(0.0, self.compute_extra_s)
 
     def record(self, name: str) -> dict:
-        """The cell as a run's config records it: every parameter, ``kind: physical``, ``time_unit: s``."""
-        return {"name": name, "kind": "physical", "time_unit": "s", **asdict(self)}
+        """The cell as a run's config records it: every parameter (those declared ``omit_default``
+        only when set: ``contract.setting.recorded``), ``kind: physical``, ``time_unit: s``."""
+        return {"name": name, "kind": "physical", "time_unit": "s", **recorded(self)}
 
     def with_overrides(self, rho: float | None = None, t_min: float | None = None, inv_mu: float | None = None):
         """Itself: the normalized parameters do not apply to a cell (ValueError when any is given)."""

@@ -201,8 +201,6 @@ def route_options(args, variants: list[tuple[str, dict]]) -> list[tuple[str, dic
 def spec_settings(args) -> dict:
     """The RunSpec fields the command line gives, one per declaration (checked when the spec is
     resolved): all but the algorithm and its options (each command's variants, ``route_options``)."""
-    import dataclasses
-
     from scenarios.definitions.settings import declared
 
     values = {}

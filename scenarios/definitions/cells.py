@@ -53,7 +53,6 @@ from dataclasses import dataclass
 from netsim.cell import Cell
 from netsim.physical import LinkBudget, PhysicalSystem
 from scenarios.errors import UsageError
-from scenarios.definitions.settings import Setting
 
 CQI1_BPS_PER_HZ = 0.1523  # [38.214] CQI 1
 CQI15_BPS_PER_HZ = 5.5547  # [38.214] CQI 15
@@ -88,6 +87,7 @@ def _radio_fields() -> dict[str, tuple[str | None, dataclasses.Field]]:
 
 RADIO_FIELDS = _radio_fields()
 RADIO_BOUNDS = {name: f.metadata["setting"] for name, (_, f) in RADIO_FIELDS.items() if "setting" in f.metadata}
+RADIO_DEFAULTS = {name: f.default for name, (_, f) in RADIO_FIELDS.items() if f.default is not dataclasses.MISSING}
 
 # [38.101] Table 5.3.2-1: 51 resource blocks of 12 subcarriers at 30 kHz fill 18.36 MHz of a 20 MHz channel
 NR_20MHZ_30KHZ_OCCUPANCY = 51 * 12 * 30e3 / 20e6
@@ -191,7 +191,8 @@ PARAMETERS = tuple(RADIO_FIELDS)
 
 
 def cell_parameters(name: str, overrides: dict | None = None) -> dict:
-    """The preset's parameters with ``overrides`` applied (UsageError for an unknown preset or key)."""
+    """The preset's parameters (a parameter it does not name: its declared default) with
+    ``overrides`` applied (UsageError for an unknown preset or key)."""
     if name not in CELLS:
         raise UsageError(f"unknown cell preset {name!r}; choose from: {', '.join(CELLS)}")
     overrides = dict(overrides or {})
@@ -204,7 +205,7 @@ def cell_parameters(name: str, overrides: dict | None = None) -> dict:
         overrides["interference"] = ON_OFF[overrides["interference"].lower()]
     if isinstance(overrides.get("distances_m"), (str, int, float)):
         overrides["distances_m"] = _distances(overrides["distances_m"])
-    return {**CELLS[name].parameters, **overrides}
+    return {**RADIO_DEFAULTS, **CELLS[name].parameters, **overrides}
 
 
 def _distances(value) -> tuple[float, ...]:

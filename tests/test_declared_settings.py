@@ -152,3 +152,30 @@ def test_the_docs_reference_is_the_declarations():
         assert cells[5] == row["doc"].replace("|", "\\|")
     run_help = next(a for a in build_parser()._actions if a.dest == "command").choices["run"].format_help()
     assert all(f"{row['flag']} " in run_help or f"{row['flag']}\n" in run_help for row in declared_rows if row["flag"] != "--algorithm")
+
+
+def test_every_radio_parameter_reaches_the_cell_from_run_sweep_and_api():
+    """Each declared radio parameter (``--radio KEY=VALUE``, a sweep file's ``radio`` table,
+    ``RunSpec(radio=...)``), moved off its preset's value, lands in the built system's field."""
+    from scenarios.definitions.cells import RADIO_BOUNDS, RADIO_FIELDS, cell_parameters, physical_system
+
+    preset = cell_parameters("uma-2.1ghz", {"interference": False})
+    for name, setting in RADIO_BOUNDS.items():
+        now = preset[name]
+        if setting.kind is int:
+            value = now + 1 if setting.high is None or now + 1 <= setting.high else now - 1
+        elif now is None:
+            value = (setting.low + setting.high) / 2
+        else:
+            value = min(setting.top, now * 1.01 if now else setting.low + 0.01 * (setting.top - setting.low))
+            value = value if value != now else now * 0.99
+        if name == "ut_height_m":
+            value = 2.0  # the table holds devices from 1.5 m
+        argv = ["run", "--algorithm", ALGORITHM, "--system", "uma-2.1ghz", "--radio", f"{name}={value!r}"]
+        given = run_specs(build_parser().parse_args(argv))[0].radio
+        swept = expand({"settings": {"system": "uma-2.1ghz", "radio": {name: value}}, "algorithm": [{"name": ALGORITHM}]})[0].radio
+        assert given == swept == RunSpec(SCENARIO, ALGORITHM, radio={name: value}).radio == {name: value}
+        system = physical_system(cell_parameters("uma-2.1ghz", {"interference": False, **given}))
+        link, f = RADIO_FIELDS[name]
+        holder = getattr(system, link) if link else system.cell if hasattr(system.cell, f.name) else system
+        assert getattr(holder, f.name) == value, name

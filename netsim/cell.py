@@ -25,7 +25,8 @@ class Cell:
     around the base station, or at the given ``distances_m`` (uniform angles). ``los``: every
     link LOS, every link NLOS, or each device's state drawn from TR 38.901 Table 7.4.2-1.
     ``shadowing``: log-normal with the table's ``sigma_SF`` (per device, fixed). A LOS device's
-    Ricean K-factor is drawn once, ``K_dB ~ N(mu_K, sigma_K)`` (Table 7.5-6); NLOS devices have 0.
+    Ricean K-factor is drawn once, ``K_dB ~ N(mu_K, sigma_K)`` (Table 7.5-6; ``k_factor_db`` in
+    place of ``mu_K`` where given); NLOS devices have 0.
     """
 
     scenario: str = "umi"
@@ -45,6 +46,8 @@ class Cell:
     bs_elements: int = parameter(10, "vertical array elements of each sector antenna", kind=int, low=1, high=64)
     downtilt_deg: float = parameter(12.0, "electrical downtilt of the sector antennas", low=0.0, high=90.0)
     interference_load: float = parameter(1.0, "share of the time the other sectors transmit", low=0.0, high=1.0)
+    k_factor_db: float | None = parameter(None, "mean Ricean K-factor of LOS links (none: TR 38.901 Table 7.5-6's 9 dB)",
+                                          low=-50.0, high=50.0, none=True, omit_default=True)
 
     def __post_init__(self) -> None:
         if self.scenario not in pathloss.SCENARIOS:
@@ -97,6 +100,11 @@ class Cell:
     def propagation(self) -> pathloss.PropagationScenario:
         return pathloss.SCENARIOS[self.scenario]
 
+    @property
+    def k_factor_mean_db(self) -> float:
+        """``mu_K`` of the LOS links' K-factor: ``k_factor_db``, else Table 7.5-6's."""
+        return self.propagation.k_factor_mu_db if self.k_factor_db is None else self.k_factor_db
+
     def place(self, num_devices: int, rng: np.random.Generator) -> "CellLayout":
         """Draw the layout: positions, LOS states, shadowing (``interference`` on: the centre
         site's devices in the 19-site network, ``place_in_network``).
@@ -129,7 +137,7 @@ class Cell:
         prop = self.propagation
         shadowing = z_shadow * prop.sigma_sf_db(los) if self.shadowing else np.zeros(num_devices)
         loss = prop.path_loss_db(distance, los, self.bs_height_m, self.ut_height_m, self.carrier_hz)
-        k_factor = np.where(los, 10.0 ** ((prop.k_factor_mu_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
+        k_factor = np.where(los, 10.0 ** ((self.k_factor_mean_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
         return CellLayout(distance * np.cos(angle), distance * np.sin(angle), los, shadowing, loss, k_factor)
 
     def place_in_network(self, num_devices: int, rng: np.random.Generator) -> "CellLayout":
@@ -143,7 +151,7 @@ class Cell:
         los = d.los[rows, site]
         prop = self.propagation
         z_k = rng.standard_normal(num_devices)
-        k_factor = np.where(los, 10.0 ** ((prop.k_factor_mu_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
+        k_factor = np.where(los, 10.0 ** ((self.k_factor_mean_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
         return CellLayout(d.x_m, d.y_m, los, d.shadowing_db[rows, site], d.path_loss_db[rows, site] + d.o2i_loss_db, k_factor,
                           bs_gain_db=d.antenna_gain_db[rows, served.sector],
                           downlink_interference_db=served.downlink_interference_db,

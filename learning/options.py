@@ -30,7 +30,7 @@ def option(default, doc: str, *, low: float | None = None, high: float | None = 
            high_open: bool = False, requires: Mapping[str, object] | None = None, flag: str | None = None,
            label: str | None = None, none_word: str | None = None, words: Callable[[], Iterable[str]] | None = None,
            check: Callable[[str, object], object] | None = None, metavar: str | None = None, pattern: str | None = None,
-           pattern_text: str = "", **extra):
+           pattern_text: str = "", reported: str | None = None, **extra):
     """A field of an ``Options`` dataclass: its default (``dataclasses.MISSING``: none, ``dict``: an
     empty table), one-line doc, range (numbers) and ``requires``: the other options' values under
     which it has an effect (``{"formation": "channel"}``). Where it has them: ``flag``, a
@@ -40,12 +40,14 @@ def option(default, doc: str, *, low: float | None = None, high: float | None = 
     checked (a registry's names); ``check``, ``(key, value) -> value`` for text a parser checks (a
     codec spec: its canonical form; ValueError for a bad one); ``metavar``, its value's name in
     ``--help``; ``pattern``, a regular expression text must match in full (``pattern_text`` in
-    words). ``extra``: what one declaring class reads besides (``RunSpec``'s ``section``)."""
+    words); ``reported``, the evaluation extra in which the learner reports the value it resolved
+    the option to (``streams="auto"``: the k Algorithm 2 chose; the run's summary shows that).
+    ``extra``: what one declaring class reads besides (``RunSpec``'s ``section``)."""
     rule = {"low": low, "high": high, "low_open": low_open, "high_open": high_open}
     if pattern:
         rule.update(pattern=pattern, pattern_text=pattern_text)
     metadata = {"doc": doc, "rule": rule, "requires": dict(requires or {}), "flag": flag, "label": label, "none_word": none_word,
-                "words": words, "check": check, "metavar": metavar, **extra}
+                "words": words, "check": check, "metavar": metavar, "reported": reported, **extra}
     if default is dict:
         return dataclasses.field(default_factory=dict, metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)
@@ -168,6 +170,11 @@ class Options:
                     raise OptionError(f"{prefix}option {key} has an effect only with {other}={wanted!r} "
                                       f"(this run has {other}={getattr(options, other)!r})")
         return options
+
+    @classmethod
+    def reports(cls) -> dict[str, str]:
+        """The options whose resolved value the learner reports: option -> its evaluation extra."""
+        return {f.name: f.metadata["reported"] for f in dataclasses.fields(cls) if f.metadata.get("reported")}
 
     def as_dict(self) -> dict:
         """Every option with its value (the config record)."""

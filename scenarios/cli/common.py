@@ -105,6 +105,28 @@ def parse_flag(f, text: str):
     return None if text == f.metadata.get("none_word") else parse_option(f"{f.name}={text}")[1]
 
 
+def add_declared(parser, *names: str, **defaults) -> None:
+    """The ``RunSpec`` settings ``names`` as arguments, as ``run`` has them (``defaults``: a
+    command's own defaults, by name); a table declared by its entries (``training``) as one
+    argument per entry."""
+    import dataclasses
+
+    from scenarios.definitions.settings import RunSpec, declared
+
+    fields = {f.name: f for f in declared()}
+    for name in names:
+        f = fields[name]
+        entries = f.metadata.get("entries")
+        if entries:
+            for entry in dataclasses.fields(entries()):
+                add_setting(parser, entries(), entry, None, f.metadata.get("default_text"))
+        elif name in defaults:
+            add_setting(parser, RunSpec, f, defaults[name], str(defaults[name]))
+        else:
+            default = f.metadata.get("cli_default", None if f.default is dataclasses.MISSING else f.default)
+            add_setting(parser, RunSpec, f, default, f.metadata.get("cli_default"))
+
+
 def option_flags() -> dict[str, tuple[type, object]]:
     """The algorithm options with a flag of their own (``--streams``, ``--lambda``): flag ->
     (the first declaring algorithm's ``Options``, the field)."""
@@ -124,9 +146,7 @@ def add_run_settings(parser, seed: bool = False) -> None:
     """The settings ``run`` and ``compare`` share, one argument per declaration
     (``scenarios.definitions.settings.RunSpec``, the training table's entries, the algorithm
     options with a flag of their own), grouped by section; ``seed``: ``--seed`` too."""
-    import dataclasses
-
-    from scenarios.definitions.settings import SECTIONS, RunSpec, declared
+    from scenarios.definitions.settings import SECTIONS, declared
 
     groups: dict = {}
     for f in declared():
@@ -135,13 +155,7 @@ def add_run_settings(parser, seed: bool = False) -> None:
         section = f.metadata["section"]
         if section not in groups:
             groups[section] = parser.add_argument_group(SECTIONS[section])
-        entries = f.metadata.get("entries")
-        if entries:
-            for entry in dataclasses.fields(entries()):
-                add_setting(groups[section], entries(), entry, None, f.metadata.get("default_text"))
-            continue
-        default = f.metadata.get("cli_default", None if f.default is dataclasses.MISSING else f.default)
-        add_setting(groups[section], RunSpec, f, default, f.metadata.get("cli_default"))
+        add_declared(groups[section], f.name)
         if f.name == "options":
             for cls, option in option_flags().values():
                 add_setting(groups[section], cls, option)
@@ -220,13 +234,8 @@ def show_progress(args) -> bool:
 
 def add_training(parser) -> None:
     """The training settings (``learning.training.LocalTraining``'s declarations) that override the scenario's."""
-    import dataclasses
-
-    from learning.training import LocalTraining
-
-    group = parser.add_argument_group("training settings (default: the scenario's; 'fl-cosim scenario NAME' lists them)")
-    for f in dataclasses.fields(LocalTraining):
-        add_setting(group, LocalTraining, f, None, "the scenario's")
+    add_declared(parser.add_argument_group("training settings (default: the scenario's; 'fl-cosim scenario NAME' lists them)"),
+                 "training")
 
 
 def training_overrides(args) -> dict:

@@ -17,7 +17,7 @@ import dataclasses
 import functools
 import types
 import typing
-from typing import Callable, Iterable, Literal, Mapping
+from typing import Iterable, Literal, Mapping
 
 from contract.setting import Setting, UsageError
 
@@ -26,28 +26,31 @@ class OptionError(UsageError, ValueError):
     """An option that is unknown, of the wrong type, out of range or without effect (one line)."""
 
 
-def option(default, doc: str, *, low: float | None = None, high: float | None = None, low_open: bool = False,
-           high_open: bool = False, requires: Mapping[str, object] | None = None, flag: str | None = None,
-           label: str | None = None, none_word: str | None = None, words: Callable[[], Iterable[str]] | None = None,
-           check: Callable[[str, object], object] | None = None, metavar: str | None = None, pattern: str | None = None,
-           pattern_text: str = "", reported: str | None = None, **extra):
+RULE = ("low", "high", "low_open", "high_open", "pattern", "pattern_text")  # the value's range: ``Setting``'s
+DECLARED = ("requires", "flag", "label", "none_word", "words", "check", "metavar", "reported",  # read here
+            "section", "command", "sweep", "entries", "cli_default", "default_text")  # read by RunSpec's readers
+
+
+def option(default, doc: str, **declared):
     """A field of an ``Options`` dataclass: its default (``dataclasses.MISSING``: none, ``dict``: an
-    empty table), one-line doc, range (numbers) and ``requires``: the other options' values under
-    which it has an effect (``{"formation": "channel"}``). Where it has them: ``flag``, a
-    command-line flag of its own (``--streams``); ``label``, its short name in the run's label
-    (``k``: ``user-centric k=4``, folder ``user-centric_k4``); ``none_word``, the word that stands
-    for None on the command line and in the label (``m``); ``words``, the allowed words read when
-    checked (a registry's names); ``check``, ``(key, value) -> value`` for text a parser checks (a
-    codec spec: its canonical form; ValueError for a bad one); ``metavar``, its value's name in
-    ``--help``; ``pattern``, a regular expression text must match in full (``pattern_text`` in
-    words); ``reported``, the evaluation extra in which the learner reports the value it resolved
-    the option to (``streams="auto"``: the k Algorithm 2 chose; the run's summary shows that).
-    ``extra``: what one declaring class reads besides (``RunSpec``'s ``section``)."""
-    rule = {"low": low, "high": high, "low_open": low_open, "high_open": high_open}
-    if pattern:
-        rule.update(pattern=pattern, pattern_text=pattern_text)
-    metadata = {"doc": doc, "rule": rule, "requires": dict(requires or {}), "flag": flag, "label": label, "none_word": none_word,
-                "words": words, "check": check, "metavar": metavar, "reported": reported, **extra}
+    empty table), one-line doc, range (``low``, ``high``, ``low_open``, ``high_open`` for numbers;
+    ``pattern`` a regular expression text must match in full, ``pattern_text`` in words) and
+    ``requires``: the other options' values under which it has an effect (``{"formation": "channel"}``).
+    Where it has them: ``flag``, a command-line flag of its own (``--streams``); ``label``, its
+    short name in the run's label (``k``: ``user-centric k=4``, folder ``user-centric_k4``);
+    ``none_word``, the word that stands for None on the command line and in the label (``m``);
+    ``words``, a function giving the allowed words, read when checked (a registry's names);
+    ``check``, ``(key, value) -> value`` for text a parser checks (a codec spec: its canonical
+    form; ValueError for a bad one); ``metavar``, its value's name in ``--help``; ``reported``,
+    the evaluation extra in which the learner reports the value it resolved the option to
+    (``streams="auto"``: the k Algorithm 2 chose; the run's summary shows that). ``RunSpec``'s
+    fields also declare ``section``, ``command``, ``sweep``, ``entries``, ``cli_default`` and
+    ``default_text`` (``scenarios.definitions.settings``)."""
+    unknown = sorted(set(declared) - set(RULE) - set(DECLARED))
+    if unknown:
+        raise TypeError(f"option() takes no {', '.join(unknown)}")
+    rule = {key: declared.pop(key) for key in RULE if key in declared}
+    metadata = {"doc": doc, "rule": rule, **declared, "requires": dict(declared.get("requires") or {})}
     if default is dict:
         return dataclasses.field(default_factory=dict, metadata=metadata)
     return dataclasses.field(default=default, metadata=metadata)

@@ -16,6 +16,7 @@ from scenarios.cli.common import option_flags
 from scenarios.cli.main import build_parser
 from scenarios.cli.run import run_specs
 from scenarios.definitions.registry import SCENARIOS
+from scenarios.definitions.systems import DEFAULT_SYSTEM
 from scenarios.definitions.settings import DEFAULT_SCENARIO, SWEEP_KEYS, RunSpec, check_spec, declared, reference
 from scenarios.execution.sweep import expand
 
@@ -121,6 +122,7 @@ def test_the_declarations_are_whole():
     names += [f.name for _, f in option_flags().values()]
     assert len(set(flags)) == len(flags) and len(set(names)) == len(names)
     assert {f.name for f in declared() if f.name not in SWEEP_KEYS} == {"algorithm", "options", "seed"}
+    assert RunSpec(SCENARIO, ALGORITHM).system == DEFAULT_SYSTEM  # the command line's default is the API's
 
 
 def test_a_bad_value_names_its_setting_in_one_line():

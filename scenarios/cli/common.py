@@ -186,7 +186,7 @@ def route_options(args, variants: list[tuple[str, dict]]) -> list[tuple[str, dic
     for key in options:
         if not any(takes(name, key) for name in names):
             raise UsageError(f"no algorithm of this run takes option {key!r} (see 'fl-cosim list' for each one's options)")
-    flagged, takers = {}, {}  # option -> its flag's value; option -> the algorithms of the run that declare that flag
+    flagged, takers = {}, {}  # option -> (its flag, its Options, its value); option -> the run's algorithms that declare the flag
     for flag, (cls, f) in option_flags().items():
         if getattr(args, f.name, None) is None:
             continue
@@ -194,17 +194,17 @@ def route_options(args, variants: list[tuple[str, dict]]) -> list[tuple[str, dic
         if not takers[f.name]:
             declaring = sorted(name for name, a in ALGORITHMS.items() if a.Options.flags().get(f.name) == flag)
             raise UsageError(f"{flag} applies to algorithms with {f.name} ({', '.join(declaring)}); none is in this run")
-        flagged[f.name] = parse_flag(f, getattr(args, f.name))
-    for flag, (cls, f) in option_flags().items():
-        for other, wanted in (cls.requirements()[f.name].items() if f.name in flagged else ()):
-            if flagged.get(other, options.get(other)) != wanted:
+        flagged[f.name] = (flag, cls, parse_flag(f, getattr(args, f.name)))
+    for key, (flag, cls, _) in flagged.items():
+        for other, wanted in cls.requirements()[key].items():
+            if (flagged[other][2] if other in flagged else options.get(other)) != wanted:
                 raise UsageError(f"{flag} applies only with {cls.flags().get(other, other)} {wanted}")
-        if f.name in flagged and f.name in options:
-            raise UsageError(f"give {flag.lstrip('-')} once: {flag} or --option {f.name}=..., not both")
+        if key in options:
+            raise UsageError(f"give {flag.lstrip('-')} once: {flag} or --option {key}=..., not both")
     routed, seen = [], set()
     for name, defaults in variants:
         run_options = {**defaults, **{k: v for k, v in options.items() if takes(name, k)}}
-        run_options.update({key: value for key, value in flagged.items() if name in takers[key]})
+        run_options.update({key: value for key, (_, _, value) in flagged.items() if name in takers[key]})
         key = (name, tuple(sorted((k, repr(v)) for k, v in run_options.items())))
         if key not in seen:
             seen.add(key)
@@ -223,7 +223,7 @@ def spec_settings(args) -> dict:
         if entries:
             values[f.name] = table_overrides(args, entries())
         elif f.name not in ("algorithm", "options") and hasattr(args, f.name):
-            value = getattr(args, f.name)
+            value = getattr(args, f.name)  # a table: its KEY=VALUE texts (add_setting)
             values[f.name] = parse_options(value, f.metadata["flag"]) if isinstance(value, list) else value
     return values
 

@@ -20,7 +20,6 @@ from typing import Literal
 from contract.setting import MAX_COUNT, MAX_DEVICES, Setting, UsageError, non_negative, positive, positive_int  # noqa: F401 (the settings' kinds)
 from learning.options import allowed_text, check_field, default_words, field_setting, option
 from netsim.system import TIMING_MODES
-from scenarios.definitions.systems import DEFAULT_SYSTEM
 
 MAX_ROUNDS = 100_000  # every round's record and plan are kept in memory and written out
 MAX_SEED = 2**63 - 1  # numpy's SeedSequence takes any non-negative int; this keeps it a JSON/CSV int
@@ -51,8 +50,9 @@ MAX_DEADLINE = 1e10
 
 # --- the declarations ------------------------------------------------------------------
 DEFAULT_SCENARIO = "digits-rotation"
+DEFAULT_SYSTEM = "wireless-slow-ul"  # a preset of scenarios.definitions.systems (tests/test_declared_settings.py)
 SECTIONS = {  # a field's ``section``: where it belongs, and so how it is checked
-    "spec": "what runs: the scenario, the algorithm and its options, the seed",
+    "spec": "what runs: the scenario, the algorithm and its options",
     "run": "the run's knobs",
     "network": "the network system and its timing",
     "scenario": "the scenario's knobs (only where the scenario has them: Scenario.knobs)",

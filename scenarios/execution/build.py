@@ -34,7 +34,7 @@ class PreparedRun:
     channel_rng: object  # fading draws of a cell (None for a normalized system)
     samples: np.ndarray  # training samples per device in one local update
     config: dict  # the config record (``config.json``)
-    scheduler: object = None  # netsim.scheduling.Scheduler, None: the learner samples
+    scheduler: object = None  # a netsim.scheduling.Policy, None: the learner samples
 
     @property
     def name(self) -> str:

@@ -1,7 +1,7 @@
 """The tutorial is a test: the example plugin folder of ``docs/extending.md`` (an algorithm, a
-scenario with its data builder and model, a network system) runs through ``run``, ``compare``
-and ``sweep`` (process workers and Ray), and a plugin installed as a package is found through
-its entry point."""
+scenario with its data builder and model, a network system, a scheduling policy) runs through
+``run``, ``compare`` and ``sweep`` (process workers and Ray), and a plugin installed as a
+package is found through its entry point."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 
 from learning.algorithms import ALGORITHMS
 from learning.models import MODELS
+from netsim.scheduling import POLICIES
 from scenarios import plugins
 from scenarios.cli.main import main
 from scenarios.definitions.registry import SCENARIOS
@@ -24,7 +25,8 @@ from scenarios.definitions.systems import SYSTEMS
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "plugin"
 PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "fl_cosim_example_entry", "clash", "empty_plugin",
-                  "modelless", "helped_plugin", "plugin_helper", "chatty", "quitter", "badly_named", "zero_time_unit")
+                  "modelless", "helped_plugin", "plugin_helper", "chatty", "quitter", "badly_named", "zero_time_unit",
+                  "round_robin", "strongest_first")
 # on the CPU: runs compared file for file are the same run on one device (a GPU's reductions need not be)
 SMALL = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rounds", "2", "--quiet", "--device", "cpu"]
 
@@ -32,8 +34,8 @@ SMALL = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rou
 @pytest.fixture(autouse=True)
 def registries():
     """Each test loads its plugins afresh and leaves the registries as it found them."""
-    saved = [(table, dict(table)) for table in (ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, plugins.ORIGINS, plugins.LOADED,
-                                                          plugins.FILES)]
+    saved = [(table, dict(table)) for table in (ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, POLICIES, plugins.ORIGINS,
+                                                          plugins.LOADED, plugins.FILES)]
     installed = plugins._installed_loaded
     yield
     for table, content in saved:
@@ -74,6 +76,30 @@ def test_run_records_the_plugins_and_power_one_is_fedavg(capsys, tmp_path):
     halved = run_json(capsys, ["run", "--plugin", str(EXAMPLE), "--algorithm", "tempered-fedavg", "--option", "power=0.5",
                                *SMALL, *out])["runs"][0]
     assert (folder_of(halved) / "rounds.csv").read_bytes() != (tempered / "rounds.csv").read_bytes()
+
+
+def test_a_scheduling_policy_from_a_plugin_file_chooses_each_round_s_participants(capsys, tmp_path):
+    """round-robin: 6 devices at participation 0.5, three a round in turn; the plans say so."""
+    argv = ["run", "--plugin", str(EXAMPLE / "round_robin.py"), "--scheduler", "round-robin", "--participation", "0.5",
+            "--scenario", "digits-rotation", "--devices", "6", "--algorithm", "fedavg", "--rounds", "4", "--backend", "loop",
+            "--quiet", "--no-figure", "--out", str(tmp_path)]
+    run = run_json(capsys, argv)["runs"][0]
+    plans = [json.loads(line)["plan"] for line in (folder_of(run) / "plans.jsonl").read_text().splitlines()]
+    assert [plan["participants"] for plan in plans[1:]] == [[0, 1, 2], [3, 4, 5], [0, 1, 2], [3, 4, 5]]
+    config = json.loads((folder_of(run) / "config.json").read_text())
+    assert config["communication"] == {"scheduler": "round-robin"} and "sched=round-robin" in run["label"]
+    assert config["plugins"]["scheduler"]["module"] == "round_robin"
+
+
+def test_a_scheduling_policy_is_refused_where_the_network_lacks_what_it_needs(capsys, tmp_path):
+    plugin = tmp_path / "strongest_first.py"
+    plugin.write_text("from netsim.scheduling import BestChannel\n\n\nclass StrongestFirst(BestChannel):\n"
+                      "    name = 'strongest-first'\n\n\nSCHEDULERS = [StrongestFirst]\n")
+    argv = ["run", "--plugin", str(plugin), "--scheduler", "strongest-first", "--participation", "0.5", "--scenario",
+            "digits-rotation", "--algorithm", "fedavg", "--rounds", "1", "--quiet", "--no-figure", "--out", str(tmp_path / "out")]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip().endswith("scheduler strongest-first needs a cell's channel reports; choose a cell system")
+    assert not (tmp_path / "out").exists()
 
 
 def test_plugin_things_are_listed_and_checked_like_built_ins(capsys, tmp_path):

@@ -134,7 +134,7 @@ def _interval(start: float, end: float | None) -> str:
 
 def choice_table(answer: list[dict], seeds: int = 1) -> tuple[list[str], list[list[str]]]:
     """One time column per unit among the systems (a system's time only in its own unit's column)."""
-    from scenarios.reports.over_seeds import TIME_HEADERS, ToTarget, target_cell
+    from scenarios.reports.over_seeds import TIME_FORMATS, TIME_HEADERS, ToTarget, target_cell
 
     units = list(dict.fromkeys(a["time_unit"] for a in answer if a["time_unit"] is not None)) or ["T_dl"]
     header = ["system", "lambda", "k*"] + [TIME_HEADERS[u] for u in units] + ["bits to target"]
@@ -144,7 +144,7 @@ def choice_table(answer: list[dict], seeds: int = 1) -> tuple[list[str], list[li
         time = ToTarget(a["time_to_target"], a["time_to_target_std"], a["reached"], seeds)
         cells = [a["system"], "-" if a["k"] is None else _interval(a["lambda_from"], a["lambda_to"]),
                  "-" if a["k"] is None else str(a["k"])]
-        cells += [target_cell(time, ".3f" if u == "s" else ".1f") if a["time_unit"] == u else "-" for u in units]
+        cells += [target_cell(time, TIME_FORMATS[u]) if a["time_unit"] == u else "-" for u in units]
         cells.append(target_cell(ToTarget(a["bits_to_target"], None, a["reached"], seeds), ".4g"))
         cells += [f"{a['reached']}/{seeds}"] if seeds > 1 else []
         body.append(cells)

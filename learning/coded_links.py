@@ -19,7 +19,6 @@ from learning.codecs import Codec, ErrorFeedback, parse_codec
 from learning.training import torch_generator
 
 UPLINK_STREAM, DOWNLINK_STREAM = 1001, 1002  # spawn-key suffixes of the codecs' seed streams
-CODEC_ALGORITHMS = ("fedavg", "oracle", "user-centric")  # their local update and plan are MixingLearner's
 
 
 def named_child(seed_sequence: np.random.SeedSequence, key: int) -> np.random.SeedSequence:

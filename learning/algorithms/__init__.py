@@ -27,4 +27,11 @@ ALGORITHMS: dict[str, type[FederatedLearner]] = {
                 PFedLIA, SelfFL, PerFedAvg, FeSEM, FedProto)
 }
 
-__all__ = ["ALGORITHMS", "FederatedLearner", "LearnerSetup", "MixingLearner"]
+
+
+def codec_algorithms() -> list[str]:
+    """The registered algorithms that take update codecs (``accepts_codecs``)."""
+    return [name for name, cls in ALGORITHMS.items() if cls.takes_codecs()]
+
+
+__all__ = ["ALGORITHMS", "FederatedLearner", "LearnerSetup", "MixingLearner", "codec_algorithms"]

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from contract import RoundPlan, Stream
-from learning.coded_links import CODEC_ALGORITHMS, CodedLinks
+from learning.coded_links import CodedLinks
 from learning.data import FederatedData
 from learning.evaluation import Evaluation
 from learning.models import build_model
@@ -49,7 +49,11 @@ def summary(cls: type) -> str:
     """The first sentence of the algorithm module's docstring: what it is, with its paper."""
     import sys
 
-    doc = sys.modules[cls.__module__].__doc__ or cls.__doc__ or cls.name
+    return first_sentence(sys.modules[cls.__module__].__doc__ or cls.__doc__ or cls.name)
+
+
+def first_sentence(doc: str) -> str:
+    """The first sentence of ``doc``'s first paragraph (an "et al." does not end it)."""
     paragraph = " ".join(doc.strip().split("\n\n")[0].split())
     return re.split(r"(?<!\bal)\.\s+(?=[A-Z])", paragraph)[0].rstrip(".") + "."
 
@@ -64,6 +68,11 @@ class FederatedLearner:
 
     name = "base"
     Options: type[Options] = Options  # each algorithm with options declares its own dataclass
+    # True where the class sends the plain model difference up and the model down through
+    # MixingLearner's plan and local update, so the run's codecs (learning.codecs) apply; read
+    # from the class itself, never inherited (``takes_codecs``): a subclass that sends payloads
+    # of its own (control variates, a proximal update...) is never coded by mistake
+    accepts_codecs = False
 
     def __init__(self, setup: LearnerSetup):
         self.setup = setup
@@ -83,9 +92,16 @@ class FederatedLearner:
         self.train_sizes = setup.data.train_sizes
         if not 0 < setup.participation <= 1:
             raise ValueError(f"participation must be in (0, 1], got {setup.participation}")
-        if (setup.uplink_codec, setup.downlink_codec) != ("none", "none") and self.name not in CODEC_ALGORITHMS:
-            raise ValueError(f"codecs apply to {', '.join(CODEC_ALGORITHMS)}; {self.name} sends its own payloads")
+        if (setup.uplink_codec, setup.downlink_codec) != ("none", "none") and not self.takes_codecs():
+            from learning.algorithms import codec_algorithms
+
+            raise ValueError(f"codecs apply to {', '.join(codec_algorithms())}; {self.name} sends its own payloads")
         self.scheduled: tuple[int, ...] | None = None  # the network's choice for the coming round
+
+    @classmethod
+    def takes_codecs(cls) -> bool:
+        """Whether the class itself declares ``accepts_codecs`` (a subclass says it again)."""
+        return bool(vars(cls).get("accepts_codecs", False))
 
     # --- shared helpers -------------------------------------------------------------
     def job(self, device: int, start: torch.Tensor, slot: str = "model", **hooks) -> LocalJob:

@@ -83,6 +83,7 @@ class UserCentric(MixingLearner):
 
     name = "user-centric"
     Options = UserCentricOptions
+    accepts_codecs = True
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)

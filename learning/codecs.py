@@ -178,15 +178,15 @@ def _assignment(key: str, value) -> str:
 
 
 def codec_help() -> str:
-    """The registered codecs with their parameters' defaults and the algorithms that take one,
-    for the command line's help: ``none (default), qsgd[:bits=4,bucket=512], ... (fedavg, ...)``."""
-    from learning.algorithms import codec_algorithms
+    """The registered codecs with their parameters' defaults, for the command line's help:
+    ``none (default), qsgd[:bits=4,bucket=512], ...`` (``learning.algorithms.codec_algorithms``
+    names the algorithms that take one)."""
 
     def one(cls: type[Codec]) -> str:
         defaults = ",".join(_assignment(key, value) for key, value in cls.defaults().items())
         return cls.name + (" (default)" if cls.is_identity else f"[:{defaults}]" if defaults else "")
 
-    return ", ".join(one(cls) for cls in CODECS.values()) + f" ({', '.join(codec_algorithms())})"
+    return ", ".join(one(cls) for cls in CODECS.values())
 
 
 def index_bits(d: int) -> int:

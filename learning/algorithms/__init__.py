@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from learning.algorithms.base import FederatedLearner, LearnerSetup, MixingLearner
+from learning.algorithms.base import FederatedLearner, LearnerSetup, MixingLearner, codec_algorithms
 from learning.algorithms.fedavg import FedAvg
 from learning.algorithms.local import Local
 from learning.algorithms.oracle import Oracle
@@ -27,11 +27,6 @@ ALGORITHMS: dict[str, type[FederatedLearner]] = {
                 PFedLIA, SelfFL, PerFedAvg, FeSEM, FedProto)
 }
 
-
-
-def codec_algorithms() -> list[str]:
-    """The registered algorithms that take update codecs (``accepts_codecs``)."""
-    return [name for name, cls in ALGORITHMS.items() if cls.takes_codecs()]
 
 
 __all__ = ["ALGORITHMS", "FederatedLearner", "LearnerSetup", "MixingLearner", "codec_algorithms"]

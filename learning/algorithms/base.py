@@ -15,13 +15,14 @@ import numpy as np
 import torch
 
 from contract import RoundPlan, Stream
+from contract.seeds import LearnerSeeds
 from learning.coded_links import CodedLinks
 from learning.data import FederatedData
 from learning.evaluation import Evaluation
 from learning.models import build_model
 from learning.options import Options
 from learning.params import get_flat, model_bits
-from learning.training import LocalJob, LocalTraining, Trainer, device_generators, torch_generator
+from learning.training import LocalJob, LocalTraining, Trainer, torch_generator
 from learning.weights import mix
 
 SCALAR_BITS = 32.0
@@ -80,21 +81,19 @@ class FederatedLearner:
         self.options = given if type(given) is self.Options else self.Options.resolve(given, owner=self.name)
         self.data = setup.data
         self.num_devices = setup.data.num_devices
-        init_seq, device_seq, server_seq = setup.seed_sequence.spawn(3)
-        model = build_model(setup.model_name, torch_generator(init_seq), setup.training.init, **setup.model_kwargs)
+        self.seeds = LearnerSeeds.of(setup.seed_sequence)
+        model = build_model(setup.model_name, torch_generator(self.seeds.init), setup.training.init, **setup.model_kwargs)
         self.trainer = Trainer(model, setup.training, setup.data.task, noise_variance=setup.data.noise_variance)
         self.trainer.resident_data = setup.data.devices
         self.model_bits = model_bits(model)
         self.theta0 = get_flat(model)
         self.theta = self.theta0.repeat(self.num_devices, 1)
-        self.generators = device_generators(device_seq, self.num_devices)
-        self.rng = np.random.default_rng(server_seq)
+        self.generators = [torch_generator(self.seeds.device(d)) for d in range(self.num_devices)]
+        self.rng = np.random.default_rng(self.seeds.server)
         self.train_sizes = setup.data.train_sizes
         if not 0 < setup.participation <= 1:
             raise ValueError(f"participation must be in (0, 1], got {setup.participation}")
         if (setup.uplink_codec, setup.downlink_codec) != ("none", "none") and not self.takes_codecs():
-            from learning.algorithms import codec_algorithms
-
             raise ValueError(f"codecs apply to {', '.join(codec_algorithms())}; {self.name} sends its own payloads")
         self.scheduled: tuple[int, ...] | None = None  # the network's choice for the coming round
 
@@ -172,6 +171,17 @@ class FederatedLearner:
         return Evaluation(accuracy, loss, self.evaluation_extras())
 
 
+def codec_algorithms() -> list[str]:
+    """The algorithms that take update codecs (their class declares ``accepts_codecs``), sorted."""
+    found, classes = set(), [FederatedLearner]
+    while classes:
+        cls = classes.pop()
+        classes += cls.__subclasses__()
+        if cls.takes_codecs():
+            found.add(cls.name)
+    return sorted(found)
+
+
 class MixingLearner(FederatedLearner):
     """Local SGD from each device's current model, then ``Theta <- W @ Theta`` (journal eq. 8).
 
@@ -192,7 +202,7 @@ class MixingLearner(FederatedLearner):
         self.links: CodedLinks | None = None
         self.held: torch.Tensor | None = None  # with a downlink codec: the model each device trains from
         if (setup.uplink_codec, setup.downlink_codec) != ("none", "none"):
-            self.links = CodedLinks(setup.uplink_codec, setup.downlink_codec, setup.seed_sequence, self.theta)
+            self.links = CodedLinks(setup.uplink_codec, setup.downlink_codec, self.seeds, self.theta)
             if not self.links.downlink.is_identity:
                 self.held = self.theta.clone()
 

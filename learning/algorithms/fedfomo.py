@@ -75,15 +75,20 @@ class FedFomo(FederatedLearner):
             return None
         participants = self.sample_participants()
         newcomers = tuple(d for d in participants if d not in self.has_initial)
-        self.has_initial.update(newcomers)
         streams = [Stream(newcomers, self.model_bits)] if newcomers else []
         downloads = self.downloads(server_round)
-        if downloads:
-            self.offered = {d: self.choose_models(d) for d in participants}
-            streams += [Stream((d,), self.model_bits) for d in participants for _ in self.offered[d]]
+        if downloads:  # the models offered are chosen once the round is under way (round_outcome)
+            streams += [Stream((d,), self.model_bits) for d in participants for _ in range(self.options.M)]
         bits = (self.model_bits if self.uploads(server_round) else 0.0) + (self.options.M * SCALAR_BITS if downloads else 0.0)
         uplink = {d: bits for d in participants} if bits else {}
         return RoundPlan(tuple(streams), uplink, participants)
+
+    def round_outcome(self, server_round: int, outcome) -> None:
+        """The round's participants hold the initial model now; in a download round each is
+        offered its M models, drawn in device order from the server's generator."""
+        self.has_initial.update(outcome.participants)
+        if self.downloads(server_round):
+            self.offered = {d: self.choose_models(d) for d in outcome.participants}
 
     def choose_models(self, device: int) -> np.ndarray:
         """Epsilon-greedy over the affinity row: M random peers, or the M of highest affinity."""

@@ -154,11 +154,16 @@ class SelfFL(FederatedLearner):
         if server_round == 0:
             return None
         participants = self.sample_participants()
-        self.steps = {d: self.client_start(d)[1] for d in participants}
+        steps = {d: self.client_start(d)[1] for d in participants}
         down = Stream(participants, self.model_bits + 2 * SCALAR_BITS)  # theta^{t-1}, sigma_0^2, total precision
         uplink = self.model_uplink(participants, 1.0)
         uplink = {d: bits + SCALAR_BITS for d, bits in uplink.items()}  # + sigma_m^2
-        return self.scale_compute(RoundPlan((down,), uplink, participants), lambda d: self.steps[d] / self.standard_steps(d))
+        return self.scale_compute(RoundPlan((down,), uplink, participants), lambda d: steps[d] / self.standard_steps(d))
+
+    def round_outcome(self, server_round: int, outcome) -> None:
+        """The local steps of every participant of the round (``mean_local_steps``), from the
+        state its plan was made in."""
+        self.steps = {d: self.client_start(d)[1] for d in outcome.participants}
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         starts = {device: self.client_start(device) for device in devices}  # all from the round's start state

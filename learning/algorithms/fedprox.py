@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from learning.algorithms.base import LearnerSetup
 from learning.algorithms.fedavg import FedAvg
 from learning.options import Options, option
 
@@ -23,9 +22,6 @@ class FedProxOptions(Options):
 class FedProx(FedAvg):
     name = "fedprox"
     Options = FedProxOptions
-
-    def __init__(self, setup: LearnerSetup):
-        super().__init__(setup)
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if devices:  # the received model is both the start and the anchor

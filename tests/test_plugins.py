@@ -24,8 +24,8 @@ from scenarios.definitions.systems import SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "plugin"
-PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "half_precision", "fl_cosim_example_entry", "clash", "empty_plugin",
-                  "modelless", "helped_plugin", "plugin_helper", "chatty", "quitter", "badly_named", "zero_time_unit")
+PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "half_precision", "fl_cosim_example_entry", "clash",
+                  "empty_plugin", "codec_clash", "not_a_codec", "modelless", "helped_plugin", "plugin_helper", "chatty", "quitter", "badly_named", "zero_time_unit")
 # on the CPU: runs compared file for file are the same run on one device (a GPU's reductions need not be)
 SMALL = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rounds", "2", "--quiet", "--device", "cpu"]
 
@@ -104,7 +104,8 @@ def test_plugin_things_are_listed_and_checked_like_built_ins(capsys, tmp_path):
     assert "tempered-fedavg" in listed["algorithms"] and "mirrored-digits" in listed["scenarios"]
     assert "slow-half-uplink" in listed["systems"]
     assert listed["algorithm_option_ranges"]["tempered-fedavg"] == {"power": "a finite number >= 0"}
-    assert listed["codecs"]["half"] == {"format": "float16", "ef": 0} and listed["codecs"]["qsgd"] == {"bits": 4, "bucket": 512}
+    assert listed["codecs"]["half"] == {"format": "float16", "ef": 0}
+    assert listed["codecs"]["qsgd"] == {"bits": 4, "bucket": 512}
     base = ["run", "--plugin", str(EXAMPLE), "--algorithm", "tempered-fedavg", *SMALL, "--out", str(tmp_path)]
     for option, message in (("power=-1", "tempered-fedavg option power must be a finite number >= 0, got -1"),
                             ("power=nan", "tempered-fedavg option power must be a finite number >= 0, got nan"),
@@ -120,16 +121,24 @@ def test_plugin_things_are_listed_and_checked_like_built_ins(capsys, tmp_path):
                          .replace('"two-layer-perceptron",', '"three-layer-perceptron",').replace('"mirrored-digits"', '"modelless"'))
     empty = tmp_path / "empty_plugin.py"
     empty.write_text("X = 1\n")
+    codec_clash = tmp_path / "codec_clash.py"
+    codec_clash.write_text("from dataclasses import dataclass\nfrom typing import ClassVar\nfrom learning.codecs import QSGD\n\n"
+                           "@dataclass(frozen=True)\nclass Again(QSGD):\n    name: ClassVar[str] = 'qsgd'\n\nCODECS = [Again]\n")
+    not_a_codec = tmp_path / "not_a_codec.py"
+    not_a_codec.write_text("CODECS = [int]\n")
     for plugin, message in ((tmp_path / "absent.py", "absent.py' is not a .py file, a folder of them or a module name"),
                             (clash, "plugin clash: algorithm 'fedavg' is already registered (by a built-in one)"),
                             (empty, "plugin empty_plugin declares nothing"),
+                            (codec_clash, "plugin codec_clash: codec 'qsgd' is already registered (by a built-in one)"),
+                            (not_a_codec, "CODECS holds <class 'int'>, not a learning.codecs.Codec dataclass with its own name"),
                             (modelless, "scenario 'modelless' names model 'three-layer-perceptron', which is neither built in nor"),
                             ("no_such_module_here", "plugin 'no_such_module_here' is neither a file, a folder nor")):
         assert main(["list", "--plugin", str(plugin)]) == 2
         error = capsys.readouterr().err
         assert message in error and error.count("\n") == 1
     assert "fedavg" in ALGORITHMS and ALGORITHMS["fedavg"].__module__ == "learning.algorithms.fedavg"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["clash.py", "empty_plugin.py", "modelless.py"]  # nothing written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clash.py", "codec_clash.py", "empty_plugin.py", "modelless.py",
+                                                          "not_a_codec.py"]  # nothing written
 
 
 def test_compare_runs_the_plugin_on_the_batched_backend(capsys, tmp_path):

@@ -51,7 +51,8 @@ def tell_outcome(learner, server_round: int, plan: RoundPlan | None, arrived) ->
     tell = getattr(learner, "round_outcome", None)
     if plan is not None and tell is not None:
         everyone = tuple(plan.participants)
-        tell(server_round, RoundOutcome(everyone, everyone, tuple(arrived), {d: "deadline" for d in everyone if d not in arrived}))
+        dropped = {d: "deadline" for d in everyone if d not in arrived}
+        tell(server_round, RoundOutcome(everyone, everyone, tuple(arrived), dropped))
 
 
 def values(tensor: torch.Tensor) -> np.ndarray:

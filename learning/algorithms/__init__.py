@@ -27,6 +27,4 @@ ALGORITHMS: dict[str, type[FederatedLearner]] = {
                 PFedLIA, SelfFL, PerFedAvg, FeSEM, FedProto)
 }
 
-
-
 __all__ = ["ALGORITHMS", "FederatedLearner", "LearnerSetup", "MixingLearner", "codec_algorithms"]

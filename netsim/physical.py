@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from contract.seeds import ChannelSeeds
 from netsim import duplex, energy, fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.distributions import ShiftedExponential
@@ -531,10 +532,8 @@ class RoundChannel:
         return bool(self.system.below_floor(self.uplink_share_efficiency(device, sharing)))
 
 
-def channel_seeds(network_seq: np.random.SeedSequence) -> tuple[np.random.SeedSequence, ...]:
-    """(layout, fading, planning) seeds: children of the network seed's own channel child, so
-    the compute draws (the network seed's generator) are the same whether the physical layer is
-    on or off, and a run's layout does not depend on how many rounds it runs. Planning draws
-    are the base station's own fading samples for estimating airtimes (never the round's)."""
-    channel = np.random.SeedSequence(network_seq.entropy, spawn_key=tuple(network_seq.spawn_key) + (0,))
-    return tuple(channel.spawn(3))
+def channel_seeds(network_seq: np.random.SeedSequence) -> ChannelSeeds:
+    """(layout, fading, planning) seeds of the network seed's channel child (``contract.seeds``:
+    the one split of a run seed). Planning draws are the base station's own fading samples for
+    estimating airtimes (never the round's)."""
+    return ChannelSeeds.of(network_seq)

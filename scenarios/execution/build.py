@@ -137,12 +137,15 @@ def config_record(run: ResolvedRun, learner, samples: np.ndarray, data_digest: s
 
 
 def plugin_record(run: ResolvedRun) -> dict:
-    """``{"plugins": {kind: {"name", "module", "version", "sha256"}}}`` for what this run takes
-    from plugins (nothing for a run of built-ins, so their folder names stay as they were)."""
+    """``{"plugins": {use: {"name", "module", "version", "sha256"}}}`` for what this run takes
+    from plugins, by its use (its kind; a codec by its link, ``uplink_codec``/``downlink_codec``):
+    nothing for a run of built-ins, so their folder names stay as they were."""
     spec = run.spec
-    used = {"algorithm": spec.algorithm, "scenario": spec.scenario, "model": run.scenario.model_name, "system": spec.system,
-            "scheduler": spec.scheduler}
-    found = {kind: {"name": name, **origin(kind, name)} for kind, name in used.items() if origin(kind, name)}
+    used = {"algorithm": ("algorithm", spec.algorithm), "scenario": ("scenario", spec.scenario),
+            "model": ("model", run.scenario.model_name), "system": ("system", spec.system),
+            "scheduler": ("scheduler", spec.scheduler),
+            **{link: ("codec", getattr(spec, link).partition(":")[0]) for link in ("uplink_codec", "downlink_codec")}}
+    found = {use: {"name": name, **origin(kind, name)} for use, (kind, name) in used.items() if origin(kind, name)}
     return {"plugins": found} if found else {}
 
 

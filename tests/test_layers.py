@@ -64,9 +64,13 @@ def _imports(name: str, path: Path, modules: dict) -> set[str]:
     return found - {name}
 
 
-def test_no_import_cycle_among_the_project_modules():
+def _graph() -> dict[str, set[str]]:
     modules = _modules()
-    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def test_no_import_cycle_among_the_project_modules():
+    graph = _graph()
     state: dict[str, int] = {}  # 1: on the current path, 2: done
 
     def visit(name: str, path: list[str]) -> None:
@@ -93,11 +97,6 @@ def test_no_function_takes_more_than_eight_parameters():
                 if count > MAX_PARAMETERS:
                     long.append(f"{name}.{node.name} ({count})")
     assert not long, f"functions over {MAX_PARAMETERS} parameters: {', '.join(long)}"
-
-
-def _graph() -> dict[str, set[str]]:
-    modules = _modules()
-    return {name: _imports(name, path, modules) for name, path in modules.items()}
 
 
 def _package(name: str) -> str:

@@ -62,7 +62,7 @@ def curves_by_system(result_dirs: Sequence[str | Path], systems: Mapping | None 
     def retimed(folder, system):
         if seed is None:
             return retimed_curve(folder, system)
-        network = seed_streams(seed).network
+        network = seed_streams(seed).network  # a fresh sequence per run: binding a cell spawns from it
         return retimed_curve(folder, system, np.random.default_rng(network), network)
 
     return {name: [retimed(folder, system) for folder in result_dirs] for name, system in systems.items()}

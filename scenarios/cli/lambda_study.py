@@ -54,6 +54,7 @@ def execute(args):
     from scenarios.execution.compare import run_all
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.lambda_study import choices, measure, staircase
+    from scenarios.records.reading import read_json
     from scenarios.records.atomic import atomic_write_text, check_output_dir, json_text, make_output_dir, remove_stale_staging, sha256_text
     from scenarios.execution.runner import RunSpec, prepare, resolve
     from scenarios.execution.silhouette import setup_silhouette
@@ -118,7 +119,7 @@ def execute(args):
             if len(seeds) > 1 else f"Target mean accuracy: {target}.")
     atomic_write_text(paths["markdown"], f"# Which lambda? {args.scenario}, {seed_text}\n\n{note}\n\n"
                       + markdown(header, body) + "\n" + markdown(staircase_header, [list(map(str, r)) for r in staircase_body]))
-    plot_lambda_study(paths["json"], paths["figure"])
+    plot_lambda_study(read_json(paths["json"]), paths["figure"])  # drawn from what the file holds
     text = (f"{args.scenario}, {seed_text}. {note}\n\nAlgorithm 2's staircase"
             + (" (on the mean silhouette curve)" if len(seeds) > 1 else "") + "\n"
             + table(staircase_header, staircase_body) + "\n\nwhich lambda for my system\n" + table(header, body)

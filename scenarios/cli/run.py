@@ -55,6 +55,7 @@ def execute(args):
     from scenarios.records.atomic import check_output_dir, check_replaceable, remove_stale_staging
     from scenarios.execution.runner import prepare, resolve, run_prepared
     from scenarios.reports.over_seeds import TIME_FORMATS
+    from scenarios.reports.retime import curves_by_system
 
     specs = run_specs(args)
     data_dir = str(resolve_data_dir(args.data_dir))
@@ -70,8 +71,8 @@ def execute(args):
         options = PlotOptions(title=f"{args.scenario} on {args.system}", x_axes=("time", "energy"),
                               command=getattr(args, "command_line", None))
         try:
-            figure = plot_accuracy_vs_time(folders, out / figure_name(f"accuracy_vs_time_{args.scenario}_{args.system}", folders),
-                                           options)
+            name = figure_name(f"accuracy_vs_time_{args.scenario}_{args.system}", folders)
+            figure = plot_accuracy_vs_time(curves_by_system(folders), out / name, options)
         except WriteError as error:  # the runs are written: show them, then say what failed
             failed = error
     keys = ("algorithm", "label", "status", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",

@@ -1,7 +1,8 @@
 """The result folder, its whole format in one module (no torch, no simpy): the files a run
 writes (``rounds.csv``, ``devices.csv``, ``trace.csv``, ``plans.jsonl``, ``config.json``,
-``summary.json``), the sealed index, the folder hash, and the reader that figures, the API and
-every command use.
+``summary.json``), the sealed index, the folder hash, and the reader that the reports, the API
+and every command use (``read_run``, ``read_table``, ``read_plans``: typed, checked); figures
+draw its ``RunCurve``.
 
 A folder is complete when its sealed index ``checksums.json`` lists the SHA-256 of every file
 of the folder, ``summary.json`` included, the index's own seal (the SHA-256 of that list)
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from contract import RoundPlan
 from scenarios.records.atomic import csv_text, json_text, number_cell, output_dir, staged_folder
 from scenarios.errors import UsageError
 from scenarios.records.reading import MAX_JSON_BYTES, MAX_TABLE_BYTES, ReadError, finite_float, open_regular, parse_json, read_text
@@ -180,17 +182,36 @@ def read_table(folder: str | Path, name: str, checked: bool = False) -> list[dic
         raise ResultError(f"{folder} is not a result folder ({name}: {error})") from None
 
 
-def read_plans(folder: str | Path) -> list[dict]:
-    """Each round's record in ``plans.jsonl``: ``{"round": r, "plan": PLAN or None}``."""
-    path = check_folder(folder) / "plans.jsonl"
+def read_plans(folder: str | Path) -> list[RoundPlan | None]:
+    """Each round's plan from ``plans.jsonl``, indexed by round (None: a round that sent nothing,
+    such as a set-up round); ResultError unless line ``r`` is round ``r``'s record and its plan
+    names devices of the run (integers below ``num_devices``) and non-negative bits and scales."""
+    folder = check_folder(folder)
     try:
-        records = [parse_json(line) for line in read_text(path, MAX_TABLE_BYTES, follow=False).splitlines()]
-        for record in records:
+        devices = read_config(folder, checked=True)["num_devices"]
+        records = [parse_json(line) for line in read_text(folder / "plans.jsonl", MAX_TABLE_BYTES, follow=False).splitlines()]
+        plans = []
+        for expected, record in enumerate(records):
             if not isinstance(record["round"], int) or not (record["plan"] is None or isinstance(record["plan"], dict)):
                 raise ValueError(f"line {record!r:.60} is not a round and its plan")
-        return records
-    except (ReadError, ValueError, KeyError, TypeError) as error:
+            if record["round"] != expected:
+                raise ValueError(f"line {expected + 1} is round {record['round']}, not {expected}")
+            plans.append(None if record["plan"] is None else _plan(record["plan"], devices))
+        return plans
+    except (ReadError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise ResultError(f"{folder} has no readable plans.jsonl ({error})") from None
+
+
+def _plan(data: dict, devices: int) -> RoundPlan:
+    """A recorded plan, checked: ValueError naming what is out of place."""
+    plan = RoundPlan.from_dict(data)
+    named = [d for s in plan.streams for d in s.devices] + [*plan.uplink_bits, *plan.participants, *plan.compute_scale]
+    if not all(type(d) is int and 0 <= d < devices for d in named):
+        raise ValueError(f"a plan names a device that is not one of the run's {devices}")
+    amounts = [s.bits for s in plan.streams] + [*plan.uplink_bits.values(), *plan.compute_scale.values()]
+    if not all(a >= 0 for a in amounts):
+        raise ValueError("a plan holds negative bits or a negative compute scale")
+    return plan
 
 
 def _number(text: str) -> float:

@@ -4,7 +4,9 @@ protocol the clock drives, and the plain pieces every layer may use: a typed val
 bounds (``Setting``) and the user's-error type (``UsageError``), in ``contract.setting``.
 
 Both sides import it: ``learning`` (PyTorch, never SimPy) and ``netsim`` (SimPy, never
-PyTorch). It is standard library only: it loads neither SimPy, PyTorch nor NumPy.
+PyTorch). It is standard library only: it loads neither SimPy, PyTorch nor NumPy. The one split
+of a run seed into its named random streams, ``contract.seeds``, is NumPy's ``SeedSequence``
+and loads only where it is imported.
 """
 
 from contract.learner import Learner

@@ -73,3 +73,8 @@ class RoundOutcome:
     computed: tuple[int, ...]
     arrived: tuple[int, ...]
     dropped: Mapping[int, str] = field(default_factory=dict)
+
+    @property
+    def participants(self) -> tuple[int, ...]:
+        """Every participant of the round, in device order: it arrived, or it was dropped."""
+        return tuple(sorted({*self.arrived, *self.dropped}))

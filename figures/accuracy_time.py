@@ -1,5 +1,6 @@
-"""Accuracy against simulated time, bits, energy or rounds, from result folders: the figure of
-``run`` and ``plot`` (journal Fig. 6 with ``systems``: every run re-timed from its recorded plans).
+"""Accuracy against simulated time, bits, energy or rounds, from runs' curves: the figure of
+``run`` and ``plot`` (journal Fig. 6 with one panel per system: every run re-timed from its
+recorded plans by ``scenarios.reports.retime``).
 
 Paper-ready by default: the shipped style, one IEEE column wide, a fixed colour and marker per
 algorithm. Runs of one configuration over several seeds are one line, the mean with a min-max
@@ -12,12 +13,10 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
-
-import numpy as np
+from typing import Mapping, Sequence
 
 from figures.bands import BAND, TIME_LABELS, X_AXES, draw_band, integer_x, legend_below, log_x, seed_band
-from scenarios.records.result_folder import SEED_KEYS, ResultError, RunCurve, read_run
+from scenarios.records.result_folder import SEED_KEYS, ResultError, RunCurve
 from figures.save import save_figure
 from figures.style import WIDTHS_IN, ieee_style
 
@@ -64,28 +63,15 @@ PANELS_PER_ROW = {"column": 2, "double": 3}  # wider rows than this overlap thei
 PANEL_HEIGHT_IN = 1.75
 
 
-def plot_accuracy_vs_time(result_dirs: Sequence[str | Path], out_file: str | Path, options: PlotOptions = PlotOptions(),
-                          systems: dict | None = None, seed: int | None = None) -> Path:
-    """One panel per (system, x axis, accuracy), wrapped into rows of ``PANELS_PER_ROW`` panels
-    at the figure's width, one line per configuration; PNG, or PDF when ``out_file`` ends in
-    .pdf, written atomically with the command line in its metadata.
+def plot_accuracy_vs_time(panels: Mapping[str | None, Sequence[RunCurve]], out_file: str | Path,
+                          options: PlotOptions = PlotOptions()) -> Path:
+    """One panel per (key of ``panels``, x axis, accuracy), wrapped into rows of
+    ``PANELS_PER_ROW`` panels at the figure's width, one line per configuration; PNG, or PDF
+    when ``out_file`` ends in .pdf, written atomically with the command line in its metadata.
 
-    With ``systems`` (name -> NetworkSystem or PhysicalSystem), one panel per system, every run
-    re-timed on it from its recorded plans (journal Fig. 6 without retraining), each with its
-    own run's network stream (compute draws, a cell's layout and fading), or with ``seed``'s
-    for every run when given.
+    ``panels``: system name -> the runs re-timed on it (journal Fig. 6 without retraining), or
+    None -> the runs as recorded (``scenarios.reports.retime.curves_by_system`` gives either).
     """
-    if systems:
-        from figures.retime import retimed_curve, run_network_seed
-
-        def retimed(folder, system):
-            if seed is None:
-                return retimed_curve(folder, system)
-            return retimed_curve(folder, system, np.random.default_rng(run_network_seed(seed)), run_network_seed(seed))
-
-        panels = {name: [retimed(d, system) for d in result_dirs] for name, system in systems.items()}
-    else:
-        panels = {None: [read_run(d) for d in result_dirs]}
     columns = [(name, runs, x) for name, runs in panels.items() for x in options.x_axes
                if x != "energy" or any(run.energy_j is not None for run in runs)]
     if not columns:

@@ -1,4 +1,4 @@
-"""The journal's figures from result folders (user-centric FL, V-B to V-D): Fig. 2 and 3
+"""The journal's figures from runs' curves (user-centric FL, V-B to V-D): Fig. 2 and 3
 (accuracy against rounds and bits), Fig. 5 (silhouette curves), Fig. 6 (accuracy against time
 on three systems, every run re-timed from its recorded plans, not retrained).
 
@@ -9,7 +9,6 @@ the x of a point is the seeds' mean at that evaluated round.
 
 from __future__ import annotations
 
-import csv
 import os
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -17,7 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from figures.bands import draw_band, integer_x, legend_below, log_x, seed_band
-from scenarios.records.result_folder import ResultError, RunCurve, read_run
+from scenarios.records.result_folder import RunCurve
 from figures.style import COLUMN_WIDTH_IN, ieee_style
 
 FORMATS = ("pdf", "png")
@@ -40,20 +39,10 @@ def save(fig, stem: Path) -> list[Path]:
     return written
 
 
-def _read(folders: Sequence[str | Path]) -> list[RunCurve]:
-    return [read_run(f) for f in folders]
-
-
-def accuracy_panels(
-    panels: Mapping[str, Mapping[str, Sequence[str | Path]]],
-    stem: Path,
-    x: str = "rounds",
-    x_label: str = "communication round",
-    curves: Mapping[str, Mapping[str, Sequence[RunCurve]]] | None = None,
-) -> list[Path]:
-    """One panel per title (stacked), one band per label; ``panels``: title -> label -> folders
-    of that label's seeds. ``curves`` replaces reading the folders (re-timed curves)."""
-    curves = curves or {t: {l: _read(f) for l, f in runs.items()} for t, runs in panels.items()}
+def accuracy_panels(curves: Mapping[str, Mapping[str, Sequence[RunCurve]]], stem: Path, x: str = "rounds",
+                    x_label: str = "communication round") -> list[Path]:
+    """One panel per title (stacked), one band per label; ``curves``: title -> label -> the
+    curves of that label's seeds."""
     with ieee_style() as plt:
         fig, axes = plt.subplots(len(curves), 1, figsize=(COLUMN_WIDTH_IN, 1.7 * len(curves) + 1.0),
                                  squeeze=False, layout="constrained")
@@ -78,9 +67,9 @@ def accuracy_panels(
             plt.close(fig)
 
 
-def stackoverflow_figure(runs: Mapping[str, Sequence[str | Path]], stem: Path, title: str) -> list[Path]:
-    """Fig. 3: accuracy against rounds (a) and against downlink + uplink bits (b)."""
-    curves = {label: _read(folders) for label, folders in runs.items()}
+def stackoverflow_figure(curves: Mapping[str, Sequence[RunCurve]], stem: Path, title: str) -> list[Path]:
+    """Fig. 3: accuracy against rounds (a) and against downlink + uplink bits (b); ``curves``:
+    label -> the curves of its seeds."""
     with ieee_style() as plt:
         fig, axes = plt.subplots(2, 1, figsize=(COLUMN_WIDTH_IN, 4.4), layout="constrained")
         for ax, (x, x_label) in zip(axes, (("rounds", "communication round"), ("bits", "bits sent (downlink + uplink)"))):
@@ -100,22 +89,11 @@ def stackoverflow_figure(runs: Mapping[str, Sequence[str | Path]], stem: Path, t
             plt.close(fig)
 
 
-def read_silhouette(path: Path) -> dict[str, dict[int, dict[int, float]]]:
-    """``silhouette.csv`` (scenario, seed, k, silhouette) -> scenario -> seed -> k -> score."""
-    out: dict[str, dict[int, dict[int, float]]] = {}
-    try:
-        with open(path, newline="") as handle:
-            for row in csv.DictReader(handle):
-                out.setdefault(row["scenario"], {}).setdefault(int(row["seed"]), {})[int(row["k"])] = float(row["silhouette"])
-    except (OSError, ValueError, KeyError) as error:
-        raise ResultError(f"{path} is not a silhouette table ({error.__class__.__name__}: {error})") from None
-    return out
-
-
-def silhouette_figure(path: Path, stem: Path, names: Mapping[str, str], max_k: int = 10) -> list[Path]:
+def silhouette_figure(table: Mapping[str, Mapping[int, Mapping[int, float]]], stem: Path, names: Mapping[str, str],
+                      max_k: int = 10) -> list[Path]:
     """Fig. 5: the silhouette score of k-means on W's rows for k = 2..``max_k`` (k = 1 and
-    k = m are 0 by convention, not drawn), one line per scenario, mean and band over seeds."""
-    table = read_silhouette(path)
+    k = m are 0 by convention, not drawn), one line per scenario, mean and band over seeds;
+    ``table``: scenario -> seed -> k -> score."""
     with ieee_style() as plt:
         fig, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 2.8), layout="constrained")
         for (scenario, seeds), (colour, marker, line) in zip(table.items(), SCENARIO_STYLE * 4):
@@ -134,15 +112,7 @@ def silhouette_figure(path: Path, stem: Path, names: Mapping[str, str], max_k: i
             plt.close(fig)
 
 
-def systems_figure(runs: Mapping[str, Sequence[str | Path]], systems: Mapping, stem: Path) -> list[Path]:
-    """Fig. 6: one panel per system (name -> ``NetworkSystem``), every run re-timed on it from
-    its recorded plans with the compute draws of its own run's network stream (so all
-    algorithms of a seed see the same draws), accuracy against time / T_dl."""
-    from figures.retime import retimed_curve
-
-    curves = {
-        name: {label: [retimed_curve(f, system) for f in folders]
-               for label, folders in runs.items()}
-        for name, system in systems.items()
-    }
-    return accuracy_panels({}, stem, "time", "simulated time / $T_{dl}$", curves=curves)
+def systems_figure(curves: Mapping[str, Mapping[str, Sequence[RunCurve]]], stem: Path) -> list[Path]:
+    """Fig. 6: one panel per system, accuracy against time / T_dl; ``curves``: system -> label
+    -> every seed's run re-timed on it from its recorded plans (``scenarios.reports.retime``)."""
+    return accuracy_panels(curves, stem, "time", "simulated time / $T_{dl}$")

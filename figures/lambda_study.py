@@ -3,20 +3,19 @@ k*(lambda), and the time and bits to the target accuracy of each k on each syste
 panel per time unit (``T_dl`` for the normalized systems, seconds for a physical cell): two
 units never share an axis. Over several seeds: the mean with its min-max band (error bars on
 the time panels; an open marker where a seed never reached the target and counts at its run's
-end). Drawn from the study's JSON file only."""
+end). Drawn from the study's JSON object only (what ``lambda-study`` writes)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from figures.save import save_figure
 from figures.style import DOUBLE_COLUMN_WIDTH_IN, ieee_style
 
 
-def plot_lambda_study(study_file: str | Path, out_file: str | Path) -> Path:
-    """The panels from ``study_file`` into ``out_file`` (PNG, or PDF by suffix), atomically."""
-    study = json.loads(Path(study_file).read_text())
+def plot_lambda_study(study: dict, out_file: str | Path) -> Path:
+    """The panels of ``study`` (the study's JSON object) into ``out_file`` (PNG, or PDF by
+    suffix), atomically."""
     with ieee_style() as plt:
         return _draw(plt, study, out_file)
 

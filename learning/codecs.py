@@ -1,95 +1,140 @@
 """Update codecs: what a model difference costs on the air and what the receiver decodes.
 
-A codec is named by a spec such as ``none``, ``qsgd:bits=4``, ``topk:fraction=0.01,ef=1`` or
-``sign``. Every payload's size is exact, in bits, for a vector of ``d`` float32 coordinates:
+A codec is a small registered class (``CODECS``; a plugin adds its own with ``CODECS = [...]``):
+its ``name``; its parameters, declared once as the fields of a frozen dataclass (type, default,
+range and doc: ``learning.options.option``); ``payload_bits(d)``, the exact bits of one coded
+vector of ``d`` float32 coordinates; and ``decode(vector, generator)``, what the receiver gets.
+A run names one by a spec such as ``none``, ``qsgd:bits=4``, ``topk:fraction=0.01,ef=1`` or
+``sign`` (``parse_codec``); the canonical spec (every parameter, sorted) is what config.json
+records.
 
-- ``none``: ``32 d`` (the model as today; no header).
-- ``qsgd``: QSGD stochastic quantization (Alistarh et al., NeurIPS 2017, Sec. 3.1), with its
-  bucketing: the vector is cut into buckets of ``bucket`` coordinates, each sent as its norm
-  (32 bits) and, per coordinate, a sign and a level in ``0..s`` (``bits`` bits in all,
-  ``s = 2^(bits-1) - 1``). ``Q(v_i) = ||v|| sign(v_i) xi_i`` with ``xi_i`` the level ``l/s`` or
-  ``(l+1)/s`` drawn so that ``E[Q(v)] = v`` (Lemma 3.1). Bits:
-  ``HEADER + 32 ceil(d / bucket) + bits d`` (the paper's fixed-length code, not Elias).
-- ``topk``: the ``k = ceil(fraction d)`` coordinates of largest magnitude, each as its value
-  (32 bits) and its index (``ceil(log2 d)`` bits): ``HEADER + k (32 + ceil(log2 d))``.
-  With ``ef=1`` the residual is kept and added to the next update (error feedback, Stich et
-  al., NeurIPS 2018, Alg. 1 "memory").
-- ``sign``: scaled sign, ``(||p||_1 / d) sign(p)`` (Karimireddy et al., ICML 2019, EF-SignSGD
-  Alg. 1): ``HEADER + 32 + d``; with ``ef=1`` (its uplink default, as in the paper) the residual
-  is kept. Error feedback is the sender's memory of its own updates, so on the downlink every
-  codec's ``ef`` defaults to 0 (``parse_codec(..., downlink=True)``).
+A parameter named ``ef`` (0 or 1) is error feedback: the sender keeps the residual and adds it to
+its next update (Stich et al., NeurIPS 2018, Alg. 1 "memory"; ``ErrorFeedback``). It is the
+sender's memory of its own updates, so on the downlink ``ef`` defaults to 0
+(``parse_codec(..., downlink=True)``). Its memory is per sender and kept across the rounds in
+which the sender does not transmit.
 
-``HEADER`` (32 bits) carries the payload's length. Error-feedback memory is per sender and kept
-across the rounds in which the sender does not transmit (``ErrorFeedback``).
+``HEADER_BITS`` (32) carries a payload's length.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 
+from contract.setting import UsageError
+from learning.options import Options, option
+
 HEADER_BITS = 32
 FLOAT_BITS = 32
-CODECS = ("none", "qsgd", "topk", "sign")
-_PARAMETERS = {  # codec -> parameter -> (kind, default, check, allowed in words)
-    "none": {},
-    "qsgd": {"bits": (int, 4, lambda v: 2 <= v <= 16, "an integer in 2..16"),
-             "bucket": (int, 512, lambda v: v >= 1, "an integer >= 1")},
-    "topk": {"fraction": (float, 0.01, lambda v: 0 < v <= 1, "a number in (0, 1]"),
-             "ef": (int, 0, lambda v: v in (0, 1), "0 or 1")},
-    "sign": {"ef": (int, 1, lambda v: v in (0, 1), "0 or 1")},
-}
+MAX_BUCKET = 10**9
+
+
+def error_feedback_option(default: int):
+    """The ``ef`` parameter of a codec that supports error feedback (its uplink default)."""
+    return option(default, "1: the sender keeps the residual and adds it to its next update (error feedback)", low=0, high=1)
 
 
 @dataclass(frozen=True)
-class Codec:
-    """A codec and its parameters (``params``: name -> value, every default resolved)."""
+class Codec(Options):
+    """Base of every codec: its fields are its parameters. A subclass sets ``name`` and gives
+    ``payload_bits`` and ``decode``; ``CODECS`` (or a plugin's ``CODECS``) registers it."""
 
-    name: str
-    params: tuple[tuple[str, float], ...] = ()
-
-    @property
-    def options(self) -> dict:
-        return dict(self.params)
+    name: ClassVar[str] = ""
+    is_identity: ClassVar[bool] = False  # decodes what it is given, at 32 bits a coordinate
 
     @property
     def spec(self) -> str:
         """The canonical spec (every parameter, sorted): what config.json records."""
-        if not self.params:
+        params = sorted(self.as_dict().items())
+        if not params:
             return self.name
-        return self.name + ":" + ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.params)
+        return self.name + ":" + ",".join(_assignment(key, value) for key, value in params)
 
     @property
     def error_feedback(self) -> bool:
-        return bool(self.options.get("ef", 0))
-
-    @property
-    def is_identity(self) -> bool:
-        return self.name == "none"
+        return bool(getattr(self, "ef", 0))
 
     def payload_bits(self, d: int) -> float:
         """Exact bits of one coded vector of ``d`` coordinates."""
-        o = self.options
-        if self.name == "none":
-            return float(FLOAT_BITS * d)
-        if self.name == "qsgd":
-            return float(HEADER_BITS + FLOAT_BITS * math.ceil(d / o["bucket"]) + o["bits"] * d)
-        if self.name == "topk":
-            return float(HEADER_BITS + topk_count(d, o["fraction"]) * (FLOAT_BITS + index_bits(d)))
-        return float(HEADER_BITS + FLOAT_BITS + d)  # sign: one scale, one bit per coordinate
+        raise NotImplementedError
 
     def decode(self, vector: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-        """What the receiver decodes from the coded ``vector`` (``generator``: QSGD's draws)."""
-        o = self.options
-        if self.name == "none":
-            return vector.clone()
-        if self.name == "qsgd":
-            return qsgd(vector, o["bits"], o["bucket"], generator)
-        if self.name == "topk":
-            return top_k(vector, topk_count(vector.numel(), o["fraction"]))
+        """What the receiver decodes from the coded ``vector`` (``generator``: the codec's draws)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Identity(Codec):
+    """The vector as it is, 32 bits a coordinate (no header: the model as without a codec)."""
+
+    name: ClassVar[str] = "none"
+    is_identity: ClassVar[bool] = True
+
+    def payload_bits(self, d: int) -> float:
+        return float(FLOAT_BITS * d)
+
+    def decode(self, vector: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        return vector.clone()
+
+
+@dataclass(frozen=True)
+class QSGD(Codec):
+    """QSGD stochastic quantization (Alistarh et al., NeurIPS 2017, Sec. 3.1). With its
+    bucketing, each bucket of ``bucket`` coordinates is sent as its norm (32 bits) and, per
+    coordinate, a sign and a level in ``0..s`` (``bits`` bits in all, ``s = 2^(bits-1) - 1``).
+    ``Q(v_i) = ||v|| sign(v_i) xi_i`` with ``xi_i`` the level ``l/s`` or ``(l+1)/s`` drawn so that
+    ``E[Q(v)] = v`` (Lemma 3.1). Bits: ``HEADER + 32 ceil(d / bucket) + bits d`` (the paper's
+    fixed-length code, not Elias)."""
+
+    name: ClassVar[str] = "qsgd"
+    bits: int = option(4, "bits per coordinate: its sign and its level", low=2, high=16)
+    bucket: int = option(512, "coordinates per bucket (one 32-bit norm each)", low=1, high=MAX_BUCKET)
+
+    def payload_bits(self, d: int) -> float:
+        return float(HEADER_BITS + FLOAT_BITS * math.ceil(d / self.bucket) + self.bits * d)
+
+    def decode(self, vector: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        return qsgd(vector, self.bits, self.bucket, generator)
+
+
+@dataclass(frozen=True)
+class TopK(Codec):
+    """Top-k sparsification: the ``k = ceil(fraction d)`` coordinates of largest magnitude. Each
+    is sent as its value (32 bits) and its index (``ceil(log2 d)`` bits):
+    ``HEADER + k (32 + ceil(log2 d))``."""
+
+    name: ClassVar[str] = "topk"
+    fraction: float = option(0.01, "share of the coordinates sent", low=0, high=1, low_open=True)
+    ef: int = error_feedback_option(0)
+
+    def payload_bits(self, d: int) -> float:
+        return float(HEADER_BITS + topk_count(d, self.fraction) * (FLOAT_BITS + index_bits(d)))
+
+    def decode(self, vector: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        return top_k(vector, topk_count(vector.numel(), self.fraction))
+
+
+@dataclass(frozen=True)
+class ScaledSign(Codec):
+    """Scaled sign, ``(||p||_1 / d) sign(p)`` (Karimireddy et al., ICML 2019, EF-SignSGD Alg. 1).
+    One scale and one bit a coordinate, ``HEADER + 32 + d``; error feedback on by default on the
+    uplink, as in the paper."""
+
+    name: ClassVar[str] = "sign"
+    ef: int = error_feedback_option(1)
+
+    def payload_bits(self, d: int) -> float:
+        return float(HEADER_BITS + FLOAT_BITS + d)
+
+    def decode(self, vector: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
         return scaled_sign(vector)
+
+
+CODECS: dict[str, type[Codec]] = {cls.name: cls for cls in (Identity, QSGD, TopK, ScaledSign)}
 
 
 def parse_codec(text: str, downlink: bool = False) -> Codec:
@@ -100,8 +145,9 @@ def parse_codec(text: str, downlink: bool = False) -> Codec:
     name, _, rest = text.partition(":")
     if name not in CODECS:
         raise ValueError(f"unknown codec {name!r}; choose from {', '.join(CODECS)}")
-    known = _PARAMETERS[name]
-    values = {key: 0 if downlink and key == "ef" else default for key, (_, default, _, _) in known.items()}
+    cls = CODECS[name]
+    known = cls.settings()
+    values = {"ef": 0} if downlink and "ef" in known else {}
     given = set()
     for item in filter(None, rest.split(",")):
         key, eq, raw = item.partition("=")
@@ -110,15 +156,37 @@ def parse_codec(text: str, downlink: bool = False) -> Codec:
         if key in given:
             raise ValueError(f"codec {name} parameter {key} is given twice ({text!r}); give it once")
         given.add(key)
-        kind, _, ok, words = known[key]
+        setting = known[key]
         try:
-            value = kind(raw) if kind is float else int(raw)
-        except ValueError:
-            value = None
-        if not eq or value is None or not math.isfinite(value) or not ok(value):
-            raise ValueError(f"codec {name} parameter {key} must be {words}, got {raw!r}")
-        values[key] = value
-    return Codec(name, tuple(sorted(values.items())))
+            if not eq:
+                raise ValueError(f"{key} has no value")
+            values[key] = setting.check(key, _read(setting.kind, raw))
+        except (ValueError, KeyError, UsageError):
+            raise ValueError(f"codec {name} parameter {key} must be {setting.allowed()}, got {raw!r}") from None
+    return cls(**values)
+
+
+def _read(kind: type, raw: str):
+    """A parameter's text as its kind (ValueError or KeyError when it is not one)."""
+    if kind is bool:
+        return {"true": True, "false": False, "1": True, "0": False}[raw.lower()]
+    return raw if kind is str else kind(raw)
+
+
+def _assignment(key: str, value) -> str:
+    return f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}"
+
+
+def codec_help() -> str:
+    """The registered codecs with their parameters' defaults, for the command line's help:
+    ``none (default), qsgd[:bits=4,bucket=512], ...`` (``learning.algorithms.codec_algorithms``
+    names the algorithms that take one)."""
+
+    def one(cls: type[Codec]) -> str:
+        defaults = ",".join(_assignment(key, value) for key, value in cls.defaults().items())
+        return cls.name + (" (default)" if cls.is_identity else f"[:{defaults}]" if defaults else "")
+
+    return ", ".join(one(cls) for cls in CODECS.values())
 
 
 def index_bits(d: int) -> int:

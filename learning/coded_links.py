@@ -6,37 +6,29 @@ aggregates ``start + decoded``. Downlink: a stream sends the difference between 
 the model its listeners last received (both ends keep that copy), and the listeners start from
 ``reference + decoded``; a listener that never received a model gets it uncompressed (32 bits a
 coordinate). Listeners of one model that last received different models get separate streams.
-Each direction draws from its own named child of the learner's seed, so a codec changes no
-other random stream.
+Each direction draws from its own stream of the learner's seed (``contract.seeds.LearnerSeeds``),
+so a codec changes no other random stream.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
+from contract.seeds import LearnerSeeds
 from learning.codecs import Codec, ErrorFeedback, parse_codec
 from learning.training import torch_generator
-
-UPLINK_STREAM, DOWNLINK_STREAM = 1001, 1002  # spawn-key suffixes of the codecs' seed streams
-CODEC_ALGORITHMS = ("fedavg", "oracle", "user-centric")  # their local update and plan are MixingLearner's
-
-
-def named_child(seed_sequence: np.random.SeedSequence, key: int) -> np.random.SeedSequence:
-    """A child of ``seed_sequence`` addressed by ``key`` (independent of how many it spawned)."""
-    return np.random.SeedSequence(seed_sequence.entropy, spawn_key=tuple(seed_sequence.spawn_key) + (key,))
 
 
 class CodedLinks:
     """Codec state of one run: uplink error feedback per device, downlink references."""
 
-    def __init__(self, uplink: str, downlink: str, seed_sequence: np.random.SeedSequence, theta: torch.Tensor):
+    def __init__(self, uplink: str, downlink: str, seeds: LearnerSeeds, theta: torch.Tensor):
         self.uplink: Codec = parse_codec(uplink)
         self.downlink: Codec = parse_codec(downlink, downlink=True)
         if self.downlink.error_feedback:
             raise ValueError("error feedback (ef=1) applies to the uplink codec; give the downlink codec ef=0")
-        self.feedback = ErrorFeedback(self.uplink, torch_generator(named_child(seed_sequence, UPLINK_STREAM)))
-        self.downlink_generator = torch_generator(named_child(seed_sequence, DOWNLINK_STREAM))
+        self.feedback = ErrorFeedback(self.uplink, torch_generator(seeds.uplink_codec))
+        self.downlink_generator = torch_generator(seeds.downlink_codec)
         num_devices, self.dimension = theta.shape
         self.reference = theta.clone()  # the model each device last received (downlink)
         self.reference_key: list = [("none",)] * num_devices

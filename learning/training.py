@@ -28,7 +28,7 @@ from learning.options import Options, option
 from learning.params import flat_grad, get_flat, set_flat
 
 __all__ = ["ADAM_BETAS", "ADAM_EPS", "AdamState", "CPU_BACKENDS", "LocalJob", "LocalTraining", "OPTIMIZERS", "Trainer",
-           "device_generators", "prototype_terms", "torch_generator"]
+           "prototype_terms", "torch_generator"]
 
 OPTIMIZERS = ("sgd", "adam")
 CPU_BACKENDS = tuple(name for name, backend in BACKENDS.items() if backend.cpu_only)  # loop, processes
@@ -310,10 +310,6 @@ def _split_like(flat: torch.Tensor, params: Sequence[torch.Tensor]) -> list[torc
     return pieces
 
 
-def device_generators(seed_sequence: np.random.SeedSequence, num_devices: int) -> list[torch.Generator]:
-    """One torch generator per device (its mini-batch order), independent streams of one seed."""
-    return [torch.Generator().manual_seed(int(child.generate_state(1, np.uint64)[0] >> 1)) for child in seed_sequence.spawn(num_devices)]
-
-
 def torch_generator(seed_sequence: np.random.SeedSequence) -> torch.Generator:
+    """A torch generator seeded from one stream of the run seed (``contract.seeds``)."""
     return torch.Generator().manual_seed(int(seed_sequence.generate_state(1, np.uint64)[0] >> 1))

@@ -15,6 +15,9 @@ import numpy as np
 from contract import RoundPlan
 
 
+TIMING_MODES = ("barrier", "pipelined")
+
+
 class NonFiniteTime(ValueError):
     """A duration the system computed is infinite or NaN: the run's clock can go no further."""
 
@@ -56,7 +59,7 @@ class RoundDurations:
 class TimedSystem(Protocol):
     """What the round engine asks of a network system."""
 
-    mode: str  # "barrier" or "pipelined"
+    mode: str  # one of TIMING_MODES: "barrier" or "pipelined"
     deadline: float | None  # from the round start, in the system's time unit
 
     def round_durations(self, plan: RoundPlan, model_bits: float, rng: np.random.Generator) -> RoundDurations: ...

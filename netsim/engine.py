@@ -6,12 +6,14 @@ on the shared uplink), then tells the learner who received its model, who comput
 arrived, so it trains and aggregates (zero simulated time), and records the round. The clock
 moves only by the network and the compute model.
 
-A round is a SimPy process that computes the round's whole timeline at once
-(``netsim.timeline``, vectorized) and holds the clock until its end; ``simulator="processes"``
-runs the reference instead, one SimPy process per participant (``netsim.reference``). A round
-on a physical network (``netsim.physical``), its fading drawn from ``channel_rng``, runs the
-same way: vectorized (``netsim.physical_timeline``; TDMA) or as per-device processes with
-outages, FDMA and energy (``netsim.physical_round``, the reference).
+A round is the SimPy process the network gives (``netsim.kind.Network.round_process``): on a
+normalized system one that computes the round's whole timeline at once (``netsim.timeline``,
+vectorized) and holds the clock until its end, or with ``simulator="processes"`` the reference,
+one SimPy process per participant (``netsim.reference``); on a physical network
+(``netsim.physical``), its fading drawn from ``channel_rng``, the same two: vectorized
+(``netsim.physical_timeline``; TDMA) or per-device processes with outages, FDMA and energy
+(``netsim.physical_round``, the reference). A system that is not a ``Network`` (a plugin's
+duck-typed one) is adopted as a normalized one (``netsim.kind.adopted``).
 
 Every round process returns ``(RoundOutcome, energy_j, downlink_bits)``: the energy per
 participant (joules; None off a physical network) and the bits of the streams actually sent
@@ -21,7 +23,6 @@ participant (joules; None off a physical network) and the bits of the streams ac
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from itertools import repeat
 from typing import Any, Callable, Iterable, Sequence
 
@@ -29,13 +30,9 @@ import numpy as np
 import simpy
 
 from contract import Learner, RoundOutcome, RoundPlan
-from netsim.clock import hold_until
 from netsim.durations import TimedSystem
-from netsim.physical_round import physical_round_process
-from netsim.physical_timeline import physical_round_fast
-from netsim.reference import round_process_reference
-from netsim.scheduling import Scheduler, channel_report
-from netsim.timeline import round_timeline
+from netsim.kind import SIMULATORS, Network, adopted
+from netsim.scheduling import Policy
 from netsim.trace import TraceEvent
 
 
@@ -60,30 +57,10 @@ class RoundRecord:
         return self.end - self.start
 
 
-def round_process(env, plan: RoundPlan, system: TimedSystem, model_bits: float, rng: np.random.Generator, trace, server_round):
-    """One round from its vectorized timeline; returns its outcome (arrivals in device order).
-
-    Appends the round's trace (``trace`` None: none), then holds the clock until the round's
-    end. Same outcome, end and trace as ``netsim.reference.round_process_reference``.
-    """
-    durations = system.round_durations(plan, model_bits, rng)
-    timeline = round_timeline(plan, durations, env.now, system.mode, system.deadline)
-    if trace is not None:
-        trace.extend(timeline.trace(plan, server_round))
-    yield from hold_until(env, timeline.end)
-    return timeline.outcome(plan), None, None
-
-
-ROUND_PROCESSES = {"timeline": round_process, "processes": round_process_reference}
-
-
-def _round_process(simulator: str, system=None, channel_rng=None):
-    if simulator not in ROUND_PROCESSES:
-        raise ValueError(f"unknown simulator {simulator!r}; choose from {', '.join(ROUND_PROCESSES)}")
-    if getattr(system, "draws_channel", False):
-        physical = physical_round_fast if simulator == "timeline" else physical_round_process
-        return partial(physical, channel_rng=channel_rng)
-    return ROUND_PROCESSES[simulator]
+def _round_process(simulator: str, network: Network, channel_rng=None):
+    if simulator not in SIMULATORS:
+        raise ValueError(f"unknown simulator {simulator!r}; choose from {', '.join(SIMULATORS)}")
+    return network.round_process(simulator, channel_rng)
 
 
 def _record(server_round, start, end, plan, result=None, evaluation=None) -> RoundRecord:
@@ -106,16 +83,14 @@ def _record(server_round, start, end, plan, result=None, evaluation=None) -> Rou
 
 @dataclass(frozen=True)
 class ScheduleOnClock:
-    """A scheduler fed, at each round's start, the channel report of the round to come."""
+    """A scheduling policy fed, at each round's start, the network's report of the round to come."""
 
-    scheduler: Scheduler
-    system: TimedSystem
+    scheduler: Policy
+    network: Network
     channel_rng: np.random.Generator | None
 
     def __call__(self, server_round: int):
-        if self.scheduler.policy == "random":
-            return None
-        return self.scheduler.choose(server_round, channel_report(self.system, self.channel_rng))
+        return self.scheduler.choose(server_round, self.network.channel_report(self.channel_rng))
 
     def observe(self, server_round: int, arrived) -> None:
         self.scheduler.observe(server_round, arrived)
@@ -129,15 +104,15 @@ class RunOptions:
     is evaluated after round 0, every that many rounds and after the last. ``simulator``:
     ``timeline`` (fast) or ``processes`` (the per-device reference). ``channel_rng``: the
     fading draws of a network that draws its channel (a ``PhysicalNetwork``). ``scheduler``:
-    the network's choice of participants each round (``netsim.scheduling``; None: the learner
-    samples its own).
+    the network's choice of participants each round (a ``netsim.scheduling.Policy``; None: the
+    learner samples its own).
     """
 
     on_round: Callable[[RoundRecord], None] | None = None
     evaluate_every: int = 1
     simulator: str = "timeline"
     channel_rng: np.random.Generator | None = None
-    scheduler: Scheduler | None = None
+    scheduler: Policy | None = None
 
 
 @dataclass(frozen=True)
@@ -209,9 +184,10 @@ def run_cosimulation(
     def evaluate_round(server_round: int) -> bool:
         return server_round % evaluate_every == 0 or server_round == rounds
 
-    process = _round_process(options.simulator, system, options.channel_rng)
-    schedule = None if options.scheduler is None else ScheduleOnClock(options.scheduler, system, options.channel_rng)
-    env.process(cosimulation_process(env, learner, system, rounds, rng, trace, LoopHooks(process, keep, evaluate_round, schedule)))
+    network = adopted(system)
+    process = _round_process(options.simulator, network, options.channel_rng)
+    schedule = None if options.scheduler is None else ScheduleOnClock(options.scheduler, network, options.channel_rng)
+    env.process(cosimulation_process(env, learner, network, rounds, rng, trace, LoopHooks(process, keep, evaluate_round, schedule)))
     env.run()
     return records, trace
 
@@ -230,7 +206,8 @@ def simulate_rounds(
     ``keep_trace=False`` skips the trace (returned empty), which the timeline then never builds.
     On a network that draws its channel (``PhysicalNetwork``) the fading comes from ``channel_rng``.
     """
-    round_process = _round_process(simulator, system, channel_rng)
+    network = adopted(system)
+    round_process = _round_process(simulator, network, channel_rng)
     env = simpy.Environment()
     records: list[RoundRecord] = []
     trace: list[TraceEvent] | None = [] if keep_trace or simulator != "timeline" else None
@@ -240,7 +217,7 @@ def simulate_rounds(
             start = env.now
             result = None
             if plan is not None:
-                result = yield env.process(round_process(env, plan, system, model_bits, rng, trace, server_round))
+                result = yield env.process(round_process(env, plan, network, model_bits, rng, trace, server_round))
             records.append(_record(server_round, start, env.now, plan, result))
 
     env.process(rounds_process())
@@ -257,7 +234,7 @@ def retime_plans(plans: Sequence[RoundPlan | None], system: TimedSystem, model_b
     """
     if system.deadline is not None:
         raise ValueError("re-timing needs a system without deadline (arrivals would change the learning)")
-    if getattr(system, "has_outages", False):
+    if adopted(system).has_outages:
         raise ValueError("re-timing needs a network without outages (missed rounds would change the learning)")
     records, _ = simulate_rounds(plans, system, model_bits, rng, simulator, keep_trace=False, channel_rng=channel_rng)
     return [record.end for record in records]

@@ -7,14 +7,15 @@ The normalized systems answer the same questions with ``round_durations``
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from netsim import energy
-from netsim.physical import PhysicalNetwork, RoundChannel
-
 from netsim.device_round import DEADLINE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
+
+if TYPE_CHECKING:  # the network's type, for annotations: netsim.physical gives these rounds
+    from netsim.physical import PhysicalNetwork, RoundChannel
 
 DOWNLINK_OUTAGE = "downlink-outage"
 

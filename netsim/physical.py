@@ -12,18 +12,23 @@ across directions, under TDD the same draw both ways: one carrier, a reciprocal 
 
 from __future__ import annotations
 
+import copy
 import functools
 from dataclasses import MISSING, dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
+from contract.seeds import ChannelSeeds
 from contract.setting import parameter, recorded
 from netsim import duplex, energy, fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.distributions import ShiftedExponential
-from netsim.kind import SystemKind
-from netsim.system import TIMING_MODES
+from netsim.durations import TIMING_MODES
+from netsim.kind import Network, SystemKind
+from netsim.physical_round import physical_round_process
+from netsim.physical_timeline import physical_round_fast
+from netsim.scheduling import ChannelReport, Expectations
 
 FADING_MODELS = fading.FADING_MODELS
 PLANNING_DRAWS = 1000
@@ -195,6 +200,15 @@ class PhysicalSystem(SystemKind):
             raise ValueError("--rho, --t-min and --inv-mu apply to the normalized systems, not to a physical cell")
         return self
 
+    def check_compute(self, samples: np.ndarray, limit: float) -> None:
+        """ValueError when a device's local update (cycles per sample times its samples over the
+        CPU clock) lasts longer than ``limit`` seconds."""
+        longest_s = float(self.cycles_per_sample) * float(max(samples, default=0.0)) / float(self.cpu_hz)
+        if longest_s > limit:
+            raise ValueError(f"radio cpu_hz={self.cpu_hz:g} with cycles_per_sample={self.cycles_per_sample:g} makes a local "
+                             f"update of {max(samples):g} samples last {longest_s:.3g} s, above the {limit:g} s a round "
+                             "may add to the clock")
+
     def bind(self, samples: np.ndarray, network_seq: np.random.SeedSequence) -> tuple["PhysicalNetwork", np.random.Generator]:
         """(network, fading generator) of one run: the devices placed and the base station's
         planning draws from the channel child of ``network_seq`` (``channel_seeds``); a layout
@@ -318,11 +332,12 @@ class PhysicalSystem(SystemKind):
 
 
 @dataclass(frozen=True, eq=False)
-class PhysicalNetwork:
+class PhysicalNetwork(Network):
     """A physical system bound to one run's layout and per-device samples per local update.
 
-    Each round draws its channel (``draws_channel``: the engine runs ``netsim.physical_round``
-    or its fast path, fading from the run's channel generator) and reports energy."""
+    Each round draws its channel (its round process is ``netsim.physical_round`` or its fast
+    path, fading from the run's channel generator), reports energy, and the base station
+    learns the round's channel before it starts (``channel_report``)."""
 
     system: PhysicalSystem
     layout: CellLayout
@@ -331,12 +346,33 @@ class PhysicalNetwork:
 
     time_unit = "s"
     records_energy = True
-    draws_channel = True
+    reports_channel = True
 
     @property
     def has_outages(self) -> bool:
         """Whether a device can miss a round by its channel (an outage threshold is set)."""
         return self.system.outage_snr_db is not None
+
+    def round_process(self, simulator: str, channel_rng: np.random.Generator | None = None) -> Callable:
+        """The round on the cell, its fading drawn from ``channel_rng``: vectorized (TDMA;
+        ``netsim.physical_timeline``) or per-device processes (``netsim.physical_round``)."""
+        return functools.partial(physical_round_fast if simulator == "timeline" else physical_round_process, channel_rng=channel_rng)
+
+    def channel_report(self, channel_rng: np.random.Generator | None) -> ChannelReport:
+        """The round's channel as the base station learns it at the round's start: the fading
+        draw the round will use (drawn from a copy of the generator, so the round draws it
+        again), each rate 0 in outage."""
+        if channel_rng is None:
+            return ChannelReport()
+        channel = self.draw_round(copy.deepcopy(channel_rng))
+        return ChannelReport(np.where(channel.uplink_outage, 0.0, channel.uplink_bps),
+                             np.where(channel.downlink_outage, 0.0, channel.downlink_bps))
+
+    def expectations(self, num_devices: int, model_bits: float, uplink_bits: float) -> Expectations:
+        """Each device's mean compute time (its cycles and the mean extra delay); its airtimes
+        come from each round's channel report."""
+        compute_s = np.array([self.compute_s(d, self.system.compute_extra_s) for d in range(num_devices)])
+        return Expectations(compute_s, model_bits, uplink_bits)
 
     @property
     def mode(self) -> str:
@@ -501,10 +537,8 @@ class RoundChannel:
         return bool(self.system.below_floor(self.uplink_share_efficiency(device, sharing)))
 
 
-def channel_seeds(network_seq: np.random.SeedSequence) -> tuple[np.random.SeedSequence, ...]:
-    """(layout, fading, planning) seeds: children of the network seed's own channel child, so
-    the compute draws (the network seed's generator) are the same whether the physical layer is
-    on or off, and a run's layout does not depend on how many rounds it runs. Planning draws
-    are the base station's own fading samples for estimating airtimes (never the round's)."""
-    channel = np.random.SeedSequence(network_seq.entropy, spawn_key=tuple(network_seq.spawn_key) + (0,))
-    return tuple(channel.spawn(3))
+def channel_seeds(network_seq: np.random.SeedSequence) -> ChannelSeeds:
+    """(layout, fading, planning) seeds of the network seed's channel child (``contract.seeds``:
+    the one split of a run seed). Planning draws are the base station's own fading samples for
+    estimating airtimes (never the round's)."""
+    return ChannelSeeds.of(network_seq)

@@ -14,6 +14,8 @@ events carry the device's energy: ``receive`` (one per device and stream it got)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import simpy
 
@@ -21,8 +23,10 @@ from contract import RoundOutcome, RoundPlan
 from netsim.device_round import Deadline, SharedRound, device_process
 from netsim.fdma import FdmaUplink
 from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
-from netsim.physical import PhysicalNetwork
 from netsim.trace import TraceEvent
+
+if TYPE_CHECKING:  # the network's type, for annotations: netsim.physical gives these rounds
+    from netsim.physical import PhysicalNetwork
 
 ENERGY_KINDS = ("receive", "compute", "uplink", "dropped")
 

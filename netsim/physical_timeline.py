@@ -15,16 +15,20 @@ from __future__ import annotations
 
 from itertools import chain, repeat
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from contract import RoundOutcome, RoundPlan
 from netsim.clock import hold_until
 from netsim.links import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE, PhysicalLinks
-from netsim.physical import PhysicalNetwork
 from netsim.physical_round import physical_round_process
 from netsim.durations import RoundDurations
 from netsim.timeline import ARRIVED, DROPPED_COMPUTING, round_timeline
 from netsim.trace import TraceEvent
+
+if TYPE_CHECKING:  # the network's type, for annotations: netsim.physical gives these rounds
+    from netsim.physical import PhysicalNetwork
 
 
 def physical_round_fast(env, plan: RoundPlan, network: PhysicalNetwork, model_bits: float, rng: np.random.Generator, trace,

@@ -1,10 +1,13 @@
 """Scheduling on the clock: which devices take part in a round, chosen by the base station from
 what it knows at the round's start.
 
-On a cell it knows each device's channel for the round (``channel_report``: the round's block
-fading, reported before the round starts); on a normalized system only the history (who was
-scheduled, who uploaded when). Policies, each choosing ``count`` devices (ties: longest since
-the last upload first, then the lowest index):
+On a cell it knows each device's channel for the round (``Network.channel_report``: the round's
+block fading, reported before the round starts); on a normalized system only the history (who
+was scheduled, who uploaded when). A policy is a ``Policy`` subclass registered by its name in
+``POLICIES`` (a plugin adds its own: ``SCHEDULERS`` in ``scenarios.plugins``); it declares what
+it needs (``needs_channel``, ``needs_deadline``) and ``Policy.on`` refuses a network that lacks
+it. The built-in policies, each choosing ``count`` devices (ties: longest since the last upload
+first, then the lowest index):
 
 - ``random``: the learner's own uniform sample (the participation fraction; the default);
 - ``best-channel``: the highest reported uplink rates (a cell only);
@@ -15,7 +18,7 @@ the last upload first, then the lowest index):
 - ``deadline-aware``: as many devices as are expected to finish by the deadline (greedy,
   shortest expected time first): the broadcast to the chosen set at its weakest rate, each
   one's mean compute time, then their uploads one after another (TDMA, first come first
-  served), all from the reports and the mean compute times.
+  served), all from the reports and the mean compute times (``Network.expectations``).
 
 Jain's fairness index of per-device counts ``x``: ``(sum x)^2 / (n sum x^2)`` (Jain, Chiu and
 Hawe, DEC-TR-301, 1984); 1 when all are equal, ``1/n`` when one device takes everything.
@@ -23,14 +26,11 @@ Hawe, DEC-TR-301, 1984); 1 when all are equal, ``1/n`` when one device takes eve
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 import numpy as np
 
-POLICIES = ("random", "best-channel", "proportional-fair", "age-based", "deadline-aware")
-CHANNEL_POLICIES = ("best-channel", "proportional-fair")
 PF_WINDOW_ROUNDS = 10.0
 
 
@@ -40,17 +40,6 @@ class ChannelReport:
 
     uplink_bps: np.ndarray | None = None
     downlink_bps: np.ndarray | None = None
-
-
-def channel_report(network, channel_rng: np.random.Generator | None) -> ChannelReport:
-    """The round's channel as the base station learns it at the round's start: the fading draw
-    the round will use (drawn from a copy of the generator, so the round draws it again)."""
-    draw = getattr(network, "draw_round", None)
-    if draw is None or channel_rng is None:
-        return ChannelReport()
-    channel = draw(copy.deepcopy(channel_rng))
-    return ChannelReport(np.where(channel.uplink_outage, 0.0, channel.uplink_bps),
-                         np.where(channel.downlink_outage, 0.0, channel.downlink_bps))
 
 
 def jain_index(counts: Sequence[float]) -> float:
@@ -85,71 +74,133 @@ class Expectations:
     uplink_s_per_bit: float | None = None
 
 
-class Scheduler:
-    """One policy's choices over a run, and the history it keeps."""
+class Policy:
+    """A scheduling policy: its choices over a run and the history it keeps.
 
-    def __init__(self, policy: str, num_devices: int, count: int, deadline: float | None = None,
-                 expectations: Expectations | None = None, physical: bool = False):
-        if policy not in POLICIES:
-            raise ValueError(f"unknown scheduler {policy!r}; choose from {', '.join(POLICIES)}")
-        if policy in CHANNEL_POLICIES and not physical:
-            raise ValueError(f"scheduler {policy} needs a cell's channel reports; choose a cell system")
-        if policy == "deadline-aware" and (deadline is None or expectations is None):
-            raise ValueError("scheduler deadline-aware needs --deadline")
-        self.policy = policy
+    A subclass sets ``name`` (what ``--scheduler`` takes) and ``choose``, and declares what it
+    needs: ``needs_channel``, each round's channel report (a cell; refused on a normalized
+    system); ``needs_deadline``, a deadline (``self.deadline``) and the network's
+    ``self.expectations``; ``picks_count`` False when it decides how many devices take part
+    itself (so full participation leaves it something to choose). ``count``: the devices the
+    participation fraction gives; ``last_upload``: each device's last round whose upload arrived.
+    """
+
+    name: ClassVar[str] = ""
+    needs_channel: ClassVar[bool] = False
+    needs_deadline: ClassVar[bool] = False
+    picks_count: ClassVar[bool] = True
+
+    def __init__(self, num_devices: int, count: int, deadline: float | None = None, expectations: Expectations | None = None):
+        self.num_devices = num_devices
         self.count = max(1, min(int(count), num_devices))
         self.deadline = deadline
         self.expectations = expectations
         self.last_upload = np.zeros(num_devices, dtype=int)
-        self.average_bps: np.ndarray | None = None
+
+    @classmethod
+    def on(cls, network, num_devices: int, count: int, model_bits: float, uplink_bits: float) -> "Policy":
+        """This policy for a run on ``network`` (a ``netsim.kind.Network``); ValueError naming
+        what it needs where the network lacks it."""
+        if cls.needs_channel and not network.reports_channel:
+            raise ValueError(f"scheduler {cls.name} needs a cell's channel reports; choose a cell system")
+        if cls.needs_deadline and network.deadline is None:
+            raise ValueError(f"scheduler {cls.name} needs --deadline")
+        expectations = network.expectations(num_devices, model_bits, uplink_bits) if cls.needs_deadline else None
+        return cls(num_devices, count, network.deadline, expectations)
 
     def choose(self, server_round: int, report: ChannelReport) -> tuple[int, ...] | None:
-        """The devices scheduled in ``server_round`` (None: ``random``, the learner samples)."""
-        if self.policy == "random":
-            return None
-        age = server_round - self.last_upload
-        if self.policy == "best-channel":
-            return self._top(report.uplink_bps, age)
-        if self.policy == "proportional-fair":
-            if self.average_bps is None:
-                self.average_bps = np.asarray(report.uplink_bps, dtype=float).copy()
-            with np.errstate(divide="ignore", invalid="ignore"):
-                metric = np.where(self.average_bps > 0, report.uplink_bps / self.average_bps, np.where(report.uplink_bps > 0, np.inf, 0.0))
-            chosen = self._top(metric, age)
-            served = np.zeros_like(self.average_bps)
-            served[list(chosen)] = report.uplink_bps[list(chosen)]
-            self.average_bps = (1 - 1 / PF_WINDOW_ROUNDS) * self.average_bps + served / PF_WINDOW_ROUNDS
-            return chosen
-        if self.policy == "age-based":
-            return self._top(age.astype(float), age)
-        return self._fitting(report, age)
+        """The devices scheduled in ``server_round`` (None: the learner samples its own)."""
+        raise NotImplementedError
 
     def observe(self, server_round: int, arrived: Sequence[int]) -> None:
         """Devices whose upload arrived in ``server_round``."""
         self.last_upload[list(arrived)] = server_round
 
-    def _order(self, metric: np.ndarray, age: np.ndarray) -> np.ndarray:
-        return np.lexsort((np.arange(metric.size), -age, -np.asarray(metric, dtype=float)))
+    def age(self, server_round: int) -> np.ndarray:
+        """Rounds since each device's last upload arrived (since round 0: never)."""
+        return server_round - self.last_upload
 
-    def _top(self, metric: np.ndarray, age: np.ndarray) -> tuple[int, ...]:
-        return tuple(sorted(int(d) for d in self._order(metric, age)[: self.count]))
+    def order(self, metric: np.ndarray, server_round: int) -> np.ndarray:
+        """Devices by ``metric``, highest first; ties: the oldest upload, then the lowest index."""
+        return np.lexsort((np.arange(self.num_devices), -self.age(server_round), -np.asarray(metric, dtype=float)))
 
-    def _fitting(self, report: ChannelReport, age: np.ndarray) -> tuple[int, ...]:
+    def top(self, metric: np.ndarray, server_round: int) -> tuple[int, ...]:
+        """The ``count`` devices of highest ``metric`` (``order``), in device order."""
+        return tuple(sorted(int(d) for d in self.order(metric, server_round)[: self.count]))
+
+
+class Random(Policy):
+    """The learner's own uniform sample of the participation fraction."""
+
+    name = "random"
+
+    def choose(self, server_round: int, report: ChannelReport) -> None:
+        return None
+
+
+class BestChannel(Policy):
+    """The highest reported uplink rates."""
+
+    name = "best-channel"
+    needs_channel = True
+
+    def choose(self, server_round: int, report: ChannelReport) -> tuple[int, ...]:
+        return self.top(report.uplink_bps, server_round)
+
+
+class ProportionalFair(Policy):
+    """The highest rate over its served average, ``r_i / R_i`` (window ``PF_WINDOW_ROUNDS``)."""
+
+    name = "proportional-fair"
+    needs_channel = True
+    average_bps: np.ndarray | None = None
+
+    def choose(self, server_round: int, report: ChannelReport) -> tuple[int, ...]:
+        if self.average_bps is None:
+            self.average_bps = np.asarray(report.uplink_bps, dtype=float).copy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            metric = np.where(self.average_bps > 0, report.uplink_bps / self.average_bps, np.where(report.uplink_bps > 0, np.inf, 0.0))
+        chosen = self.top(metric, server_round)
+        served = np.zeros_like(self.average_bps)
+        served[list(chosen)] = report.uplink_bps[list(chosen)]
+        self.average_bps = (1 - 1 / PF_WINDOW_ROUNDS) * self.average_bps + served / PF_WINDOW_ROUNDS
+        return chosen
+
+
+class AgeBased(Policy):
+    """The longest since the last upload arrived."""
+
+    name = "age-based"
+
+    def choose(self, server_round: int, report: ChannelReport) -> tuple[int, ...]:
+        return self.top(self.age(server_round).astype(float), server_round)
+
+
+class DeadlineAware(Policy):
+    """As many devices as are expected to finish by the deadline (``expected_finish``)."""
+
+    name = "deadline-aware"
+    needs_deadline = True
+    picks_count = False
+
+    def choose(self, server_round: int, report: ChannelReport) -> tuple[int, ...]:
         e = self.expectations
-        n = e.compute_s.size
         if report.uplink_bps is None:
-            down_s = np.full(n, e.model_bits * e.downlink_s_per_bit)
-            up_s = np.full(n, e.uplink_bits * e.uplink_s_per_bit)
+            down_s = np.full(self.num_devices, e.model_bits * e.downlink_s_per_bit)
+            up_s = np.full(self.num_devices, e.uplink_bits * e.uplink_s_per_bit)
         else:
             with np.errstate(divide="ignore"):
                 down_s = np.where(report.downlink_bps > 0, e.model_bits / report.downlink_bps, np.inf)
                 up_s = np.where(report.uplink_bps > 0, e.uplink_bits / report.uplink_bps, np.inf)
         alone = down_s + e.compute_s + up_s
         chosen: list[int] = []
-        for device in self._order(-alone, age):
+        for device in self.order(-alone, server_round):
             if np.isfinite(alone[device]) and expected_finish(chosen + [int(device)], down_s, e.compute_s, up_s) <= self.deadline:
                 chosen.append(int(device))
         return tuple(sorted(chosen))
+
+
+POLICIES: dict[str, type[Policy]] = {policy.name: policy for policy in (Random, BestChannel, ProportionalFair, AgeBased, DeadlineAware)}
 
 
 def expected_finish(devices: Sequence[int], down_s: np.ndarray, compute_s: np.ndarray, up_s: np.ndarray) -> float:

@@ -9,15 +9,13 @@ import numpy as np
 
 from contract import RoundPlan
 from netsim.distributions import ShiftedExponential
-from netsim.durations import RoundDurations
-from netsim.kind import SystemKind
-
-TIMING_MODES = ("barrier", "pipelined")
+from netsim.durations import TIMING_MODES, RoundDurations
+from netsim.kind import Network, SystemKind
 
 
 @dataclass(frozen=True)
-class NetworkSystem(SystemKind):
-    """Normalized system of the journal paper (V-D).
+class NetworkSystem(SystemKind, Network):
+    """Normalized system of the journal paper (V-D); it is its own network (``Network``).
 
     ``t_dl`` is the time of one model on the downlink (the time unit), ``rho = T_ul / T_dl``;
     a payload of ``b`` bits takes ``t_dl * b / model_bits`` down and ``rho`` times that up.

@@ -29,10 +29,10 @@ from typing import Callable
 import numpy as np
 
 from contract import RoundOutcome, RoundPlan
-from netsim.durations import RoundDurations
+from netsim.clock import hold_until
+from netsim.durations import TIMING_MODES, RoundDurations, TimedSystem
 from netsim.fifo import fifo_with_deadline
 from netsim.round_events import compute_end_ranks, trace_order
-from netsim.system import TIMING_MODES
 from netsim.trace import TraceEvent
 
 ARRIVED, DROPPED_COMPUTING, DROPPED_UPLINK = 0, 1, 2
@@ -167,6 +167,21 @@ def listening(plan: RoundPlan) -> Listening:
         last_stream[who[last]] = stream[last]
         last_position[who[last]] = where[last]
     return Listening(last_stream, last_position, sizes)
+
+
+def round_process(env, plan: RoundPlan, system: TimedSystem, model_bits: float, rng: np.random.Generator, trace, server_round):
+    """One round from its vectorized timeline (the SimPy process ``netsim.engine`` runs); returns
+    its outcome (arrivals in device order), no energy and the plan's downlink bits.
+
+    Appends the round's trace (``trace`` None: none), then holds the clock until the round's
+    end. Same outcome, end and trace as ``netsim.reference.round_process_reference``.
+    """
+    durations = system.round_durations(plan, model_bits, rng)
+    timeline = round_timeline(plan, durations, env.now, system.mode, system.deadline)
+    if trace is not None:
+        trace.extend(timeline.trace(plan, server_round))
+    yield from hold_until(env, timeline.end)
+    return timeline.outcome(plan), None, None
 
 
 def round_timeline(plan: RoundPlan, durations: RoundDurations, start: float, mode: str, deadline_s: float | None) -> Timeline:

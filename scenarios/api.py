@@ -139,10 +139,12 @@ def plot(result_dirs, out_file: str | Path, x: tuple[str, ...] = ("time",), wors
     from figures.bands import X_AXES
     from figures.style import WIDTHS_IN
     from scenarios.definitions.systems import get_system
+    from scenarios.reports.retime import curves_by_system
 
     if width not in WIDTHS_IN or not set(x) <= set(X_AXES):
         raise UsageError(f"width must be one of {', '.join(WIDTHS_IN)} and x axes among {', '.join(X_AXES)}")
     if Path(out_file).suffix.lower() not in (".png", ".pdf"):
         raise UsageError(f"out_file must end in .png or .pdf, got {str(out_file)!r}")
     named = {name: get_system(name) for name in systems} or None
-    return plot_accuracy_vs_time([str(d) for d in result_dirs], out_file, PlotOptions(title, tuple(x), worst, width), named)
+    return plot_accuracy_vs_time(curves_by_system([str(d) for d in result_dirs], named), out_file,
+                                 PlotOptions(title, tuple(x), worst, width))

@@ -1,4 +1,5 @@
-"""Plugins: algorithms, scenarios, models and network systems that live outside the package.
+"""Plugins: algorithms, scenarios, models, network systems, scheduling policies and codecs that
+live outside the package.
 
 A plugin is a Python module that declares what it adds in module-level names (any of them):
 
@@ -6,6 +7,8 @@ A plugin is a Python module that declares what it adds in module-level names (an
     SCENARIOS = [Scenario(...)]          # scenarios.definitions.scenario.Scenario, with its data builder
     MODELS = {"my-model": build}         # torch.nn.Module builders a scenario names
     SYSTEMS = [SystemFactory(...)]       # network systems with ``round_durations``
+    SCHEDULERS = [MyPolicy]              # netsim.scheduling.Policy subclasses, each with ``name``
+    CODECS = [MyCodec]                   # learning.codecs.Codec subclasses (frozen dataclasses), each with ``name``
 
 It is named by ``--plugin PATH_OR_MODULE`` (a ``.py`` file, a folder whose every ``.py`` file
 is one such module, or an importable module name), by ``plugins = [...]`` in a sweep file, or
@@ -35,7 +38,7 @@ from learning import worker_start as start
 from scenarios.errors import UsageError
 
 ENTRY_POINT_GROUP = "fl_cosim.plugins"
-KINDS = ("algorithm", "scenario", "model", "system")
+KINDS = ("algorithm", "scenario", "model", "system", "scheduler", "codec")
 NAME = re.compile(r"[a-z0-9][a-z0-9._+-]{0,63}")  # as the built-in names: a run's folder name starts with them
 
 ORIGINS: dict[tuple[str, str], dict] = {}  # (kind, name) -> {"module", "version", "sha256"} of the plugin that added it
@@ -211,8 +214,10 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
     """Check what ``module`` declares and add it to the registries (all or nothing)."""
     from learning.algorithms import ALGORITHMS
     from learning.algorithms.base import FederatedLearner
+    from learning.codecs import CODECS, Codec
     from learning.models import MODELS
     from learning.options import Options
+    from netsim.scheduling import POLICIES, Policy
     from scenarios.definitions.registry import SCENARIOS
     from scenarios.definitions.scenario import Scenario
     from scenarios.definitions.systems import SYSTEMS, SystemFactory, system_names
@@ -220,9 +225,10 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
     where = f"plugin {module.__name__}"
     record = {"module": module.__name__, "version": None if version is None else str(version), "sha256": _source_sha256(module)}
     declared = {kind: getattr(module, attribute, None) for kind, attribute in
-                (("algorithm", "ALGORITHMS"), ("scenario", "SCENARIOS"), ("model", "MODELS"), ("system", "SYSTEMS"))}
+                (("algorithm", "ALGORITHMS"), ("scenario", "SCENARIOS"), ("model", "MODELS"), ("system", "SYSTEMS"),
+                 ("scheduler", "SCHEDULERS"), ("codec", "CODECS"))}
     if all(value is None for value in declared.values()):
-        raise UsageError(f"{where} declares nothing: give it ALGORITHMS, SCENARIOS, MODELS or SYSTEMS")
+        raise UsageError(f"{where} declares nothing: give it ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, SCHEDULERS or CODECS")
     additions = []
     for cls in _listed(declared["algorithm"], where, "ALGORITHMS"):
         if not (isinstance(cls, type) and issubclass(cls, FederatedLearner)) or not isinstance(cls.__dict__.get("name"), str):
@@ -247,6 +253,20 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
         if not isinstance(factory, SystemFactory):
             raise UsageError(f"{where}: SYSTEMS holds {factory!r}, not a scenarios.definitions.systems.SystemFactory")
         additions.append(("system", factory.name, SYSTEMS, factory))
+    for cls in _listed(declared["scheduler"], where, "SCHEDULERS"):
+        if not (isinstance(cls, type) and issubclass(cls, Policy)) or not isinstance(cls.__dict__.get("name"), str):
+            raise UsageError(f"{where}: SCHEDULERS holds {cls!r}, not a netsim.scheduling.Policy subclass with its own name")
+        additions.append(("scheduler", cls.name, POLICIES, cls))
+    for cls in _listed(declared["codec"], where, "CODECS"):
+        is_codec = isinstance(cls, type) and issubclass(cls, Codec) and is_dataclass(cls)
+        if not is_codec or not isinstance(cls.__dict__.get("name"), str):
+            raise UsageError(f"{where}: CODECS holds {cls!r}, not a learning.codecs.Codec dataclass with its own name")
+        try:
+            cls.settings()
+            cls()
+        except (TypeError, ValueError) as error:
+            raise UsageError(f"{where}: codec {cls.name}: {error}") from None
+        additions.append(("codec", cls.name, CODECS, cls))
     for kind, name, _, scenario in additions:
         if kind == "scenario" and scenario.model_name not in MODELS and scenario.model_name not in models:
             raise UsageError(f"{where}: scenario {name!r} names model {scenario.model_name!r}, which is neither built in nor in "
@@ -255,7 +275,8 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
         if not isinstance(name, str) or not NAME.fullmatch(name):
             raise UsageError(f"{where}: {kind} name {name!r} must be lower-case letters, digits and . _ + - "
                              "(at most 64, starting with a letter or digit)")
-    taken = {"algorithm": set(ALGORITHMS), "scenario": set(SCENARIOS), "model": set(MODELS), "system": set(system_names())}
+    taken = {"algorithm": set(ALGORITHMS), "scenario": set(SCENARIOS), "model": set(MODELS), "system": set(system_names()),
+             "scheduler": set(POLICIES), "codec": set(CODECS)}
     for kind, name, _, _ in additions:
         if name in taken[kind]:
             known = origin(kind, name)

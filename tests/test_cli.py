@@ -122,7 +122,7 @@ def test_compare_writes_tables_and_reuses_runs(capsys, tmp_path):
 
 def test_plot_retimes_one_run_on_three_systems(capsys, tmp_path):
     from scenarios.records.result_folder import read_run
-    from figures.retime import retimed_curve
+    from scenarios.reports.retime import retimed_curve
     from scenarios.definitions.seeds import seed_streams
     from scenarios.definitions.systems import get_system
     import numpy as np

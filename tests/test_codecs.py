@@ -49,6 +49,19 @@ def test_bad_codec_specs_are_named():
     assert parse_codec("qsgd").spec == parse_codec("qsgd:bucket=512,bits=4").spec == "qsgd:bits=4,bucket=512"
 
 
+def test_an_algorithm_takes_codecs_only_where_its_own_class_says_so():
+    """FedProx, Ditto, SCAFFOLD, Per-FedAvg and pFedMe derive FedAvg, parallel user-centric FL
+    derives user-centric FL, yet they send other payloads or train otherwise: none inherits the
+    declaration ``accepts_codecs``."""
+    from learning.algorithms import codec_algorithms
+
+    assert codec_algorithms() == ["fedavg", "oracle", "user-centric"]
+    assert ALGORITHMS["fedavg"].accepts_codecs and ALGORITHMS["fedprox"].accepts_codecs  # the attribute is inherited...
+    assert not ALGORITHMS["fedprox"].takes_codecs()  # ...the declaration is not
+    with pytest.raises(ValueError, match="codecs apply to fedavg, oracle, user-centric; fedprox sends its own payloads"):
+        _logistic_fedavg("sign", algorithm="fedprox")
+
+
 def test_codec_defaults_are_valid_on_both_links(tmp_path):
     from scenarios.cli.main import main
 
@@ -92,7 +105,7 @@ def test_topk_error_feedback_sends_every_coordinates_mass_and_keeps_it_through_i
     assert int((sum(without.send(0, update) for _ in range(20)) > 0).sum()) == 1  # no memory: one coordinate only
 
 
-def _logistic_fedavg(uplink="none", downlink="none", seed=1):
+def _logistic_fedavg(uplink="none", downlink="none", seed=1, algorithm="fedavg"):
     rng = np.random.default_rng(0)
     devices = []
     for n in (6, 9, 12):
@@ -103,7 +116,7 @@ def _logistic_fedavg(uplink="none", downlink="none", seed=1):
     training = LocalTraining(lr=0.5, momentum=0.0, batch_size=100, epochs=1, backend="loop")
     setup = LearnerSetup(data, "logistic", {"in_features": 4, "num_classes": 3}, training, np.random.SeedSequence(seed),
                          uplink_codec=uplink, downlink_codec=downlink)
-    return ALGORITHMS["fedavg"](setup)
+    return ALGORITHMS[algorithm](setup)
 
 
 def _outcome(plan):

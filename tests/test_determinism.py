@@ -32,20 +32,16 @@ def test_finished_run_is_reused(tmp_path):
 
 def test_recorded_plans_retime_to_the_same_clock(tmp_path):
     """Re-timing needs no retraining: the recorded plans on the same network give the same times."""
-    import json
-
     import numpy as np
 
-    from contract import RoundPlan
     from netsim import retime_plans
     from scenarios.definitions.seeds import seed_streams
     from scenarios.definitions.systems import get_system
+    from scenarios.records.result_folder import read_config, read_plans
 
     summary = run_experiment(RunSpec("digits-rotation", "user-centric", rounds=3, seed=4, options={"streams": 4}), tmp_path)
-    folder = Path(summary["result_dir"])
-    plans = [RoundPlan.from_dict(line["plan"]) if line["plan"] else None
-             for line in map(json.loads, (folder / "plans.jsonl").read_text().splitlines())]
-    model_bits = json.loads((folder / "config.json").read_text())["model"]["bits"]
+    plans = read_plans(summary["result_dir"])
+    model_bits = read_config(summary["result_dir"])["model"]["bits"]
     ends = retime_plans(plans, get_system("wireless-slow-ul"), model_bits, np.random.default_rng(seed_streams(4)[2]))
     assert ends[-1] == summary["simulated_time"]
     wired = retime_plans(plans, get_system("wired"), model_bits, np.random.default_rng(0))

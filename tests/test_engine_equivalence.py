@@ -14,6 +14,7 @@ import torch
 from learning.algorithms import ALGORITHMS, LearnerSetup
 from learning.data import DeviceData, FederatedData
 from learning.training import LocalTraining, Trainer
+from tiny_learners import tell_outcome
 
 SIZES = (9, 14, 23, 30, 17, 40)  # with batch 8: last mini-batches of 1, 6, 7, 6, 1 and 8 samples
 GROUPS = (0, 1, 0, 1, 0, 1)
@@ -69,6 +70,7 @@ def run_rounds(learner, rounds=ROUNDS):
     for server_round in range(rounds + 1):
         plan = learner.plan_round(server_round)
         devices = plan.participants if plan is not None else ()
+        tell_outcome(learner, server_round, plan, devices)
         learner.local_update(server_round, devices)
         learner.aggregate(server_round, devices)
         evaluations.append(learner.evaluate(server_round))

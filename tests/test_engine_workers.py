@@ -25,6 +25,7 @@ from learning.engine import workers
 from learning.engine.workers import balance, chains, job_work
 from learning.training import LocalJob, LocalTraining
 from scenarios.cli.main import main
+from tiny_learners import tell_outcome
 
 pytestmark = pytest.mark.skipif(not workers.SUPPORTED, reason="worker processes need Linux (fork, memfd)")
 
@@ -56,6 +57,7 @@ def play(learner, rounds: int) -> None:
         if plan is None:
             continue
         arrived = plan.participants[::2] if server_round == 2 else plan.participants
+        tell_outcome(learner, server_round, plan, arrived)
         learner.local_update(server_round, arrived)
         learner.aggregate(server_round, arrived)
 

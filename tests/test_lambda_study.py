@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from scenarios.records.reading import read_json
 from scenarios.records.result_folder import read_run
-from figures.retime import retimed_curve
+from scenarios.reports.retime import retimed_curve
 from scenarios.cli.main import main
 from scenarios.execution.lambda_study import Step, staircase
 from scenarios.execution.runner import RunSpec, run_experiment
@@ -84,7 +85,7 @@ def test_the_figure_has_one_time_axis_per_unit(study, monkeypatch):
     figures = []
     monkeypatch.setattr(page, "save_figure", lambda fig, out_file: figures.append(fig) or Path(out_file))
     out, data = study
-    page.plot_lambda_study(next(out.glob("lambda_study_*.json")), out / "unused.png")
+    page.plot_lambda_study(read_json(next(out.glob("lambda_study_*.json"))), out / "unused.png")
     time_axes = [ax for ax in figures[0].get_axes() if ax.get_ylabel().startswith("time to target")]
     units = {r["system"]: r["time_unit"] for r in data["rows"]}
     drawn = [{units[label] for label in ax.get_legend_handles_labels()[1]} for ax in time_axes]
@@ -124,13 +125,6 @@ def test_retiming_on_each_system_gives_its_own_run_times(study, tmp_path):
             assert retimed_curve(out / row["run"], get_system(name)).time == retimed.time  # the run's own stream by default
             listed = next(r for r in data["runs"] if r["k"] == k and r["system"] == name and r["seed"] == 0)
             assert listed["total_time"] == direct["simulated_time"]
-
-
-def test_the_figures_seed_split_is_the_runs():
-    from figures.retime import run_network_seed
-
-    for seed in (0, 7):
-        assert run_network_seed(seed).generate_state(4).tolist() == seed_streams(seed).network.generate_state(4).tolist()
 
 
 def test_a_cell_is_trained_on_itself_not_retimed(study):

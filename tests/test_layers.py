@@ -64,9 +64,13 @@ def _imports(name: str, path: Path, modules: dict) -> set[str]:
     return found - {name}
 
 
-def test_no_import_cycle_among_the_project_modules():
+def _graph() -> dict[str, set[str]]:
     modules = _modules()
-    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    return {name: _imports(name, path, modules) for name, path in modules.items()}
+
+
+def test_no_import_cycle_among_the_project_modules():
+    graph = _graph()
     state: dict[str, int] = {}  # 1: on the current path, 2: done
 
     def visit(name: str, path: list[str]) -> None:
@@ -95,13 +99,44 @@ def test_no_function_takes_more_than_eight_parameters():
     assert not long, f"functions over {MAX_PARAMETERS} parameters: {', '.join(long)}"
 
 
-def test_figures_read_results_only_through_the_result_folder_module():
+def _package(name: str) -> str:
+    return name.split(".")[0]
+
+
+def test_only_the_commands_the_api_and_the_reports_import_the_figures():
+    """The arrows run down: nothing that simulates or runs (``scenarios.execution`` above all)
+    imports ``figures/``; a command, the API or a report hands it what to draw."""
+    drawers = ("scenarios.cli", "scenarios.reports", "scenarios.api")
+    upward = sorted(f"{name} -> {other}" for name, imports in _graph().items() for other in imports
+                    if _package(other) == "figures" and _package(name) != "figures" and not name.startswith(drawers))
+    assert not upward, f"modules importing figures/: {', '.join(upward)}"
+
+
+def test_figures_only_draw_what_the_result_folder_module_reads():
+    """``figures/`` imports of the project only itself and the result folder's types (curves,
+    errors) and atomic writing: no clock (it never re-times), no runner, no learning."""
     allowed = {"scenarios.records.result_folder", "scenarios.records.atomic", "scenarios.errors"}
-    modules = _modules()
-    for name, path in modules.items():
-        if name.startswith("figures"):
-            reached = {m for m in _imports(name, path, modules) if m.startswith("scenarios")}
+    for name, imports in _graph().items():
+        if _package(name) == "figures":
+            reached = {m for m in imports if _package(m) != "figures"}
             assert reached <= allowed, f"{name} imports {sorted(reached - allowed)}"
     code = "import sys, scenarios.records.result_folder; print(sorted(m for m in ('torch', 'simpy') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+READING_CALLS = {"open", "read_text", "read_bytes", "load", "loads", "DictReader", "reader", "loadtxt", "genfromtxt"}
+
+
+def test_no_figure_opens_a_file():
+    """A figure is drawn from what it is handed (curves, a study, a table); reading and
+    checking files is ``scenarios.records``' (``reading``, ``result_folder``)."""
+    found = []
+    for name, path in _modules().items():
+        if _package(name) == "figures":
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Call):
+                    called = getattr(node.func, "attr", getattr(node.func, "id", None))
+                    if called in READING_CALLS:
+                        found.append(f"{name}:{node.lineno} {called}")
+    assert not found, f"figures/ reading files: {', '.join(found)}"

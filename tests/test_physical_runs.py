@@ -68,7 +68,7 @@ def test_retiming_on_the_cell_it_ran_on_reproduces_its_times(capsys, tmp_path):
     """Without outages the learning does not depend on the channel, so re-timing the recorded
     plans on the same cell with the run's network seed gives back its clock and its energy."""
     from scenarios.records.result_folder import read_run
-    from figures.retime import retimed_curve
+    from scenarios.reports.retime import retimed_curve
     from scenarios.definitions.cells import get_cell_system
     from scenarios.definitions.seeds import seed_streams
 

@@ -112,7 +112,7 @@ def test_lines_that_coincide_stay_distinguishable():
 
 
 def test_each_run_is_retimed_with_its_own_network_stream(runs, monkeypatch, tmp_path):
-    from figures.retime import retimed_curve
+    from scenarios.reports.retime import retimed_curve
     from scenarios.definitions.seeds import seed_streams
     from scenarios.definitions.systems import get_system
 

@@ -1,7 +1,7 @@
 """The tutorial is a test: the example plugin folder of ``docs/extending.md`` (an algorithm, a
-scenario with its data builder and model, a network system) runs through ``run``, ``compare``
-and ``sweep`` (process workers and Ray), and a plugin installed as a package is found through
-its entry point."""
+scenario with its data builder and model, a network system, a scheduling policy, a codec) runs
+through ``run``, ``compare`` and ``sweep`` (process workers and Ray), and a plugin installed as a
+package is found through its entry point."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from learning.algorithms import ALGORITHMS
+from learning.codecs import CODECS
 from learning.models import MODELS
+from netsim.scheduling import POLICIES
 from scenarios import plugins
 from scenarios.cli.main import main
 from scenarios.definitions.registry import SCENARIOS
@@ -23,8 +25,9 @@ from scenarios.definitions.systems import SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "plugin"
-PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "fl_cosim_example_entry", "clash", "empty_plugin",
-                  "modelless", "helped_plugin", "plugin_helper", "chatty", "quitter", "badly_named", "zero_time_unit")
+PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "half_precision", "fl_cosim_example_entry",
+                  "clash", "empty_plugin", "codec_clash", "not_a_codec", "modelless", "helped_plugin", "plugin_helper",
+                  "chatty", "quitter", "badly_named", "zero_time_unit", "round_robin", "strongest_first")
 # on the CPU: runs compared file for file are the same run on one device (a GPU's reductions need not be)
 SMALL = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rounds", "2", "--quiet", "--device", "cpu"]
 
@@ -32,8 +35,8 @@ SMALL = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rou
 @pytest.fixture(autouse=True)
 def registries():
     """Each test loads its plugins afresh and leaves the registries as it found them."""
-    saved = [(table, dict(table)) for table in (ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, plugins.ORIGINS, plugins.LOADED,
-                                                          plugins.FILES)]
+    saved = [(table, dict(table)) for table in (ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, POLICIES, CODECS, plugins.ORIGINS,
+                                                plugins.LOADED, plugins.FILES)]
     installed = plugins._installed_loaded
     yield
     for table, content in saved:
@@ -76,11 +79,59 @@ def test_run_records_the_plugins_and_power_one_is_fedavg(capsys, tmp_path):
     assert (folder_of(halved) / "rounds.csv").read_bytes() != (tempered / "rounds.csv").read_bytes()
 
 
+def test_a_scheduling_policy_from_a_plugin_file_chooses_each_round_s_participants(capsys, tmp_path):
+    """round-robin: 6 devices at participation 0.5, three a round in turn; the plans say so."""
+    argv = ["run", "--plugin", str(EXAMPLE / "round_robin.py"), "--scheduler", "round-robin", "--participation", "0.5",
+            "--scenario", "digits-rotation", "--devices", "6", "--algorithm", "fedavg", "--rounds", "4", "--backend", "loop",
+            "--quiet", "--no-figure", "--out", str(tmp_path)]
+    run = run_json(capsys, argv)["runs"][0]
+    plans = [json.loads(line)["plan"] for line in (folder_of(run) / "plans.jsonl").read_text().splitlines()]
+    assert [plan["participants"] for plan in plans[1:]] == [[0, 1, 2], [3, 4, 5], [0, 1, 2], [3, 4, 5]]
+    config = json.loads((folder_of(run) / "config.json").read_text())
+    assert config["communication"] == {"scheduler": "round-robin"} and "sched=round-robin" in run["label"]
+    assert config["plugins"]["scheduler"]["module"] == "round_robin"
+
+
+def test_a_scheduling_policy_is_refused_where_the_network_lacks_what_it_needs(capsys, tmp_path):
+    plugin = tmp_path / "strongest_first.py"
+    plugin.write_text("from netsim.scheduling import BestChannel\n\n\nclass StrongestFirst(BestChannel):\n"
+                      "    name = 'strongest-first'\n\n\nSCHEDULERS = [StrongestFirst]\n")
+    argv = ["run", "--plugin", str(plugin), "--scheduler", "strongest-first", "--participation", "0.5", "--scenario",
+            "digits-rotation", "--algorithm", "fedavg", "--rounds", "1", "--quiet", "--no-figure", "--out", str(tmp_path / "out")]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip().endswith("scheduler strongest-first needs a cell's channel reports; choose a cell system")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_plugin_codec_codes_the_uplink_at_16_bits_a_coordinate(capsys, tmp_path):
+    """The tutorial's codec: each upload of the 2,410-parameter perceptron (64 x 32 + 32 +
+    32 x 10 + 10) is 16 x 2,410 = 38,560 bits instead of 32 x 2,410 = 77,120; the downlink's
+    broadcast keeps its 77,120 bits; the run records the codec's spec and its plugin."""
+    out = ["--out", str(tmp_path), "--no-figure"]
+    plain, half = (folder_of(run_json(capsys, ["run", "--plugin", str(EXAMPLE), "--algorithm", "fedavg", *codec, *SMALL, *out])
+                             ["runs"][0]) for codec in ([], ["--uplink-codec", "half"]))
+    for folder, uplink_bits in ((plain, 77120.0), (half, 38560.0)):
+        plans = [json.loads(line)["plan"] for line in (folder / "plans.jsonl").read_text().splitlines()][1:]
+        assert [set(plan["uplink_bits"].values()) for plan in plans] == [{uplink_bits}] * 2
+        assert [[stream["bits"] for stream in plan["streams"]] for plan in plans] == [[77120.0]] * 2
+    config = json.loads((half / "config.json").read_text())
+    assert config["communication"] == {"uplink_codec": "half:ef=0,format=float16"}
+    assert config["plugins"]["uplink_codec"]["module"] == "half_precision" and "communication" not in json.loads(
+        (plain / "config.json").read_text())
+    assert main(["run", "--plugin", str(EXAMPLE), "--algorithm", "fedavg", "--uplink-codec", "half:format=fp8", *SMALL,
+                 "--out", str(tmp_path / "refused")]) == 2
+    error = capsys.readouterr().err
+    assert error == "fl-cosim: error: uplink-codec: codec half parameter format must be one of float16, bfloat16, got 'fp8'\n"
+    assert not (tmp_path / "refused").exists()
+
+
 def test_plugin_things_are_listed_and_checked_like_built_ins(capsys, tmp_path):
     listed = run_json(capsys, ["list", "--plugin", str(EXAMPLE)])
     assert "tempered-fedavg" in listed["algorithms"] and "mirrored-digits" in listed["scenarios"]
     assert "slow-half-uplink" in listed["systems"]
     assert listed["algorithm_option_ranges"]["tempered-fedavg"] == {"power": "a finite number >= 0"}
+    assert listed["codecs"]["half"] == {"format": "float16", "ef": 0}
+    assert listed["codecs"]["qsgd"] == {"bits": 4, "bucket": 512}
     base = ["run", "--plugin", str(EXAMPLE), "--algorithm", "tempered-fedavg", *SMALL, "--out", str(tmp_path)]
     for option, message in (("power=-1", "tempered-fedavg option power must be a finite number >= 0, got -1"),
                             ("power=nan", "tempered-fedavg option power must be a finite number >= 0, got nan"),
@@ -96,16 +147,24 @@ def test_plugin_things_are_listed_and_checked_like_built_ins(capsys, tmp_path):
                          .replace('"two-layer-perceptron",', '"three-layer-perceptron",').replace('"mirrored-digits"', '"modelless"'))
     empty = tmp_path / "empty_plugin.py"
     empty.write_text("X = 1\n")
+    codec_clash = tmp_path / "codec_clash.py"
+    codec_clash.write_text("from dataclasses import dataclass\nfrom typing import ClassVar\nfrom learning.codecs import QSGD\n\n"
+                           "@dataclass(frozen=True)\nclass Again(QSGD):\n    name: ClassVar[str] = 'qsgd'\n\nCODECS = [Again]\n")
+    not_a_codec = tmp_path / "not_a_codec.py"
+    not_a_codec.write_text("CODECS = [int]\n")
     for plugin, message in ((tmp_path / "absent.py", "absent.py' is not a .py file, a folder of them or a module name"),
                             (clash, "plugin clash: algorithm 'fedavg' is already registered (by a built-in one)"),
                             (empty, "plugin empty_plugin declares nothing"),
+                            (codec_clash, "plugin codec_clash: codec 'qsgd' is already registered (by a built-in one)"),
+                            (not_a_codec, "CODECS holds <class 'int'>, not a learning.codecs.Codec dataclass with its own name"),
                             (modelless, "scenario 'modelless' names model 'three-layer-perceptron', which is neither built in nor"),
                             ("no_such_module_here", "plugin 'no_such_module_here' is neither a file, a folder nor")):
         assert main(["list", "--plugin", str(plugin)]) == 2
         error = capsys.readouterr().err
         assert message in error and error.count("\n") == 1
     assert "fedavg" in ALGORITHMS and ALGORITHMS["fedavg"].__module__ == "learning.algorithms.fedavg"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["clash.py", "empty_plugin.py", "modelless.py"]  # nothing written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clash.py", "codec_clash.py", "empty_plugin.py", "modelless.py",
+                                                          "not_a_codec.py"]  # nothing written
 
 
 def test_compare_runs_the_plugin_on_the_batched_backend(capsys, tmp_path):

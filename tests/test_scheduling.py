@@ -1,23 +1,25 @@
-"""Scheduling on the clock: each policy's choice on a hand-made channel report, the report is the
-round's own channel, the learner is told, and never-scheduled devices are counted."""
+"""Scheduling on the clock: each policy's choice on a hand-made channel report, what a policy
+needs refused where the network lacks it, the report is the round's own channel, the learner is
+told, and never-scheduled devices are counted."""
 
 import json
 
 import numpy as np
 import pytest
 
-from netsim.scheduling import ChannelReport, Expectations, Scheduler, expected_finish, jain_index
+from netsim import NetworkSystem
+from netsim.scheduling import POLICIES, ChannelReport, Expectations, expected_finish, jain_index
 from tiny_learners import build, scalar_data
 
 REPORT = ChannelReport(uplink_bps=np.array([5.0, 1.0, 4.0, 4.0, 2.0]) * 1e6, downlink_bps=np.full(5, 10e6))
 
 
 def test_best_channel_takes_the_highest_uplink_rates():
-    assert Scheduler("best-channel", 5, 2, physical=True).choose(1, REPORT) == (0, 2)  # 5, then 4 (tie: lower index)
+    assert POLICIES["best-channel"](5, 2).choose(1, REPORT) == (0, 2)  # 5, then 4 (tie: lower index)
 
 
 def test_proportional_fair_divides_by_the_served_average():
-    pf = Scheduler("proportional-fair", 5, 2, physical=True)
+    pf = POLICIES["proportional-fair"](5, 2)
     assert pf.choose(1, REPORT) == (0, 1)  # every ratio starts at 1: ties by index
     pf.observe(1, [0, 1])
     # averages 0.9 x report + 0.1 x served: [5, 1, 3.6, 3.6, 1.8]; ratios [1, 1, 1.11, 1.11, 1.11]
@@ -26,7 +28,7 @@ def test_proportional_fair_divides_by_the_served_average():
 
 
 def test_age_based_takes_the_longest_since_the_last_upload():
-    age = Scheduler("age-based", 5, 2)
+    age = POLICIES["age-based"](5, 2)
     assert age.choose(1, ChannelReport()) == (0, 1)
     age.observe(1, [0])  # device 1 was scheduled but its upload did not arrive
     assert age.choose(2, ChannelReport()) == (1, 2)  # ages [1, 2, 2, 2, 2]
@@ -37,26 +39,30 @@ def test_deadline_aware_schedules_who_is_expected_to_finish():
     report = ChannelReport(uplink_bps=np.array([2.0, 1.0, 4.0, 4.0, 0.0]) * 1e6, downlink_bps=np.full(5, 10e6))
     # alone: 0.1 down + compute + [1, 2, 0.5, 0.5, never] up = [2.1, 3.1, 1.6, 5.6, inf]
     # {2}: 1.6; {2, 0}: 1.6 then max(1.1, 1.6) + 1 = 2.6 <= 3; adding 1 ends at 4.6, adding 3 at 5.6
-    assert Scheduler("deadline-aware", 5, 5, 3.0, expect, physical=True).choose(1, report) == (0, 2)
+    assert POLICIES["deadline-aware"](5, 5, 3.0, expect).choose(1, report) == (0, 2)
     assert expected_finish([2, 0], np.full(5, 0.1), expect.compute_s, np.array([1, 2, 0.5, 0.5, 9])) == pytest.approx(2.6)
 
 
 def test_deadline_aware_on_a_normalized_system_uses_history_only():
     # T_dl = 1, rho = 4, compute 1.5: one device ends at 6.5, each more 4 later: three by 15
     expect = Expectations(np.full(5, 1.5), 32.0, 32.0, downlink_s_per_bit=1 / 32, uplink_s_per_bit=4 / 32)
-    scheduler = Scheduler("deadline-aware", 5, 5, 15.0, expect)
+    scheduler = POLICIES["deadline-aware"](5, 5, 15.0, expect)
     assert scheduler.choose(1, ChannelReport()) == (0, 1, 2)
     scheduler.observe(1, [0, 1, 2])
     assert scheduler.choose(2, ChannelReport()) == (0, 3, 4)  # the two never heard from first
 
 
-def test_refusals_are_named():
-    with pytest.raises(ValueError, match="needs a cell"):
-        Scheduler("best-channel", 5, 2)
-    with pytest.raises(ValueError, match="needs --deadline"):
-        Scheduler("deadline-aware", 5, 2, physical=True)
-    with pytest.raises(ValueError, match="unknown scheduler"):
-        Scheduler("round-robin", 5, 2)
+def test_a_policy_asks_the_network_for_what_it_needs_and_refusals_are_named():
+    normalized = NetworkSystem(rho=4.0, t_min=1.5, inv_mu=0.0, deadline=15.0)
+    with pytest.raises(ValueError, match="scheduler best-channel needs a cell's channel reports"):
+        POLICIES["best-channel"].on(normalized, 5, 2, 32.0, 32.0)
+    with pytest.raises(ValueError, match="scheduler deadline-aware needs --deadline"):
+        POLICIES["deadline-aware"].on(NetworkSystem(rho=4.0, t_min=1.5, inv_mu=0.0), 5, 2, 32.0, 32.0)
+    aware = POLICIES["deadline-aware"].on(normalized, 5, 2, 32.0, 32.0)
+    assert aware.deadline == 15.0 and aware.choose(1, normalized.channel_report(None)) == (0, 1, 2)  # as by hand below
+    assert (aware.expectations.downlink_s_per_bit, aware.expectations.uplink_s_per_bit) == (1 / 32, 4 / 32)
+    age = POLICIES["age-based"].on(normalized, 5, 2, 32.0, 32.0)
+    assert (age.count, age.deadline, age.expectations) == (2, 15.0, None)
 
 
 def test_jain_index_by_hand():
@@ -71,7 +77,7 @@ def test_on_a_cell_the_report_is_the_rounds_channel_and_the_learner_is_told():
     system = get_cell_system("uma-3.5ghz", overrides={"inner_radius_m": 150, "outer_radius_m": 400})  # rates below the cap
     network = system.network(system.cell.place(6, np.random.default_rng(0)), np.full(6, 10.0))
     fed = build("fedavg", scalar_data([[float(k)] for k in range(6)]))
-    scheduler = Scheduler("best-channel", 6, 3, physical=True)
+    scheduler = POLICIES["best-channel"].on(network, 6, 3, 32.0, 32.0)
     reports = []
     choose = scheduler.choose
     scheduler.choose = lambda r, report: reports.append(report) or choose(r, report)

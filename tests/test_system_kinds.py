@@ -1,6 +1,8 @@
 """The two system kinds answer one interface (``netsim.kind.SystemKind``): a run asks the system
 its time unit, whether it records energy, its config record, its overrides and its network,
-instead of testing its type. Records are checked key by key (folder names hash them)."""
+instead of testing its type; the engine, the scheduler and the recorder ask the bound network
+(``netsim.kind.Network``) its round process, outages and channel reports. Records are checked
+key by key (folder names hash them), and a written record's kind reads back as the system's answers."""
 
 import dataclasses
 import pickle
@@ -77,8 +79,45 @@ def test_physical_bind_places_and_fades_from_the_network_seed_s_channel_child():
     planned = system.network(expected, samples, np.random.default_rng(planning_seq))
     np.testing.assert_array_equal(network.planning_efficiency, planned.planning_efficiency)
     assert network.multicast_airtime_s_per_bit((0, 2)) == planned.multicast_airtime_s_per_bit((0, 2))
-    assert (network.time_unit, network.records_energy, network.draws_channel, network.has_outages) == ("s", True, True, False)
+    assert (network.time_unit, network.records_energy, network.reports_channel, network.has_outages) == ("s", True, True, False)
     assert cell_system(min_bps_per_hz=0.5).bind(samples, np.random.SeedSequence(7))[0].has_outages
+
+
+def test_each_network_gives_its_own_round_process_and_channel_report():
+    from netsim.physical_round import physical_round_process
+    from netsim.physical_timeline import physical_round_fast
+    from netsim.reference import round_process_reference
+    from netsim.timeline import round_process
+
+    system = NetworkSystem(rho=1.0, t_min=1.0, inv_mu=0.0)
+    assert (system.round_process("timeline"), system.round_process("processes")) == (round_process, round_process_reference)
+    assert (system.has_outages, system.reports_channel, system.channel_report(np.random.default_rng(0)).uplink_bps) == (False, False, None)
+    network, channel_rng = cell_system().bind(np.ones(3), np.random.SeedSequence(7))
+    fast, processes = network.round_process("timeline", channel_rng), network.round_process("processes", channel_rng)
+    assert (fast.func, processes.func) == (physical_round_fast, physical_round_process)
+    assert fast.keywords == processes.keywords == {"channel_rng": channel_rng}
+    report = network.channel_report(channel_rng)  # the round's own draw, from a copy: the generator is left as it was
+    channel = network.draw_round(channel_rng)
+    np.testing.assert_array_equal(report.uplink_bps, channel.uplink_bps)
+    np.testing.assert_array_equal(report.downlink_bps, channel.downlink_bps)
+
+
+def test_a_cell_refuses_a_local_update_longer_than_a_round_may_add():
+    system = cell_system()  # 1e4 cycles per sample at 1 GHz: 1e-5 s a sample
+    system.check_compute(np.array([10.0, 1e5]), 1.0)
+    with pytest.raises(ValueError, match="makes a local update of 200000 samples last 2 s, above the 1 s"):
+        system.check_compute(np.array([10.0, 2e5]), 1.0)
+    NetworkSystem(rho=1.0, t_min=1.0, inv_mu=0.0).check_compute(np.array([1e12]), 1.0)  # t_min does not grow with the data
+
+
+def test_a_written_record_reads_back_as_its_system_s_answers():
+    from scenarios.records.result_folder import RECORDED_KINDS
+
+    for system in (NetworkSystem(rho=4.0, t_min=1.0, inv_mu=1.0), cell_system(), adopted(Duck())):
+        record = system.record("x")
+        kind = RECORDED_KINDS[record.get("kind")]
+        assert (kind.time_unit, kind.records_energy) == (system.time_unit, system.records_energy)
+        assert kind.unit_field is None or record[kind.unit_field] == system.t_dl
 
 
 def test_physical_bind_reports_a_layout_the_cell_cannot_hold():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from contract import RoundPlan
+from contract import RoundOutcome, RoundPlan
 from learning.algorithms import ALGORITHMS, LearnerSetup
 from learning.data import DeviceData, FederatedData
 from learning.training import LocalTraining
@@ -36,12 +36,23 @@ def build(name, data, training: dict | None = None, **options):
 
 
 def run_round(learner, server_round: int, arrived=None) -> RoundPlan:
-    """One round of the protocol without the network: plan, local updates, aggregation."""
+    """One round of the protocol without the network: plan, outcome, local updates, aggregation."""
     plan = learner.plan_round(server_round)
     devices = plan.participants if arrived is None else arrived
+    tell_outcome(learner, server_round, plan, devices)
     learner.local_update(server_round, devices)
     learner.aggregate(server_round, devices)
     return plan
+
+
+def tell_outcome(learner, server_round: int, plan: RoundPlan | None, arrived) -> None:
+    """What the engine tells a learner with ``round_outcome`` when every participant received
+    its model and computed, and ``arrived`` of them arrived (the others dropped by the deadline)."""
+    tell = getattr(learner, "round_outcome", None)
+    if plan is not None and tell is not None:
+        everyone = tuple(plan.participants)
+        dropped = {d: "deadline" for d in everyone if d not in arrived}
+        tell(server_round, RoundOutcome(everyone, everyone, tuple(arrived), dropped))
 
 
 def values(tensor: torch.Tensor) -> np.ndarray:

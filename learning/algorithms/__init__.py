@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from learning.algorithms.base import FederatedLearner, LearnerSetup, MixingLearner
+from learning.algorithms.base import FederatedLearner, LearnerSetup, MixingLearner, codec_algorithms
 from learning.algorithms.fedavg import FedAvg
 from learning.algorithms.local import Local
 from learning.algorithms.oracle import Oracle
@@ -27,4 +27,4 @@ ALGORITHMS: dict[str, type[FederatedLearner]] = {
                 PFedLIA, SelfFL, PerFedAvg, FeSEM, FedProto)
 }
 
-__all__ = ["ALGORITHMS", "FederatedLearner", "LearnerSetup", "MixingLearner"]
+__all__ = ["ALGORITHMS", "FederatedLearner", "LearnerSetup", "MixingLearner", "codec_algorithms"]

@@ -15,13 +15,14 @@ import numpy as np
 import torch
 
 from contract import RoundPlan, Stream
-from learning.coded_links import CODEC_ALGORITHMS, CodedLinks
+from contract.seeds import LearnerSeeds
+from learning.coded_links import CodedLinks
 from learning.data import FederatedData
 from learning.evaluation import Evaluation
 from learning.models import build_model
 from learning.options import Options
 from learning.params import get_flat, model_bits
-from learning.training import LocalJob, LocalTraining, Trainer, device_generators, torch_generator
+from learning.training import LocalJob, LocalTraining, Trainer, torch_generator
 from learning.weights import mix
 
 SCALAR_BITS = 32.0
@@ -49,7 +50,11 @@ def summary(cls: type) -> str:
     """The first sentence of the algorithm module's docstring: what it is, with its paper."""
     import sys
 
-    doc = sys.modules[cls.__module__].__doc__ or cls.__doc__ or cls.name
+    return first_sentence(sys.modules[cls.__module__].__doc__ or cls.__doc__ or cls.name)
+
+
+def first_sentence(doc: str) -> str:
+    """The first sentence of ``doc``'s first paragraph (an "et al." does not end it)."""
     paragraph = " ".join(doc.strip().split("\n\n")[0].split())
     return re.split(r"(?<!\bal)\.\s+(?=[A-Z])", paragraph)[0].rstrip(".") + "."
 
@@ -64,6 +69,11 @@ class FederatedLearner:
 
     name = "base"
     Options: type[Options] = Options  # each algorithm with options declares its own dataclass
+    # True where the class sends the plain model difference up and the model down through
+    # MixingLearner's plan and local update, so the run's codecs (learning.codecs) apply; read
+    # from the class itself, never inherited (``takes_codecs``): a subclass that sends payloads
+    # of its own (control variates, a proximal update...) is never coded by mistake
+    accepts_codecs = False
 
     def __init__(self, setup: LearnerSetup):
         self.setup = setup
@@ -71,21 +81,26 @@ class FederatedLearner:
         self.options = given if type(given) is self.Options else self.Options.resolve(given, owner=self.name)
         self.data = setup.data
         self.num_devices = setup.data.num_devices
-        init_seq, device_seq, server_seq = setup.seed_sequence.spawn(3)
-        model = build_model(setup.model_name, torch_generator(init_seq), setup.training.init, **setup.model_kwargs)
+        self.seeds = LearnerSeeds.of(setup.seed_sequence)
+        model = build_model(setup.model_name, torch_generator(self.seeds.init), setup.training.init, **setup.model_kwargs)
         self.trainer = Trainer(model, setup.training, setup.data.task, noise_variance=setup.data.noise_variance)
         self.trainer.resident_data = setup.data.devices
         self.model_bits = model_bits(model)
         self.theta0 = get_flat(model)
         self.theta = self.theta0.repeat(self.num_devices, 1)
-        self.generators = device_generators(device_seq, self.num_devices)
-        self.rng = np.random.default_rng(server_seq)
+        self.generators = [torch_generator(self.seeds.device(d)) for d in range(self.num_devices)]
+        self.rng = np.random.default_rng(self.seeds.server)
         self.train_sizes = setup.data.train_sizes
         if not 0 < setup.participation <= 1:
             raise ValueError(f"participation must be in (0, 1], got {setup.participation}")
-        if (setup.uplink_codec, setup.downlink_codec) != ("none", "none") and self.name not in CODEC_ALGORITHMS:
-            raise ValueError(f"codecs apply to {', '.join(CODEC_ALGORITHMS)}; {self.name} sends its own payloads")
+        if (setup.uplink_codec, setup.downlink_codec) != ("none", "none") and not self.takes_codecs():
+            raise ValueError(f"codecs apply to {', '.join(codec_algorithms())}; {self.name} sends its own payloads")
         self.scheduled: tuple[int, ...] | None = None  # the network's choice for the coming round
+
+    @classmethod
+    def takes_codecs(cls) -> bool:
+        """Whether the class itself declares ``accepts_codecs`` (a subclass says it again)."""
+        return bool(vars(cls).get("accepts_codecs", False))
 
     # --- shared helpers -------------------------------------------------------------
     def job(self, device: int, start: torch.Tensor, slot: str = "model", **hooks) -> LocalJob:
@@ -156,6 +171,17 @@ class FederatedLearner:
         return Evaluation(accuracy, loss, self.evaluation_extras())
 
 
+def codec_algorithms() -> list[str]:
+    """The algorithms that take update codecs (their class declares ``accepts_codecs``), sorted."""
+    found, classes = set(), [FederatedLearner]
+    while classes:
+        cls = classes.pop()
+        classes += cls.__subclasses__()
+        if cls.takes_codecs():
+            found.add(cls.name)
+    return sorted(found)
+
+
 class MixingLearner(FederatedLearner):
     """Local SGD from each device's current model, then ``Theta <- W @ Theta`` (journal eq. 8).
 
@@ -176,7 +202,7 @@ class MixingLearner(FederatedLearner):
         self.links: CodedLinks | None = None
         self.held: torch.Tensor | None = None  # with a downlink codec: the model each device trains from
         if (setup.uplink_codec, setup.downlink_codec) != ("none", "none"):
-            self.links = CodedLinks(setup.uplink_codec, setup.downlink_codec, setup.seed_sequence, self.theta)
+            self.links = CodedLinks(setup.uplink_codec, setup.downlink_codec, self.seeds, self.theta)
             if not self.links.downlink.is_identity:
                 self.held = self.theta.clone()
 

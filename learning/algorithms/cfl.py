@@ -64,7 +64,6 @@ class CFL(MixingLearner):
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.eps1, self.eps2 = self.options.eps1, self.options.eps2
         self.labels = np.zeros(self.num_devices, dtype=int)
         self.split_rounds: list[int] = []
 
@@ -87,7 +86,7 @@ class CFL(MixingLearner):
         share = torch.from_numpy(self.train_sizes[members] / self.train_sizes[members].sum()).to(updates.dtype)
         mean_norm = float(torch.linalg.vector_norm(share @ updates))
         max_norm = float(torch.linalg.vector_norm(updates, dim=1).max())
-        return mean_norm < self.eps1 and max_norm > self.eps2
+        return mean_norm < self.options.eps1 and max_norm > self.options.eps2
 
     def cluster_labels(self) -> np.ndarray:
         return self.labels.copy()

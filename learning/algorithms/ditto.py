@@ -33,16 +33,16 @@ class Ditto(FedAvg):
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.lam, self.personal_epochs = self.options.lam, self.options.personal_epochs
         self.personal = self.theta0.repeat(self.num_devices, 1)
 
     def plan_round(self, server_round: int):
-        return self.scale_compute(super().plan_round(server_round), 1 + self.personal_epochs / self.setup.training.epochs)
+        return self.scale_compute(super().plan_round(server_round), 1 + self.options.personal_epochs / self.setup.training.epochs)
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         super().local_update(server_round, devices)  # the global model's update: theta_half
         if devices:
-            jobs = [self.job(d, self.personal[d], "personal", epochs=self.personal_epochs, anchor=self.theta[d], proximal=self.lam)
+            o = self.options
+            jobs = [self.job(d, self.personal[d], "personal", epochs=o.personal_epochs, anchor=self.theta[d], proximal=o.lam)
                     for d in devices]
             self.personal[list(devices)] = self.trainer.train_many(jobs)
 

@@ -6,6 +6,7 @@ from learning.weights import fedavg_weights
 
 class FedAvg(MixingLearner):
     name = "fedavg"
+    accepts_codecs = True
 
     def mixing_matrix(self):
         return fedavg_weights(self.train_sizes)

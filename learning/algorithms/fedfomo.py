@@ -56,9 +56,8 @@ class FedFomo(FederatedLearner):
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.M, self.epsilon, self.rate_limit = self.options.M, self.options.epsilon, self.options.rate_limit
-        if self.M > self.num_devices - 1:
-            raise ValueError(f"fedfomo M must be in 1..{self.num_devices - 1}, got {self.M}")
+        if self.options.M > self.num_devices - 1:
+            raise ValueError(f"fedfomo M must be in 1..{self.num_devices - 1}, got {self.options.M}")
         self.uploaded = self.theta.clone()  # the server's copy of each device's last upload
         self.affinity = np.zeros((self.num_devices, self.num_devices))
         self.has_initial: set[int] = set()
@@ -66,33 +65,38 @@ class FedFomo(FederatedLearner):
         self.reported: dict[int, np.ndarray] = {}
 
     def downloads(self, server_round: int) -> bool:
-        return server_round > 1 and (server_round - 1) % self.rate_limit == 0
+        return server_round > 1 and (server_round - 1) % self.options.rate_limit == 0
 
     def uploads(self, server_round: int) -> bool:
-        return server_round % self.rate_limit == 0
+        return server_round % self.options.rate_limit == 0
 
     def plan_round(self, server_round: int) -> RoundPlan | None:
         if server_round == 0:
             return None
         participants = self.sample_participants()
         newcomers = tuple(d for d in participants if d not in self.has_initial)
-        self.has_initial.update(newcomers)
         streams = [Stream(newcomers, self.model_bits)] if newcomers else []
         downloads = self.downloads(server_round)
-        if downloads:
-            self.offered = {d: self.choose_models(d) for d in participants}
-            streams += [Stream((d,), self.model_bits) for d in participants for _ in self.offered[d]]
-        bits = (self.model_bits if self.uploads(server_round) else 0.0) + (self.M * SCALAR_BITS if downloads else 0.0)
+        if downloads:  # the models offered are chosen once the round is under way (round_outcome)
+            streams += [Stream((d,), self.model_bits) for d in participants for _ in range(self.options.M)]
+        bits = (self.model_bits if self.uploads(server_round) else 0.0) + (self.options.M * SCALAR_BITS if downloads else 0.0)
         uplink = {d: bits for d in participants} if bits else {}
         return RoundPlan(tuple(streams), uplink, participants)
+
+    def round_outcome(self, server_round: int, outcome) -> None:
+        """The round's participants hold the initial model now; in a download round each is
+        offered its M models, drawn in device order from the server's generator."""
+        self.has_initial.update(outcome.participants)
+        if self.downloads(server_round):
+            self.offered = {d: self.choose_models(d) for d in outcome.participants}
 
     def choose_models(self, device: int) -> np.ndarray:
         """Epsilon-greedy over the affinity row: M random peers, or the M of highest affinity."""
         others = np.delete(np.arange(self.num_devices), device)
-        if self.rng.random() < self.epsilon:
-            return np.sort(self.rng.choice(others, size=self.M, replace=False))
+        if self.rng.random() < self.options.epsilon:
+            return np.sort(self.rng.choice(others, size=self.options.M, replace=False))
         shuffled = self.rng.permutation(others)
-        return shuffled[np.argsort(-self.affinity[device, shuffled], kind="stable")[: self.M]]
+        return shuffled[np.argsort(-self.affinity[device, shuffled], kind="stable")[: self.options.M]]
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if self.downloads(server_round) and devices:

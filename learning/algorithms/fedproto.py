@@ -45,7 +45,6 @@ class FedProto(FederatedLearner):
         if setup.data.task != "classification":
             raise ValueError("fedproto needs a classification task (prototypes are per class)")
         super().__init__(setup)
-        self.lam = self.options.lam
         classes = self.data.num_classes
         self.embedding_size = output_layer(self.trainer.model).in_features
         self.class_counts = np.stack([np.bincount(d.y_train.numpy(), minlength=classes) for d in self.data.devices])
@@ -67,7 +66,7 @@ class FedProto(FederatedLearner):
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         hooks = {}
         if self.has_global.any():
-            hooks = {"prototypes": self.global_prototypes, "prototype_weights": self.lam * self.has_global.to(self.global_prototypes.dtype)}
+            hooks = {"prototypes": self.global_prototypes, "prototype_weights": self.options.lam * self.has_global.to(self.global_prototypes.dtype)}
         trained = self.trainer.train_many([self.job(device, self.theta[device], **hooks) for device in devices])
         for device, vector in zip(devices, trained):
             data = self.data.devices[device]

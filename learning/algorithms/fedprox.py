@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from learning.algorithms.base import LearnerSetup
 from learning.algorithms.fedavg import FedAvg
 from learning.options import Options, option
 
@@ -24,11 +23,7 @@ class FedProx(FedAvg):
     name = "fedprox"
     Options = FedProxOptions
 
-    def __init__(self, setup: LearnerSetup):
-        super().__init__(setup)
-        self.mu = self.options.mu
-
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if devices:  # the received model is both the start and the anchor
-            jobs = [self.job(d, self.theta[d], anchor=self.theta[d], proximal=self.mu) for d in devices]
+            jobs = [self.job(d, self.theta[d], anchor=self.theta[d], proximal=self.options.mu) for d in devices]
             self.theta_half[list(devices)] = self.trainer.train_many(jobs)

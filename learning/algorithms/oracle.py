@@ -6,6 +6,7 @@ from learning.weights import oracle_weights
 
 class Oracle(MixingLearner):
     name = "oracle"
+    accepts_codecs = True
 
     def __init__(self, setup: LearnerSetup):
         if setup.data.groups is None:

@@ -43,7 +43,6 @@ class PerFedAvg(FedAvg):
         o, lr = self.options, setup.training.lr
         self.alpha = float(lr if o.alpha is None else o.alpha)
         self.beta = float(lr if o.beta is None else o.beta)
-        self.adaptation_steps = o.adaptation_steps
         self.adapted: dict[int, torch.Tensor] = {}
 
     def plan_round(self, server_round: int) -> RoundPlan | None:
@@ -88,7 +87,7 @@ class PerFedAvg(FedAvg):
         """The personal models of ``devices``, each step's full-batch gradients in one call."""
         datas = [self.data.devices[d] for d in devices]
         w = self.theta[list(devices)]
-        for _ in range(self.adaptation_steps):
+        for _ in range(self.options.adaptation_steps):
             w = w - self.alpha * self.trainer.mean_gradients(w, datas)
         self.adapted.update(zip(devices, w))
 

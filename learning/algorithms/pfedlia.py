@@ -111,11 +111,9 @@ class PFedLIA(MixingLearner):
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        o = self.options
-        self.warmup_rounds, self.influence_epochs, self.influence_batch_size = o.warmup_rounds, o.influence_epochs, o.influence_batch_size
-        self.mode = o.mode
-        self.min_samples = max(3, -(-self.num_devices // 10)) if o.min_samples is None else o.min_samples
-        self.influence_round = self.warmup_rounds + 1
+        given = self.options.min_samples
+        self.min_samples = max(3, -(-self.num_devices // 10)) if given is None else given
+        self.influence_round = self.options.warmup_rounds + 1
         self.weights = fedavg_weights(self.train_sizes)
         self.influence: np.ndarray | None = None  # eq. 1, rows: evaluating device; NaN where unknown
         self.labels: np.ndarray | None = None
@@ -129,7 +127,7 @@ class PFedLIA(MixingLearner):
             return super().plan_round(server_round)
         everyone = tuple(range(self.num_devices))
         relay = tuple(Stream(everyone, self.model_bits) for _ in everyone)
-        score_bits = self.num_devices * (SCALAR_BITS if self.mode == "centralized" else 1.0)
+        score_bits = self.num_devices * (SCALAR_BITS if self.options.mode == "centralized" else 1.0)
         uplink = {d: self.model_bits + score_bits for d in everyone}
         plan = RoundPlan(self.model_streams(everyone) + relay, uplink, everyone)
         return self.scale_compute(plan, lambda d: self.influence_steps(d) / self.standard_steps(d))
@@ -137,18 +135,18 @@ class PFedLIA(MixingLearner):
     def influence_batch(self, device: int) -> DeviceData:
         """A random batch of the device's training points (the ``Z_j`` of III-D)."""
         data = self.data.devices[device]
-        index = torch.randperm(data.num_train, generator=self.generators[device])[: self.influence_batch_size]
+        index = torch.randperm(data.num_train, generator=self.generators[device])[: self.options.influence_batch_size]
         return DeviceData(data.x_train[index], data.y_train[index], data.x_val, data.y_val)
 
     def influence_steps(self, device: int) -> int:
-        batch = min(self.influence_batch_size, self.data.devices[device].num_train)
-        return self.influence_epochs * -(-batch // self.setup.training.batch_size)
+        batch = min(self.options.influence_batch_size, self.data.devices[device].num_train)
+        return self.options.influence_epochs * -(-batch // self.setup.training.batch_size)
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if server_round != self.influence_round:
             return super().local_update(server_round, devices)
-        jobs = [dataclasses.replace(self.job(j, self.theta[j], "influence"), data=self.influence_batch(j), epochs=self.influence_epochs)
-                for j in devices]
+        jobs = [dataclasses.replace(self.job(j, self.theta[j], "influence"), data=self.influence_batch(j),
+                                    epochs=self.options.influence_epochs) for j in devices]
         partial = dict(zip(devices, self.trainer.train_many(jobs))) if jobs else {}
         self.influence = np.full((self.num_devices, self.num_devices), np.nan)
         if not devices:
@@ -170,7 +168,7 @@ class PFedLIA(MixingLearner):
         """FedAvg weights within the found clusters; devices that did not arrive train alone."""
         m = self.num_devices
         arrived_index = np.array(arrived, dtype=int)
-        if self.mode == "centralized":
+        if self.options.mode == "centralized":
             labels = np.arange(m) + m  # singletons unless clustered below
             if arrived_index.size:
                 scores = self.influence[np.ix_(arrived_index, arrived_index)]

@@ -43,16 +43,16 @@ class PFedMeOptions(Options):
 class PFedMe(ServerStepFedAvg):
     name = "pfedme"
     Options = PFedMeOptions
+    step_option = "beta"
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        o = self.options
-        self.lam, self.K, self.personal_lr, self.lr, self.server_step, self.R = o.lam, o.K, o.personal_lr, o.lr, o.beta, o.R
-        self.batch_size = o.batch_size or setup.training.batch_size
+        self.batch_size = self.options.batch_size or setup.training.batch_size
         self.personal = self.theta0.repeat(self.num_devices, 1)
 
     def plan_round(self, server_round: int):
-        return self.scale_compute(super().plan_round(server_round), lambda d: self.R * self.K / self.standard_steps(d))
+        o = self.options
+        return self.scale_compute(super().plan_round(server_round), lambda d: o.R * o.K / self.standard_steps(d))
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if devices:
@@ -62,16 +62,16 @@ class PFedMe(ServerStepFedAvg):
     def client_updates(self, devices: Sequence[int]) -> tuple[torch.Tensor, torch.Tensor]:
         """R local rounds of every device from its received global model, in step: each inner
         step's gradients for all devices come from one call. Returns (local w, personal theta)."""
-        datas = [self.data.devices[d] for d in devices]
-        batches = [[torch.randperm(data.num_train, generator=self.generators[d])[: self.batch_size] for _ in range(self.R)]
+        o, datas = self.options, [self.data.devices[d] for d in devices]
+        batches = [[torch.randperm(data.num_train, generator=self.generators[d])[: self.batch_size] for _ in range(o.R)]
                    for d, data in zip(devices, datas)]  # each device's own generator: R draws
         local = self.theta[list(devices)].clone()
         personal = local.clone()
-        for r in range(self.R):
-            for _ in range(self.K):
-                gradient = self.trainer.mean_gradients(personal, datas, [b[r] for b in batches]) + self.lam * (personal - local)
-                personal = personal - self.personal_lr * gradient
-            local = local - self.lr * self.lam * (local - personal)
+        for r in range(o.R):
+            for _ in range(o.K):
+                gradient = self.trainer.mean_gradients(personal, datas, [b[r] for b in batches]) + o.lam * (personal - local)
+                personal = personal - o.personal_lr * gradient
+            local = local - o.lr * o.lam * (local - personal)
         return local, personal
 
     def personal_model(self, device: int) -> torch.Tensor:

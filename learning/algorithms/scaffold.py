@@ -45,10 +45,10 @@ class ScaffoldOptions(Options):
 class Scaffold(ServerStepFedAvg):
     name = "scaffold"
     Options = ScaffoldOptions
+    step_option = "global_lr"
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.local_epochs, self.server_step = self.options.local_epochs, self.options.global_lr
         size = self.theta.shape[1]
         self.server_control = torch.zeros(size, dtype=self.theta.dtype)
         self.controls = torch.zeros(self.num_devices, size, dtype=self.theta.dtype)
@@ -60,16 +60,17 @@ class Scaffold(ServerStepFedAvg):
         participants = self.sample_participants()
         streams = self.model_streams(participants, 2.0 * self.model_bits)  # x and c
         plan = RoundPlan(streams, self.model_uplink(participants, 2.0), participants)  # y_i and delta c_i
-        return self.scale_compute(plan, self.local_epochs / self.setup.training.epochs)
+        return self.scale_compute(plan, self.options.local_epochs / self.setup.training.epochs)
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         training = self.setup.training
-        jobs = [self.job(d, self.theta[d], epochs=self.local_epochs, gradient_offset=self.server_control - self.controls[d])
+        epochs = self.options.local_epochs
+        jobs = [self.job(d, self.theta[d], epochs=epochs, gradient_offset=self.server_control - self.controls[d])
                 for d in devices]
         for device, trained in zip(devices, self.trainer.train_many(jobs)):
             data = self.data.devices[device]
             start = self.theta[device]
-            steps = momentum_step_count(self.local_epochs * self.trainer.steps_per_epoch(data), training.momentum)
+            steps = momentum_step_count(epochs * self.trainer.steps_per_epoch(data), training.momentum)
             control = self.controls[device] - self.server_control + (start - trained) / (steps * training.lr)
             self.control_deltas[device] = control - self.controls[device]
             self.controls[device] = control

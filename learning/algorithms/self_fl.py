@@ -122,8 +122,6 @@ class SelfFL(FederatedLearner):
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
-        self.max_local_steps = self.options.max_local_steps
-        self.intra_source, self.target = self.options.intra_variance, self.options.target
         self.activity_rate = float(setup.participation)
         self.global_model = self.theta0.clone()
         self.counts = np.zeros(self.num_devices, dtype=int)  # personal parameters seen (Remark E.1)
@@ -143,24 +141,29 @@ class SelfFL(FederatedLearner):
     def client_start(self, device: int) -> tuple[torch.Tensor, int]:
         """(theta_m^INIT, l_m): eq. 10 and eq. 8, or the warm start while sigma_m^2 is unknown."""
         intra, others = self.intra[device], self.others_precision(device)
-        estimable = self.counts[device] >= self.INTRA_VARIANCES[self.intra_source] and 0 < intra < math.inf
+        estimable = self.counts[device] >= self.INTRA_VARIANCES[self.options.intra_variance] and 0 < intra < math.inf
         if not estimable or others <= 0:
-            return self.global_model, self.max_local_steps
+            return self.global_model, self.options.max_local_steps
         pull = 1.0 / ((self.inter + intra) * others)
         start = self.global_model + pull * (self.global_model - self.theta[device])
         eta = self.setup.training.lr / self.data.devices[device].num_train
-        prior = others if self.target == "paper" else 1.0 / (self.inter + 1.0 / others)
-        return start, local_steps(eta, intra, prior, self.max_local_steps)
+        prior = others if self.options.target == "paper" else 1.0 / (self.inter + 1.0 / others)
+        return start, local_steps(eta, intra, prior, self.options.max_local_steps)
 
     def plan_round(self, server_round: int) -> RoundPlan | None:
         if server_round == 0:
             return None
         participants = self.sample_participants()
-        self.steps = {d: self.client_start(d)[1] for d in participants}
+        steps = {d: self.client_start(d)[1] for d in participants}
         down = Stream(participants, self.model_bits + 2 * SCALAR_BITS)  # theta^{t-1}, sigma_0^2, total precision
         uplink = self.model_uplink(participants, 1.0)
         uplink = {d: bits + SCALAR_BITS for d, bits in uplink.items()}  # + sigma_m^2
-        return self.scale_compute(RoundPlan((down,), uplink, participants), lambda d: self.steps[d] / self.standard_steps(d))
+        return self.scale_compute(RoundPlan((down,), uplink, participants), lambda d: steps[d] / self.standard_steps(d))
+
+    def round_outcome(self, server_round: int, outcome) -> None:
+        """The local steps of every participant of the round (``mean_local_steps``), from the
+        state its plan was made in."""
+        self.steps = {d: self.client_start(d)[1] for d in outcome.participants}
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         starts = {device: self.client_start(device) for device in devices}  # all from the round's start state
@@ -172,7 +175,7 @@ class SelfFL(FederatedLearner):
         for device, personal in zip(devices, self.trainer.train_many(jobs)):
             data = self.data.devices[device]
             self.theta[device] = personal
-            if self.intra_source == "fisher":
+            if self.options.intra_variance == "fisher":
                 self.counts[device] += 1
                 self.intra[device] = asymptotic_variance(self.trainer.fisher_diagonal(personal, data.x_train), data.num_train)
             else:

@@ -15,10 +15,15 @@ from learning.algorithms.fedavg import FedAvg
 
 
 class ServerStepFedAvg(FedAvg):
-    """Not registered: the shared parent of SCAFFOLD and pFedMe. Subclasses set ``server_step``."""
+    """Not registered: the shared parent of SCAFFOLD and pFedMe. Subclasses name the option
+    that is their server step (``step_option``)."""
 
     name = "server-step-fedavg"
-    server_step = 1.0
+    step_option = ""
+
+    @property
+    def server_step(self) -> float:
+        return getattr(self.options, self.step_option) if self.step_option else 1.0
 
     def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
         previous = self.theta.clone()

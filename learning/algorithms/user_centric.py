@@ -83,23 +83,21 @@ class UserCentric(MixingLearner):
 
     name = "user-centric"
     Options = UserCentricOptions
+    accepts_codecs = True
 
     def __init__(self, setup: LearnerSetup):
         super().__init__(setup)
         o = self.options
-        self.streams_option, self.lam, self.variance_batches = o.streams, o.lam, o.variance_batches
-        if isinstance(self.streams_option, int) and self.streams_option > self.num_devices:
-            raise ValueError(f"streams must be in 1..{self.num_devices}, got {self.streams_option}")
-        self.variance_divisor = o.variance_divisor
-        if self.variance_batches == "reference":
-            if self.variance_divisor > self.train_sizes.min():
+        if isinstance(o.streams, int) and o.streams > self.num_devices:
+            raise ValueError(f"streams must be in 1..{self.num_devices}, got {o.streams}")
+        if o.variance_batches == "reference":
+            if o.variance_divisor > self.train_sizes.min():
                 raise ValueError(f"variance_divisor must be in 1..{int(self.train_sizes.min())} (the smallest local set), "
-                                 f"got {self.variance_divisor}")
-            self.variance_batch_sizes = np.floor(self.train_sizes / self.variance_divisor).astype(int)
+                                 f"got {o.variance_divisor}")
+            self.variance_batch_sizes = np.floor(self.train_sizes / o.variance_divisor).astype(int)
         else:
             self.variance_batch_sizes = variance_batch_sizes(self.train_sizes, o.variance_batch_size, o.variance_batch_fraction)
-        self.formation, self.silhouette_loss = o.formation, o.silhouette_loss
-        if self.formation == "channel" and setup.multicast_airtime is None:
+        if o.formation == "channel" and setup.multicast_airtime is None:
             raise ValueError("formation=channel needs a physical cell (the multicast airtimes); choose a cell system")
         self.formed = None
         self.gradients = np.zeros((self.num_devices, self.theta.shape[1]))
@@ -138,8 +136,8 @@ class UserCentric(MixingLearner):
     def variance_mini_batches(self, device: int) -> list[np.ndarray]:
         """The eq. 10 mini-batches of ``device`` (indices into its training set)."""
         n, size = self.data.devices[device].num_train, int(self.variance_batch_sizes[device])
-        if self.variance_batches == "reference":
-            return [self.rng.choice(n, size, replace=False) for _ in range(int(self.variance_divisor))]
+        if self.options.variance_batches == "reference":
+            return [self.rng.choice(n, size, replace=False) for _ in range(int(self.options.variance_divisor))]
         order = self.rng.permutation(n)
         return [order[k : k + size] for k in range(0, n - size + 1, size)]
 
@@ -153,14 +151,15 @@ class UserCentric(MixingLearner):
 
     def limit_streams(self, weights: np.ndarray) -> np.ndarray:
         seed = int(self.rng.integers(2**31))
-        k = self.streams_option
+        k = self.options.streams
         if k == "auto":
             self.silhouette = silhouette_curve(weights, seed)
-            k = choose_stream_count(self.silhouette, self.lam)
+            k = choose_stream_count(self.silhouette, self.options.lam)
         if k is None or k == self.num_devices:
             return weights
-        if self.formation == "channel":
-            self.formed, clustered = channel_aware_clusters(weights, int(k), self.setup.multicast_airtime, seed, self.silhouette_loss)
+        if self.options.formation == "channel":
+            airtime, loss = self.setup.multicast_airtime, self.options.silhouette_loss
+            self.formed, clustered = channel_aware_clusters(weights, int(k), airtime, seed, loss)
             self.clusters = self.formed.labels
             return clustered
         self.clusters, clustered = kmeans_rows(weights, int(k), seed)

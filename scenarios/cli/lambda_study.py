@@ -52,6 +52,7 @@ def execute(args):
     from scenarios.execution.compare import run_all
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.lambda_study import choices, measure, staircase
+    from scenarios.records.reading import read_json
     from scenarios.records.atomic import atomic_write_text, check_output_dir, json_text, make_output_dir, remove_stale_staging, sha256_text
     from scenarios.execution.runner import RunSpec, prepare, resolve
     from scenarios.execution.silhouette import setup_silhouette
@@ -116,7 +117,7 @@ def execute(args):
             if len(seeds) > 1 else f"Target mean accuracy: {target}.")
     atomic_write_text(paths["markdown"], f"# Which lambda? {args.scenario}, {seed_text}\n\n{note}\n\n"
                       + markdown(header, body) + "\n" + markdown(staircase_header, [list(map(str, r)) for r in staircase_body]))
-    plot_lambda_study(paths["json"], paths["figure"])
+    plot_lambda_study(read_json(paths["json"]), paths["figure"])  # drawn from what the file holds
     text = (f"{args.scenario}, {seed_text}. {note}\n\nAlgorithm 2's staircase"
             + (" (on the mean silhouette curve)" if len(seeds) > 1 else "") + "\n"
             + table(staircase_header, staircase_body) + "\n\nwhich lambda for my system\n" + table(header, body)
@@ -132,7 +133,7 @@ def _interval(start: float, end: float | None) -> str:
 
 def choice_table(answer: list[dict], seeds: int = 1) -> tuple[list[str], list[list[str]]]:
     """One time column per unit among the systems (a system's time only in its own unit's column)."""
-    from scenarios.reports.over_seeds import TIME_HEADERS, ToTarget, target_cell
+    from scenarios.reports.over_seeds import TIME_FORMATS, TIME_HEADERS, ToTarget, target_cell
 
     units = list(dict.fromkeys(a["time_unit"] for a in answer if a["time_unit"] is not None)) or ["T_dl"]
     header = ["system", "lambda", "k*"] + [TIME_HEADERS[u] for u in units] + ["bits to target"]
@@ -142,7 +143,7 @@ def choice_table(answer: list[dict], seeds: int = 1) -> tuple[list[str], list[li
         time = ToTarget(a["time_to_target"], a["time_to_target_std"], a["reached"], seeds)
         cells = [a["system"], "-" if a["k"] is None else _interval(a["lambda_from"], a["lambda_to"]),
                  "-" if a["k"] is None else str(a["k"])]
-        cells += [target_cell(time, ".3f" if u == "s" else ".1f") if a["time_unit"] == u else "-" for u in units]
+        cells += [target_cell(time, TIME_FORMATS[u]) if a["time_unit"] == u else "-" for u in units]
         cells.append(target_cell(ToTarget(a["bits_to_target"], None, a["reached"], seeds), ".4g"))
         cells += [f"{a['reached']}/{seeds}"] if seeds > 1 else []
         body.append(cells)

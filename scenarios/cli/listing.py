@@ -20,7 +20,8 @@ def from_plugin(kind: str, name: str) -> str:
 
 def execute(args):
     from learning.algorithms import ALGORITHMS
-    from learning.algorithms.base import summary
+    from learning.algorithms.base import first_sentence, summary
+    from learning.codecs import CODECS
     from learning.options import allowed_text as allowed
     from scenarios.definitions.settings import reference
     from scenarios.definitions.registry import SCENARIOS
@@ -34,6 +35,7 @@ def execute(args):
     docs = {name: cls.Options.docs() for name, cls in ALGORITHMS.items()}
     data = {"scenarios": list(SCENARIOS), "algorithms": list(ALGORITHMS), "systems": system_names(), "algorithm_options": options,
             "algorithm_option_ranges": ranges, "algorithm_option_docs": docs,
+            "codecs": {name: cls.defaults() for name, cls in CODECS.items()},
             "plugins": [{"kind": kind, "name": name, **record} for (kind, name), record in ORIGINS.items()],
             "run_settings": reference()}
     lines = ["scenarios:"] + [f"  {s.name} (v{s.version}): {s.description}{from_plugin('scenario', s.name)}" for s in SCENARIOS.values()]
@@ -48,4 +50,9 @@ def execute(args):
     lines += [f"  {p.name}: {p.description}{from_plugin('system', p.name)}" for p in SYSTEMS.values()]
     lines += ["systems (physical cells, time in seconds; 'fl-cosim cell NAME' describes one):"]
     lines += [f"  {p.name}: {p.description}" for p in CELLS.values()]
+    lines += ["codecs (--uplink-codec, --downlink-codec NAME[:KEY=VALUE,...]):"]
+    for name, cls in CODECS.items():
+        parameters = "".join(f"\n      {key}={value!r} ({allowed(setting, {})}): {cls.docs()[key]}"
+                             for (key, value), setting in zip(cls.defaults().items(), cls.settings().values()))
+        lines.append(f"  {name}: {first_sentence(cls.__doc__ or name)}{from_plugin('codec', name)}{parameters}")
     return data, "\n".join(lines)

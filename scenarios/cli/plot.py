@@ -43,8 +43,9 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from figures.accuracy_time import PlotOptions, plot_accuracy_vs_time
-    from scenarios.records.result_folder import ResultError
     from scenarios.definitions.systems import get_system
+    from scenarios.records.result_folder import ResultError
+    from scenarios.reports.retime import curves_by_system
 
     out = Path(args.out)
     if out.suffix.lower() not in (".png", ".pdf"):
@@ -58,7 +59,7 @@ def execute(args):
     systems = {name: get_system(name) for name in args.systems} if args.systems else None
     try:  # every folder is read (and re-timed) before the figure is written
         options = PlotOptions(args.title, tuple(dict.fromkeys(args.x)), args.worst, args.width, getattr(args, "command_line", None))
-        written = plot_accuracy_vs_time(args.result_dirs, out, options, systems, args.seed)
+        written = plot_accuracy_vs_time(curves_by_system(args.result_dirs, systems, args.seed), out, options)
     except ResultError as error:
         raise UsageError(str(error)) from None
     except OSError as error:

@@ -55,9 +55,10 @@ def execute(args):
         raise UsageError(f"--devices x --rounds must be at most {MAX_ROUND_TIME_EVENTS:,} (about a minute of simulation), "
                          f"got {args.devices * args.rounds:,}")
     RUN_SETTINGS["seed"].check("--seed", args.seed)
-    from scenarios.definitions.systems import SYSTEMS, SystemPreset, is_physical, system_names
+    from scenarios.definitions.cells import CELLS
+    from scenarios.definitions.systems import SYSTEMS, SystemPreset, system_names
 
-    if is_physical(args.system):
+    if args.system in CELLS:  # the cell presets' own command: seconds, joules, outages
         return cell_round_time(args)
     if args.system not in SYSTEMS:
         raise UsageError(f"unknown system {args.system!r}; choose from: {', '.join(system_names())}")

@@ -18,6 +18,7 @@ DEFAULT_RUNS = (
     ("user-centric", {"streams": None}),
     ("user-centric", {"streams": "auto"}),
 )
+TIME_COLUMNS = {"T_dl": "time/T_dl", "s": "time (s)"}
 DIVERGED_EXIT = 1
 FIGURE_FAILED_EXIT = 2  # the runs are written and shown, their figure could not be
 
@@ -52,6 +53,8 @@ def execute(args):
     from scenarios.datasets import resolve_data_dir
     from scenarios.records.atomic import check_output_dir, check_replaceable, remove_stale_staging
     from scenarios.execution.runner import prepare, resolve, run_prepared
+    from scenarios.reports.over_seeds import TIME_FORMATS
+    from scenarios.reports.retime import curves_by_system
 
     specs = run_specs(args)
     data_dir = str(resolve_data_dir(args.data_dir))
@@ -67,8 +70,8 @@ def execute(args):
         options = PlotOptions(title=f"{args.scenario} on {args.system}", x_axes=("time", "energy"),
                               command=getattr(args, "command_line", None))
         try:
-            figure = plot_accuracy_vs_time(folders, out / figure_name(f"accuracy_vs_time_{args.scenario}_{args.system}", folders),
-                                           options)
+            name = figure_name(f"accuracy_vs_time_{args.scenario}_{args.system}", folders)
+            figure = plot_accuracy_vs_time(curves_by_system(folders), out / name, options)
         except WriteError as error:  # the runs are written: show them, then say what failed
             failed = error
     keys = ("algorithm", "label", "status", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
@@ -77,13 +80,14 @@ def execute(args):
              "device_energy_j")
     runs = [{k: s[k] for k in keys} | {k: v for k, v in s.items() if k in extra} for s in summaries]
     data = {"runs": runs, "figure": str(figure) if figure else None}
-    physical = any(s.get("time_unit") == "s" for s in summaries)
+    unit = next((s["time_unit"] for s in summaries if "time_unit" in s), "T_dl")  # one system: one unit
+    energy = any("energy_j" in s for s in summaries)  # a network that records energy (and drops devices)
     rows = [[s["label"], s["streams"], _acc(s["final_mean_accuracy"]), _acc(s["final_worst_accuracy"]),
-             _number(s["simulated_time"], ".3f" if physical else ".1f"), bits(s["downlink_bits"]),
+             _number(s["simulated_time"], TIME_FORMATS[unit]), bits(s["downlink_bits"]),
              bits(s["uplink_bits"]), _status(s)]
-            + ([_number(s["energy_j"], ".4g"), sum(s["dropped"].values())] if physical else []) for s in summaries]
-    header = ["algorithm", "streams", "mean acc", "worst acc", "time (s)" if physical else "time/T_dl", "downlink", "uplink", "status"]
-    text = table(header + (["energy (J)", "dropped"] if physical else []), rows)
+            + ([_number(s["energy_j"], ".4g"), sum(s["dropped"].values())] if energy else []) for s in summaries]
+    header = ["algorithm", "streams", "mean acc", "worst acc", TIME_COLUMNS[unit], "downlink", "uplink", "status"]
+    text = table(header + (["energy (J)", "dropped"] if energy else []), rows)
     if figure:
         text += f"\n\nresults in {out}/, figure {figure}"
     diverged = [s for s in summaries if s["status"] == "diverged"]

@@ -68,8 +68,8 @@ P0_DBM_PER_PRB, PC_ALPHA = -92.2, 0.8  # [PC] P0_PUSCH per 180 kHz resource bloc
 # carrier) is kept far from zero. At the smallest values a model of 10^8 bits at the outage floor
 # (1 kHz x 10^-3 bit/s/Hz) takes 10^8 s, and an update of 10^5 samples of 2 x 10^4 cycles at 1 kHz
 # 2 x 10^6 s: both below the 10^9 s (MAX_COMPUTE_TIME) a round may add to the clock.
-# ``check_compute_time`` checks each run's own updates against it. What a deep fade still makes
-# infinite (outage off) stops the run as diverged.
+# ``PhysicalSystem.check_compute`` checks each run's own updates against it. What a deep fade
+# still makes infinite (outage off) stops the run as diverged.
 LINKS = {  # PhysicalSystem's link -> LinkBudget field -> flat parameter name
     "downlink": {"bandwidth_hz": "downlink_bandwidth_hz", "tx_power_w": "bs_power_w", "noise_figure_db": "ue_noise_figure_db"},
     "uplink": {"bandwidth_hz": "uplink_bandwidth_hz", "tx_power_w": "ue_power_w", "noise_figure_db": "bs_noise_figure_db"},
@@ -92,18 +92,6 @@ RADIO_DEFAULTS = {name: f.default for name, (_, f) in RADIO_FIELDS.items() if f.
 # [38.101] Table 5.3.2-1: 51 resource blocks of 12 subcarriers at 30 kHz fill 18.36 MHz of a 20 MHz channel
 NR_20MHZ_30KHZ_OCCUPANCY = 51 * 12 * 30e3 / 20e6
 NR_20MHZ_15KHZ_OCCUPANCY = 106 * 12 * 15e3 / 20e6  # ... and 106 at 15 kHz (the FDD band n1) 19.08 MHz
-
-
-def check_compute_time(system, samples) -> None:
-    """UsageError when a device's local update on ``system`` (a cell: cycles per sample times its
-    samples over the CPU clock) lasts longer than a round may add to the clock (``MAX_COMPUTE_TIME``)."""
-    from scenarios.definitions.settings import MAX_COMPUTE_TIME
-
-    longest_s = float(system.cycles_per_sample) * float(max(samples, default=0.0)) / float(system.cpu_hz)
-    if longest_s > MAX_COMPUTE_TIME:
-        raise UsageError(f"radio cpu_hz={system.cpu_hz:g} with cycles_per_sample={system.cycles_per_sample:g} makes a local "
-                         f"update of {max(samples):g} samples last {longest_s:.3g} s, above the {MAX_COMPUTE_TIME:g} s a round "
-                         "may add to the clock")
 
 
 COMMON = {

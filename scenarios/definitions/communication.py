@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from netsim.scheduling import Expectations, Scheduler, jain_index, participation_counts
+from netsim.scheduling import POLICIES, Policy, jain_index, participation_counts
 
 
 def non_default(spec) -> dict:
@@ -28,22 +28,18 @@ def record(config: dict, spec) -> dict:
     return {**config, "communication": changed} if changed else config
 
 
-def build_scheduler(spec, learner, system, network, physical: bool) -> Scheduler | None:
-    """The run's scheduler (None for ``random``: the learner samples, as it always has)."""
+def build_scheduler(spec, learner, network) -> Policy | None:
+    """The run's scheduling policy on its bound ``network`` (None for ``random``: the learner
+    samples, as it always has); ValueError naming what the policy needs that the run lacks."""
     if spec.scheduler == "random":
         return None
+    policy = POLICIES[spec.scheduler]
     m = learner.num_devices
     count = max(1, int(round(learner.setup.participation * m)))
     links = getattr(learner, "links", None)
     uplink_bits = links.uplink_bits(learner.model_bits) if links is not None else learner.model_bits
-    if physical:
-        compute_s = np.array([network.compute_s(d, network.system.compute_extra_s) for d in range(m)])
-        expectations = Expectations(compute_s, learner.model_bits, uplink_bits)
-    else:
-        expectations = Expectations(np.full(m, system.compute.mean), learner.model_bits, uplink_bits,
-                                    system.t_dl / learner.model_bits, system.t_ul / learner.model_bits)
-    scheduler = Scheduler(spec.scheduler, m, count, system.deadline, expectations, physical)
-    if count >= m and spec.scheduler != "deadline-aware":  # every device takes part: the policy chooses nothing
+    scheduler = policy.on(network, m, count, learner.model_bits, uplink_bits)
+    if count >= m and policy.picks_count:  # every device takes part: the policy chooses nothing
         raise ValueError(f"scheduler {spec.scheduler} chooses which devices take part, but with participation "
                          f"{learner.setup.participation:g} all {m} do: it would change nothing; give --participation below 1")
     return scheduler

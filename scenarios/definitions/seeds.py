@@ -1,19 +1,11 @@
-"""The one split of a run seed (no heavy imports, so light commands share it with the runner)."""
+"""A run seed, checked, and its streams (the split itself: ``contract.seeds``; no heavy
+imports, so light commands share it with the runner)."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from contract.seeds import RunSeeds
 
-import numpy as np
-
-
-class RunSeeds(NamedTuple):
-    """A run seed's independent streams: the data partition, the learner (model init, each
-    device's batches, server choices) and the network (compute times; a cell's channel child)."""
-
-    data: np.random.SeedSequence
-    learner: np.random.SeedSequence
-    network: np.random.SeedSequence
+__all__ = ["RunSeeds", "seed_streams"]
 
 
 def seed_streams(seed: int) -> RunSeeds:
@@ -21,4 +13,4 @@ def seed_streams(seed: int) -> RunSeeds:
     from scenarios.definitions.settings import RUN_SETTINGS
 
     RUN_SETTINGS["seed"].check("seed", seed)
-    return RunSeeds(*np.random.SeedSequence(seed).spawn(3))
+    return RunSeeds.of(seed)

@@ -51,20 +51,14 @@ def system_names() -> list[str]:
     return list(SYSTEMS) + list(CELLS)
 
 
-def is_physical(name: str) -> bool:
-    from scenarios.definitions.cells import CELLS
-
-    return name in CELLS
-
-
 def get_system(name: str, mode: str = "pipelined", deadline: float | None = None, radio: dict | None = None):
     """The named system: a ``NetworkSystem``, or for a cell preset a ``PhysicalSystem`` with the
     ``radio`` overrides applied (refused for the normalized systems)."""
+    from scenarios.definitions.cells import CELLS, get_cell_system
+
     if not isinstance(name, str):
         raise UsageError(f"a system is a name, got {name!r}")
-    if is_physical(name):
-        from scenarios.definitions.cells import get_cell_system
-
+    if name in CELLS:
         return get_cell_system(name, mode, deadline, radio)
     if name not in SYSTEMS:
         raise UsageError(f"unknown system {name!r}; choose from: {', '.join(system_names())}")

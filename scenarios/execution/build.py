@@ -21,6 +21,7 @@ from scenarios.records.provenance import provenance
 from scenarios.records.result_folder import FORMAT_VERSION, config_hash, json_text
 from scenarios.definitions.scenario import Scenario
 from scenarios.definitions.seeds import seed_streams
+from scenarios.definitions.settings import MAX_COMPUTE_TIME
 
 
 @dataclass
@@ -33,7 +34,7 @@ class PreparedRun:
     channel_rng: object  # fading draws of a cell (None for a normalized system)
     samples: np.ndarray  # training samples per device in one local update
     config: dict  # the config record (``config.json``)
-    scheduler: object = None  # netsim.scheduling.Scheduler, None: the learner samples
+    scheduler: object = None  # a netsim.scheduling.Policy, None: the learner samples
 
     @property
     def name(self) -> str:
@@ -44,11 +45,8 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
     """Build ``run``: data, network, learner, scheduler and config."""
     data = build_data(run, data_dir)
     samples = run.training.epochs * np.asarray(data.train_sizes, dtype=float)
-    if getattr(run.system, "cpu_hz", None) is not None:  # a cell: its CPU clock times the run's updates
-        from scenarios.definitions.cells import check_compute_time
-
-        check_compute_time(run.system, samples)
     try:
+        run.system.check_compute(samples, MAX_COMPUTE_TIME)
         network, channel_rng = run.system.bind(samples, run.seeds.network)
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -56,7 +54,7 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
     record = config_record(run, learner, samples, read_digest(data, data_dir))
     config = json.loads(json_text(communication.record(record, run.spec)))
     try:
-        scheduler = communication.build_scheduler(run.spec, learner, run.system, network, channel_rng is not None)
+        scheduler = communication.build_scheduler(run.spec, learner, network)
     except ValueError as error:
         raise UsageError(str(error)) from None
     return PreparedRun(run, learner, network, channel_rng, samples, config, scheduler)
@@ -139,11 +137,15 @@ def config_record(run: ResolvedRun, learner, samples: np.ndarray, data_digest: s
 
 
 def plugin_record(run: ResolvedRun) -> dict:
-    """``{"plugins": {kind: {"name", "module", "version", "sha256"}}}`` for what this run takes
-    from plugins (nothing for a run of built-ins, so their folder names stay as they were)."""
+    """``{"plugins": {use: {"name", "module", "version", "sha256"}}}`` for what this run takes
+    from plugins, by its use (its kind; a codec by its link, ``uplink_codec``/``downlink_codec``):
+    nothing for a run of built-ins, so their folder names stay as they were."""
     spec = run.spec
-    used = {"algorithm": spec.algorithm, "scenario": spec.scenario, "model": run.scenario.model_name, "system": spec.system}
-    found = {kind: {"name": name, **origin(kind, name)} for kind, name in used.items() if origin(kind, name)}
+    used = {"algorithm": ("algorithm", spec.algorithm), "scenario": ("scenario", spec.scenario),
+            "model": ("model", run.scenario.model_name), "system": ("system", spec.system),
+            "scheduler": ("scheduler", spec.scheduler),
+            **{link: ("codec", getattr(spec, link).partition(":")[0]) for link in ("uplink_codec", "downlink_codec")}}
+    found = {use: {"name": name, **origin(kind, name)} for use, (kind, name) in used.items() if origin(kind, name)}
     return {"plugins": found} if found else {}
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from scenarios.records.result_folder import read_run
 from scenarios.execution.progress import Progress
 from scenarios.records.atomic import number_cell
-from scenarios.reports.over_seeds import CENSORED, SPREAD, TIME_HEADERS, ToTarget, mean_std, pm, target_cell, to_target
+from scenarios.reports.over_seeds import CENSORED, SPREAD, TIME_FORMATS, TIME_HEADERS, ToTarget, mean_std, pm, target_cell, to_target
 from scenarios.execution.runner import RunSpec, run_experiment
 from scenarios.execution.pool import run_calls
 from scenarios.reports.tables import jain_fields
@@ -162,7 +162,7 @@ def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
     body = []
     for r in rows:
         cells = [r.label, str(r.streams), pm(r.mean_accuracy, ".1f", 100), pm(r.worst_accuracy, ".1f", 100)]
-        cells += [target_cell(r.time_to_target, ".3f" if u == "s" else ".1f") if r.time_to_target and r.time_unit == u
+        cells += [target_cell(r.time_to_target, TIME_FORMATS.get(u, ".4g")) if r.time_to_target and r.time_unit == u
                   else "-" for u in units]
         cells += [target_cell(r.bits_to_target, ".4g") if r.bits_to_target else "-", f"{r.reached}/{r.seeds}",
                   f"{r.diverged}/{r.seeds}", f"{r.flagged}/{r.seeds}", f"{r.total_bits:.4g}"]

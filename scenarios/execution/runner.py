@@ -21,6 +21,7 @@ from scenarios.execution.build import PreparedRun, prepare
 from scenarios.execution.progress import Progress
 from scenarios.execution.spec import RunSpec, resolve
 from scenarios.records.health import training_health
+from scenarios.reports.over_seeds import TIME_FORMATS
 from scenarios.log import LOGGER
 from scenarios.records.result_folder import (SUMMARY_FILE, config_hash, devices_csv, folder_problem, json_text, plans_jsonl,
                                      read_config, read_summary, rounds_csv, trace_csv, write_folder)
@@ -75,7 +76,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
         if problem is None:
             return {**read_summary(final), "result_dir": str(final), "reused": True}
         LOGGER.warning("running %s again: %s", final.name, problem)
-    unit = run.system.time_unit
+    unit = prepared.network.time_unit
     bar = Progress(f"{run.label} ({run.training.backend}, {run.training.device})", run.rounds) if progress else None
     records: list[RoundRecord] = []
     has_validation = np.array([d.y_val.shape[0] > 0 for d in learner.data.devices])
@@ -88,7 +89,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
         if bar is not None:
             note = ""
             if record.evaluation is not None:
-                note = f"t={record.end:.{3 if unit == 's' else 1}f} {unit}  mean acc {record.evaluation.mean_accuracy:.3f}"
+                note = f"t={record.end:{TIME_FORMATS[unit]}} {unit}  mean acc {record.evaluation.mean_accuracy:.3f}"
             bar.update(record.server_round, note)
 
     diverged = None
@@ -110,7 +111,7 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
         learner.trainer.close()  # training worker processes, if the backend started any
         if bar is not None:
             bar.close()
-    energy = run.system.records_energy
+    energy = prepared.network.records_energy
     diverged_round = diverged["round"] if diverged else None
     summary = summarize(run, records, learner, trace if energy else None, diverged)
     summary["config_hash"] = config_hash(prepared.config)

@@ -1,7 +1,8 @@
 """The result folder, its whole format in one module (no torch, no simpy): the files a run
 writes (``rounds.csv``, ``devices.csv``, ``trace.csv``, ``plans.jsonl``, ``config.json``,
-``summary.json``), the sealed index, the folder hash, and the reader that figures, the API and
-every command use.
+``summary.json``), the sealed index, the folder hash, and the reader that the reports, the API
+and every command use (``read_run``, ``read_table``, ``read_plans``: typed, checked); figures
+draw its ``RunCurve``.
 
 A folder is complete when its sealed index ``checksums.json`` lists the SHA-256 of every file
 of the folder, ``summary.json`` included, the index's own seal (the SHA-256 of that list)
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from contract import RoundPlan
 from scenarios.records.atomic import csv_text, json_text, number_cell, output_dir, staged_folder
 from scenarios.errors import UsageError
 from scenarios.records.reading import MAX_JSON_BYTES, MAX_TABLE_BYTES, ReadError, finite_float, open_regular, parse_json, read_text
@@ -43,6 +45,21 @@ INDEX_FILE = "checksums.json"  # the sealed index, written last: a folder withou
 SEALED_FILES = RESULT_FILES + (SUMMARY_FILE,)
 # config keys that differ between seeds of one configuration: the seed, what follows from it, versions
 SEED_KEYS = ("seed", "device_samples_per_update", "provenance")
+
+
+@dataclass(frozen=True)
+class RecordedKind:
+    """What a recorded system's ``kind`` answers (``config.json`` keeps the kind it was written
+    with; none: a normalized system): its clock's unit, the record's field holding that unit's
+    length on the clock (None: the clock counts in it), and whether its rounds record energy.
+    The systems answer the same themselves (``netsim.kind``; a test holds the two equal)."""
+
+    time_unit: str
+    unit_field: str | None
+    records_energy: bool
+
+
+RECORDED_KINDS = {None: RecordedKind("T_dl", "t_dl", False), "physical": RecordedKind("s", None, True)}
 
 
 class ResultError(UsageError, ValueError):
@@ -165,17 +182,36 @@ def read_table(folder: str | Path, name: str, checked: bool = False) -> list[dic
         raise ResultError(f"{folder} is not a result folder ({name}: {error})") from None
 
 
-def read_plans(folder: str | Path) -> list[dict]:
-    """Each round's record in ``plans.jsonl``: ``{"round": r, "plan": PLAN or None}``."""
-    path = check_folder(folder) / "plans.jsonl"
+def read_plans(folder: str | Path) -> list[RoundPlan | None]:
+    """Each round's plan from ``plans.jsonl``, indexed by round (None: a round that sent nothing,
+    such as a set-up round); ResultError unless line ``r`` is round ``r``'s record and its plan
+    names devices of the run (integers below ``num_devices``) and non-negative bits and scales."""
+    folder = check_folder(folder)
     try:
-        records = [parse_json(line) for line in read_text(path, MAX_TABLE_BYTES, follow=False).splitlines()]
-        for record in records:
+        devices = read_config(folder, checked=True)["num_devices"]
+        records = [parse_json(line) for line in read_text(folder / "plans.jsonl", MAX_TABLE_BYTES, follow=False).splitlines()]
+        plans = []
+        for expected, record in enumerate(records):
             if not isinstance(record["round"], int) or not (record["plan"] is None or isinstance(record["plan"], dict)):
                 raise ValueError(f"line {record!r:.60} is not a round and its plan")
-        return records
-    except (ReadError, ValueError, KeyError, TypeError) as error:
+            if record["round"] != expected:
+                raise ValueError(f"line {expected + 1} is round {record['round']}, not {expected}")
+            plans.append(None if record["plan"] is None else _plan(record["plan"], devices))
+        return plans
+    except (ReadError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise ResultError(f"{folder} has no readable plans.jsonl ({error})") from None
+
+
+def _plan(data: dict, devices: int) -> RoundPlan:
+    """A recorded plan, checked: ValueError naming what is out of place."""
+    plan = RoundPlan.from_dict(data)
+    named = [d for s in plan.streams for d in s.devices] + [*plan.uplink_bits, *plan.participants, *plan.compute_scale]
+    if not all(type(d) is int and 0 <= d < devices for d in named):
+        raise ValueError(f"a plan names a device that is not one of the run's {devices}")
+    amounts = [s.bits for s in plan.streams] + [*plan.uplink_bits.values(), *plan.compute_scale.values()]
+    if not all(a >= 0 for a in amounts):
+        raise ValueError("a plan holds negative bits or a negative compute scale")
+    return plan
 
 
 def _number(text: str) -> float:
@@ -184,20 +220,22 @@ def _number(text: str) -> float:
 
 
 def read_run(folder: str | Path) -> RunCurve:
-    """The evaluated rounds of one run (time normalized by ``T_dl``, or in seconds on a physical cell); ResultError if the folder
-    is not complete."""
+    """The evaluated rounds of one run, time in its system's unit (``RECORDED_KINDS``: normalized
+    by ``T_dl``, or in seconds on a physical cell); ResultError if the folder is not complete."""
     folder = check_folder(folder)
     summary, config = _json_file(folder / SUMMARY_FILE), _json_file(folder / "config.json")
     rows = [row for row in read_table(folder, "rounds.csv", checked=True) if row.get("mean_loss") != ""]
     try:
-        physical = config["system"].get("kind") == "physical"
-        t_dl = 1.0 if physical else finite_float(str(config["system"]["t_dl"]))
-        if t_dl <= 0:
-            raise ValueError(f"its system's t_dl is {t_dl}, not a positive time")
+        kind = RECORDED_KINDS.get(config["system"].get("kind"))
+        if kind is None:
+            raise ValueError(f"its system's kind {config['system']['kind']!r} is none of {', '.join(map(str, RECORDED_KINDS))}")
+        unit = 1.0 if kind.unit_field is None else finite_float(str(config["system"][kind.unit_field]))
+        if unit <= 0:
+            raise ValueError(f"its system's {kind.unit_field} is {unit}, not a positive time")
         return RunCurve(
             label=str(summary["label"]),
             rounds=[int(r["round"]) for r in rows],
-            time=[finite_float(r["time"]) / t_dl for r in rows],
+            time=[finite_float(r["time"]) / unit for r in rows],
             mean_accuracy=[_number(r["mean_accuracy"]) for r in rows],
             worst_accuracy=[_number(r["worst_accuracy"]) for r in rows],
             downlink_bits=[finite_float(r["downlink_bits"]) for r in rows],
@@ -205,8 +243,8 @@ def read_run(folder: str | Path) -> RunCurve:
             summary=summary,
             config=config,
             folder=str(folder),
-            time_unit="s" if physical else "T_dl",
-            energy_j=[finite_float(r["energy_j"]) for r in rows] if physical else None,
+            time_unit=kind.time_unit,
+            energy_j=[finite_float(r["energy_j"]) for r in rows] if kind.records_energy else None,
         )
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise ResultError(f"{folder} is not a result folder ({error.__class__.__name__}: {error})") from None
@@ -229,13 +267,13 @@ def write_folder(final: Path, files: dict[str, str]) -> None:
             (folder / name).write_bytes(text.encode("utf-8"))
 
 
-def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = False, diverged_round: int | None = None) -> str:
-    """One row per round; on a physical network also the round's energy, cumulative energy and
-    each device's energy in the round (``energy_j_<d>``), in joules. Non-finite numbers are
+def rounds_csv(records: list[RoundRecord], num_devices: int, energy: bool = False, diverged_round: int | None = None) -> str:
+    """One row per round; with ``energy`` (a network that records it) also the round's energy,
+    cumulative energy and each device's energy in the round (``energy_j_<d>``), in joules. Non-finite numbers are
     empty cells; the evaluation of a diverged round is left empty: its accuracies measure nothing."""
     header = ["round", "time", "duration", "downlink_bits", "uplink_bits", "streams", "participants", "received",
               "computed", "arrived", "mean_accuracy", "worst_accuracy", "mean_loss"] + [f"accuracy_{d}" for d in range(num_devices)]
-    if physical:
+    if energy:
         header += ["round_energy_j", "energy_j"] + [f"energy_j_{d}" for d in range(num_devices)]
     rows, downlink, uplink, spent = [], 0.0, 0.0, 0.0
     for r in records:
@@ -252,7 +290,7 @@ def rounds_csv(records: list[RoundRecord], num_devices: int, physical: bool = Fa
             e = r.evaluation
             row += [number_cell(e.mean_accuracy), number_cell(e.worst_accuracy), number_cell(np.mean(e.loss))]
             row += [number_cell(a) for a in e.accuracy]
-        if physical:
+        if energy:
             per_device = [float((r.energy_j or {}).get(d, 0.0)) for d in range(num_devices)]
             spent += sum(per_device)
             row += [number_cell(sum(per_device)), number_cell(spent)] + [number_cell(j) for j in per_device]

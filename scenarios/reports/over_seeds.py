@@ -13,6 +13,7 @@ import numpy as np
 
 SPREAD = "sample std over seeds"  # the label every table puts on its +- column
 TIME_HEADERS = {"T_dl": "time to target / T_dl", "s": "time to target (s)"}  # one column per time unit
+TIME_FORMATS = {"T_dl": ".1f", "s": ".3f"}  # how a time prints in each unit
 CENSORED = ("seeds that never reached the target count at their run's end (censored): "
             "with any censored, the mean is a lower bound (>=)")
 

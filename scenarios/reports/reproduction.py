@@ -184,17 +184,28 @@ def machine() -> str:
 
 
 def write_figures(outcome: Outcome, out: Path) -> list[Path]:
+    """Fig. 2, 3, 5 and 6 from the outcome's folders (Fig. 6: every run re-timed on each system)."""
     from figures.journal import accuracy_panels, silhouette_figure, stackoverflow_figure, systems_figure
     from scenarios.definitions.systems import get_system
+    from scenarios.reports.retime import retimed_curve
 
-    by_scenario = lambda s: {label: f for (scenario, label), f in outcome.folders.items() if scenario == s}  # noqa: E731
+    def folders(scenario: str) -> dict[str, list[str]]:
+        return {label: f for (s, label), f in outcome.folders.items() if s == scenario}
+
+    def curves(runs: dict[str, list[str]]) -> dict[str, list]:
+        return {label: [read_run(f) for f in seeds] for label, seeds in runs.items()}
+
     devices = {s: read_run(outcome.folders[(s, "fedavg")][0]).config["num_devices"] for s in TABLE_SCENARIOS}
-    panels = {f"({'abc'[i]}) {s}, m = {devices[s]}": by_scenario(s) for i, s in enumerate(TABLE_SCENARIOS)}
+    panels = {f"({'abc'[i]}) {s}, m = {devices[s]}": curves(folders(s)) for i, s in enumerate(TABLE_SCENARIOS)}
     written = accuracy_panels(panels, out / "fig2_accuracy_vs_rounds")
-    written += stackoverflow_figure(by_scenario(TEXT_SCENARIO), out / "fig3_stackoverflow", TEXT_SCENARIO)
-    written += silhouette_figure(out / "silhouette.csv", out / "fig5_silhouette", {s: s for s in TABLE_SCENARIOS})
-    rotation = {label: f for label, f in by_scenario(TIME_SCENARIO).items() if label in TIME_LABELS}
-    written += systems_figure(rotation, {name: get_system(name) for name in TIME_SYSTEMS}, out / "fig6_accuracy_vs_time")
+    written += stackoverflow_figure(curves(folders(TEXT_SCENARIO)), out / "fig3_stackoverflow", TEXT_SCENARIO)
+    table = {s: dict(sorted(seeds.items())) for s, seeds in outcome.silhouette.items()}  # in silhouette.csv's order
+    written += silhouette_figure(table, out / "fig5_silhouette", {s: s for s in TABLE_SCENARIOS})
+    rotation = {label: f for label, f in folders(TIME_SCENARIO).items() if label in TIME_LABELS}
+    systems = {name: get_system(name) for name in TIME_SYSTEMS}
+    retimed = {name: {label: [retimed_curve(f, system) for f in seeds] for label, seeds in rotation.items()}
+               for name, system in systems.items()}
+    written += systems_figure(retimed, out / "fig6_accuracy_vs_time")
     return written
 
 

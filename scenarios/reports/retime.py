@@ -4,24 +4,21 @@ The learning does not depend on the network when every device arrives (no deadli
 outage), so the recorded plans, simulated again on another system, give the run's curve on
 that system. On a physical cell the re-timing turns the outage threshold off (every listener
 is served, however slow: outages would have changed the learning) and gives energy too.
+A report over finished folders: it reads them (``read_run``, ``read_plans``), runs the clock
+(``netsim``) and writes nothing.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Mapping, Sequence
 
 import numpy as np
 
-from contract import RoundPlan
 from netsim import retime_plans, simulate_rounds
+from scenarios.definitions.seeds import seed_streams
 from scenarios.records.result_folder import ResultError, RunCurve, read_plans, read_run
-
-
-def run_network_seed(seed: int) -> np.random.SeedSequence:
-    """The network stream of run seed ``seed``: the third child of its SeedSequence, as
-    ``scenarios.definitions.seeds.seed_streams`` splits it (data, learner, network; a test holds them equal)."""
-    return np.random.SeedSequence(seed).spawn(3)[2]
 
 
 def retimed_curve(folder: str | Path, system, rng: np.random.Generator | None = None,
@@ -32,16 +29,13 @@ def retimed_curve(folder: str | Path, system, rng: np.random.Generator | None = 
     ran with, so on its own system the times are its own."""
     curve = read_run(folder)
     if rng is None and network_seq is None:
-        network_seq = run_network_seed(int(curve.config["seed"]))
+        network_seq = seed_streams(int(curve.config["seed"])).network
         rng = np.random.default_rng(network_seq)
     if curve.config["system"].get("deadline") is not None:
         raise ResultError(f"{folder} ran with a deadline: its learning depends on the network, re-run it instead")
     if curve.summary.get("dropped"):
         raise ResultError(f"{folder} had dropped devices ({curve.summary['dropped']}): its learning depends on the network, re-run it instead")
-    try:
-        plans = [RoundPlan.from_dict(r["plan"]) if r["plan"] else None for r in read_plans(folder)]
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise ResultError(f"{folder} has no readable plans.jsonl ({error})") from None
+    plans = read_plans(folder)
     model_bits = float(curve.config["model"]["bits"])
     if not system.records_energy:
         ends = retime_plans(plans, system, model_bits, rng)
@@ -55,3 +49,20 @@ def retimed_curve(folder: str | Path, system, rng: np.random.Generator | None = 
     spent = np.cumsum([sum((r.energy_j or {}).values()) for r in records])
     return dataclasses.replace(curve, time=[records[r].end for r in curve.rounds], time_unit="s",
                                energy_j=[float(spent[r]) for r in curve.rounds])
+
+
+def curves_by_system(result_dirs: Sequence[str | Path], systems: Mapping | None = None,
+                     seed: int | None = None) -> dict[str | None, list[RunCurve]]:
+    """The runs' curves as recorded (under None), or with ``systems`` (name -> system) re-timed
+    on each (under its name), each run with its own network stream, or every run with
+    ``seed``'s when given: what ``plot`` draws, one panel per key."""
+    if not systems:
+        return {None: [read_run(folder) for folder in result_dirs]}
+
+    def retimed(folder, system):
+        if seed is None:
+            return retimed_curve(folder, system)
+        network = seed_streams(seed).network  # a fresh sequence per run: binding a cell spawns from it
+        return retimed_curve(folder, system, np.random.default_rng(network), network)
+
+    return {name: [retimed(folder, system) for folder in result_dirs] for name, system in systems.items()}

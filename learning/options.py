@@ -31,9 +31,9 @@ DECLARED = ("requires", "flag", "label", "none_word", "words", "check", "metavar
             "section", "command", "sweep", "entries", "cli_default", "default_text")  # read by RunSpec's readers
 
 
-def option(default, doc: str, **declared):
+def option(default, doc, **declared):
     """A field of an ``Options`` dataclass: its default (``dataclasses.MISSING``: none, ``dict``: an
-    empty table), one-line doc, range (``low``, ``high``, ``low_open``, ``high_open`` for numbers;
+    empty table), one-line doc (text, or a function giving it: ``doc_of``), range (``low``, ``high``, ``low_open``, ``high_open`` for numbers;
     ``pattern`` a regular expression text must match in full, ``pattern_text`` in words) and
     ``requires``: the other options' values under which it has an effect (``{"formation": "channel"}``).
     Where it has them: ``flag``, a command-line flag of its own (``--streams``); ``label``, its
@@ -94,7 +94,13 @@ def flag_of(f: dataclasses.Field) -> str | None:
 def help_text(cls: type, f: dataclasses.Field, default_text: str | None = None) -> str:
     """A field's ``--help`` line: its doc, where it needs other values, and its default."""
     needs = "".join(f"; only with {_flag_or_name(cls, key)} {value}" for key, value in f.metadata.get("requires", {}).items())
-    return f"{f.metadata.get('doc', '')}{needs} (default {default_words(f, default_text)})".replace("%", "%%")
+    return f"{doc_of(f)}{needs} (default {default_words(f, default_text)})".replace("%", "%%")
+
+
+def doc_of(f: dataclasses.Field) -> str:
+    """A field's one-line doc (a function of none: read now, for a doc that names what is registered)."""
+    doc = f.metadata.get("doc", "")
+    return doc() if callable(doc) else doc
 
 
 def default_words(f: dataclasses.Field, default_text: str | None = None) -> str:
@@ -138,7 +144,7 @@ class Options:
 
     @classmethod
     def docs(cls) -> dict[str, str]:
-        return {f.name: f.metadata.get("doc", "") for f in dataclasses.fields(cls)}
+        return {f.name: doc_of(f) for f in dataclasses.fields(cls)}
 
     @classmethod
     def requirements(cls) -> dict[str, dict]:

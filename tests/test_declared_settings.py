@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from learning.options import field_setting
+from learning.options import doc_of, field_setting
 from scenarios import api
 from scenarios.cli.common import option_flags
 from scenarios.cli.main import build_parser
@@ -112,7 +112,7 @@ def test_the_declarations_are_whole():
     flags and destinations are unique, the algorithm options' flags among them."""
     flags, names = [], []
     for f in declared():
-        assert f.metadata["section"] and f.metadata["doc"]
+        assert f.metadata["section"] and doc_of(f)
         entries = f.metadata.get("entries")
         for g in dataclasses.fields(entries()) if entries else [f]:
             assert g.metadata["flag"], g.name

@@ -34,7 +34,7 @@ def settings_markdown() -> str:
     def cell(text) -> str:
         return "-" if text is None else str(text).replace("|", "\\|")
 
-    from learning.options import allowed_text, default_words, field_setting
+    from learning.options import allowed_text, default_words, doc_of, field_setting
     from scenarios.cli.common import option_flags
 
     rows = ["| flag (`run`, `compare`) | sweep key | `RunSpec` field | default | allowed | what |", "|---|---|---|---|---|---|"]
@@ -43,7 +43,7 @@ def settings_markdown() -> str:
                     f"| {cell(row['allowed'])} | {cell(row['doc'])} |")
     for flag, (cls, f) in option_flags().items():  # algorithm options with a flag of their own
         rows.append(f"| `{flag}` | options.{f.name} | `options.{f.name}` | {cell(default_words(f))} "
-                    f"| {cell(allowed_text(field_setting(cls, f), f.metadata.get('requires', {})))} | {cell(f.metadata['doc'])} |")
+                    f"| {cell(allowed_text(field_setting(cls, f), f.metadata.get('requires', {})))} | {cell(doc_of(f))} |")
     return "\n".join(rows) + "\n"
 
 

@@ -18,7 +18,7 @@ from dataclasses import MISSING, dataclass
 from typing import Literal
 
 from contract.setting import MAX_COUNT, MAX_DEVICES, Setting, UsageError, non_negative, positive, positive_int  # noqa: F401 (the settings' kinds)
-from learning.options import allowed_text, check_field, default_words, field_setting, option
+from learning.options import allowed_text, check_field, default_words, doc_of, field_setting, option
 from netsim.system import TIMING_MODES
 
 MAX_ROUNDS = 100_000  # every round's record and plan are kept in memory and written out
@@ -67,6 +67,15 @@ def _codec(downlink: bool):
 
         return parse_codec(spec, downlink=downlink).spec
     return check
+
+
+def _codec_doc(what: str):
+    def doc() -> str:
+        from learning.algorithms.base import codec_algorithms
+        from learning.codecs import codec_help
+
+        return f"{what}: {codec_help()} ({', '.join(codec_algorithms())})"
+    return doc
 
 
 def _policies() -> tuple[str, ...]:
@@ -124,8 +133,7 @@ class RunSpec:
                                  flag="--alpha", section="scenario", default_text="the scenario's")
     radio: dict = option(dict, "override a physical cell preset's parameter, repeatable (e.g. uplink_access=fdma; see "
                          "'fl-cosim cell')", flag="--radio", metavar="KEY=VALUE", section="network", default_text="the preset's")
-    uplink_codec: str = option("none", "codec of the uploaded model differences: none, qsgd[:bits=4,bucket=512], "
-                               "topk[:fraction=0.01,ef=0|1], sign[:ef=1] (fedavg, oracle, user-centric)", flag="--uplink-codec",
+    uplink_codec: str = option("none", _codec_doc("codec of the uploaded model differences"), flag="--uplink-codec",
                                metavar="CODEC", label="ul", check=_codec(downlink=False), section="communication")
     downlink_codec: str = option("none", "codec of the downlink models (their difference from the last received): as "
                                  "--uplink-codec, with ef=0 the default (error feedback is the uplink's)", flag="--downlink-codec",
@@ -163,7 +171,7 @@ def reference() -> list[dict]:
             rows.append({"setting": name, "section": f.metadata["section"], "flag": g.metadata.get("flag"),
                          "sweep": name if f.metadata.get("sweep", True) else None,
                          "default": default_words(g, f.metadata.get("cli_default") or (f.metadata.get("default_text") if entries else None)),
-                         "allowed": allowed_text(field_setting(cls, g), g.metadata.get("requires", {})), "doc": g.metadata["doc"]})
+                         "allowed": allowed_text(field_setting(cls, g), g.metadata.get("requires", {})), "doc": doc_of(g)})
     return rows
 
 

@@ -177,26 +177,26 @@ def reference() -> list[dict]:
 
 def check_spec(spec: RunSpec, knobs) -> dict:
     """Every declared field of ``spec`` checked and converted (UsageError naming it, ``evaluate-every
-    must be ...``); a scenario knob only where the scenario has it (``knobs``); the training table's
-    entries against their own declarations. Returns the checked values."""
+    must be ...``); a scenario knob only where the scenario has it (``knobs``); a table declared by
+    its entries (``training``) entry by entry. Returns the checked values."""
     values = {}
     for f in declared():
         values[f.name] = check_field(RunSpec, f, f.name.replace("_", "-"), getattr(spec, f.name))
         if f.metadata["section"] == "scenario" and values[f.name] is not None and f.name not in knobs:
             raise UsageError(f"scenario {spec.scenario!r} has no {f.name} setting (its settings: {', '.join(knobs) or 'none'})")
-    values["training"] = check_training(values["training"])
+        if f.metadata.get("entries"):
+            values[f.name] = check_entries(f.metadata["entries"](), values[f.name], f.name)
     return values
 
 
-def check_training(training: dict) -> dict:
-    """Training overrides, each typed and range-checked by its declaration (unknown keys refused)."""
-    entries = {f.name: f for f in dataclasses.fields(_local_training())}
-    if not isinstance(training, dict):
-        raise UsageError(f"training must be a table of key = value, got {training!r}")
-    for key in training:
+def check_entries(cls: type, table: dict, name: str) -> dict:
+    """A table's entries (``training``), each typed and range-checked by its declaration, a field of
+    ``cls`` (an unknown key refused, naming the known ones)."""
+    entries = {f.name: f for f in dataclasses.fields(cls)}
+    for key in table:
         if key not in entries:
-            raise UsageError(f"unknown training setting {key!r}; known: {', '.join(entries)}")
-    return {key: check_field(_local_training(), entries[key], f"training {key}", value) for key, value in training.items()}
+            raise UsageError(f"unknown {name} setting {key!r}; known: {', '.join(entries)}")
+    return {key: check_field(cls, entries[key], f"{name} {key}", value) for key, value in table.items()}
 
 
 def label_suffix(spec) -> str:

@@ -5,6 +5,7 @@ are made of it."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass
@@ -22,9 +23,10 @@ class UsageError(Exception):
 
 @dataclass(frozen=True)
 class Setting:
-    """One typed value: ``kind`` (int, float, str, bool), an optional range (``low``/``high``,
-    open when ``*_open``), the allowed words (``choices``; for a number, words it also takes,
-    such as ``auto``) and whether ``None`` (the documented default) is allowed."""
+    """One typed value: ``kind`` (int, float, str, bool, or dict: a table of key = value), an
+    optional range (``low``/``high``, open when ``*_open``), the allowed words (``choices``; for a
+    number, words it also takes, such as ``auto``; text without choices or a pattern is any text)
+    and whether ``None`` (the documented default) is allowed."""
 
     kind: type
     low: float | None = None
@@ -47,6 +49,10 @@ class Setting:
         """The allowed values, in words (for the one-line error)."""
         if self.kind is bool:
             text = "true or false"
+        elif self.kind is dict:
+            text = "a table of key = value"
+        elif self.kind is str and not self.choices and not self.pattern:
+            text = "text"
         elif self.kind is str and self.pattern:
             text = self.pattern_text
         elif self.kind is str:
@@ -81,8 +87,12 @@ class Setting:
         if self.kind is bool:
             if isinstance(value, bool):
                 return value
+        elif self.kind is dict:
+            if isinstance(value, dict):
+                return value
         elif self.kind is str:
-            if isinstance(value, str) and (value in self.choices or (self.pattern and re.fullmatch(self.pattern, value))):
+            free = not self.choices and not self.pattern
+            if isinstance(value, str) and (free or value in self.choices or (self.pattern and re.fullmatch(self.pattern, value))):
                 return value
         elif self.kind is int:
             if isinstance(value, int) and not isinstance(value, bool) and self._in_range(value) and value <= self.top:
@@ -116,3 +126,29 @@ def positive(none: bool = False) -> Setting:
     return Setting(float, low=0, low_open=True, none=none)
 
 
+
+
+def parameter(default, doc: str, kind: type = float, omit_default: bool = False, **rule):
+    """A dataclass field that declares its value's ``Setting`` (``kind`` and range) and a one-line
+    doc: a physical parameter declared once, where it is used (a cell's ``--radio KEY=VALUE``
+    checks and ``fl-cosim cell`` read it; ``scenarios.definitions.cells``). ``omit_default``: left
+    out of the record at its default (``recorded``), so a parameter added after runs were
+    recorded leaves their configs and folder names as they were."""
+    return dataclasses.field(default=default, metadata={"doc": doc, "setting": Setting(kind, **rule), "omit_default": omit_default})
+
+
+def recorded(obj) -> dict:
+    """``dataclasses.asdict(obj)`` without the fields declared ``omit_default`` that hold their
+    default (in nested dataclasses too)."""
+    data = dataclasses.asdict(obj)
+
+    def prune(item, record: dict) -> None:
+        for f in dataclasses.fields(item):
+            value = getattr(item, f.name)
+            if f.metadata.get("omit_default") and value == f.default:
+                del record[f.name]
+            elif dataclasses.is_dataclass(value):
+                prune(value, record[f.name])
+
+    prune(obj, data)
+    return data

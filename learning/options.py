@@ -1,7 +1,10 @@
-"""An algorithm's options, declared once: a frozen dataclass whose fields carry their type (the
-annotation), default, allowed range and one-line doc (``option``), and the setting they need to
-have any effect (``requires``). The command line's checks, ``fl-cosim list``, the config record
-and the run's label are all read from it.
+"""Options and settings, declared once: a frozen dataclass whose fields carry their type (the
+annotation), default, allowed range and one-line doc (``option``), the setting they need to
+have any effect (``requires``) and, where they have them, their own command-line flag and their
+short name in the run's label. The command line's flags and checks, ``fl-cosim list``, the config
+record and the run's label are all read from it: an algorithm's options here, the run's settings
+(``scenarios.definitions.settings.RunSpec``) and the training settings (``learning.training.LocalTraining``)
+the same way.
 
     @dataclass(frozen=True)
     class FedProxOptions(Options):
@@ -14,7 +17,7 @@ import dataclasses
 import functools
 import types
 import typing
-from typing import Literal, Mapping
+from typing import Iterable, Literal, Mapping
 
 from contract.setting import Setting, UsageError
 
@@ -23,23 +26,101 @@ class OptionError(UsageError, ValueError):
     """An option that is unknown, of the wrong type, out of range or without effect (one line)."""
 
 
-def option(default, doc: str, *, low: float | None = None, high: float | None = None, low_open: bool = False,
-           high_open: bool = False, requires: Mapping[str, object] | None = None):
-    """A field of an ``Options`` dataclass: its default, one-line doc, range (numbers) and
-    ``requires``: the other options' values under which it has an effect (``{"formation": "channel"}``)."""
-    rule = {"low": low, "high": high, "low_open": low_open, "high_open": high_open}
-    return dataclasses.field(default=default, metadata={"doc": doc, "rule": rule, "requires": dict(requires or {})})
+RULE = ("low", "high", "low_open", "high_open", "pattern", "pattern_text")  # the value's range: ``Setting``'s
+DECLARED = ("requires", "flag", "label", "none_word", "words", "check", "metavar", "reported",  # read here
+            "section", "command", "sweep", "entries", "cli_default", "default_text")  # read by RunSpec's readers
 
 
-def setting_from(hint, rule: Mapping) -> Setting:
+def option(default, doc, **declared):
+    """A field of an ``Options`` dataclass: its default (``dataclasses.MISSING``: none, ``dict``: an
+    empty table), one-line doc (text, or a function giving it: ``doc_of``), range (``low``, ``high``, ``low_open``, ``high_open`` for numbers;
+    ``pattern`` a regular expression text must match in full, ``pattern_text`` in words) and
+    ``requires``: the other options' values under which it has an effect (``{"formation": "channel"}``).
+    Where it has them: ``flag``, a command-line flag of its own (``--streams``); ``label``, its
+    short name in the run's label (``k``: ``user-centric k=4``, folder ``user-centric_k4``);
+    ``none_word``, the word that stands for None on the command line and in the label (``m``);
+    ``words``, a function giving the allowed words, read when checked (a registry's names);
+    ``check``, ``(key, value) -> value`` for text a parser checks (a codec spec: its canonical
+    form; ValueError for a bad one); ``metavar``, its value's name in ``--help``; ``reported``,
+    the evaluation extra in which the learner reports the value it resolved the option to
+    (``streams="auto"``: the k Algorithm 2 chose; the run's summary shows that). ``RunSpec``'s
+    fields also declare ``section``, ``command``, ``sweep``, ``entries``, ``cli_default`` and
+    ``default_text`` (``scenarios.definitions.settings``)."""
+    unknown = sorted(set(declared) - set(RULE) - set(DECLARED))
+    if unknown:
+        raise TypeError(f"option() takes no {', '.join(unknown)}")
+    rule = {key: declared.pop(key) for key in RULE if key in declared}
+    metadata = {"doc": doc, "rule": rule, **declared, "requires": dict(declared.get("requires") or {})}
+    if default is dict:
+        return dataclasses.field(default_factory=dict, metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+def setting_from(hint, rule: Mapping, words: Iterable[str] = ()) -> Setting:
     """The ``Setting`` of a field annotated ``hint`` (``float``, ``int | None``, ``Literal["a", "b"]``,
-    ``int | Literal["auto"] | None``...) with the range in ``rule``."""
+    ``int | Literal["auto"] | None``, ``dict``...) with the range in ``rule`` and ``words`` allowed besides."""
     parts = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
     kinds = [p for p in parts if p is not type(None) and typing.get_origin(p) is not Literal]
-    words = tuple(word for p in parts if typing.get_origin(p) is Literal for word in typing.get_args(p))
-    if len(kinds) > 1 or (kinds and kinds[0] not in (int, float, str, bool)):
-        raise TypeError(f"an option is one of int, float, str, bool (with Literal words and None), not {hint}")
-    return Setting(kinds[0] if kinds else str, choices=words, none=type(None) in parts, **rule)
+    literal = tuple(word for p in parts if typing.get_origin(p) is Literal for word in typing.get_args(p))
+    if len(kinds) > 1 or (kinds and kinds[0] not in (int, float, str, bool, dict)):
+        raise TypeError(f"an option is one of int, float, str, bool, dict (with Literal words and None), not {hint}")
+    return Setting(kinds[0] if kinds else str, choices=literal + tuple(words), none=type(None) in parts, **rule)
+
+
+def field_setting(cls: type, f: dataclasses.Field) -> Setting:
+    """The ``Setting`` of field ``f`` of the dataclass ``cls`` (its ``words`` read now)."""
+    words = f.metadata.get("words")
+    return setting_from(_hints(cls)[f.name], f.metadata.get("rule", {}), words() if words else ())
+
+
+def check_field(cls: type, f: dataclasses.Field, key: str, value):
+    """``value`` of field ``f`` checked (UsageError naming ``key``) and converted: its ``Setting``,
+    then its own ``check`` (a ValueError from it becomes ``KEY: why``)."""
+    value = field_setting(cls, f).check(key, value)
+    check = f.metadata.get("check")
+    if check is not None and value is not None:
+        try:
+            return check(key, value)
+        except ValueError as error:
+            raise UsageError(f"{key}: {error}") from None
+    return value
+
+
+def flag_of(f: dataclasses.Field) -> str | None:
+    """The command-line flag of a field, if it has one."""
+    return f.metadata.get("flag")
+
+
+def help_text(cls: type, f: dataclasses.Field, default_text: str | None = None) -> str:
+    """A field's ``--help`` line: its doc, where it needs other values, and its default."""
+    needs = "".join(f"; only with {_flag_or_name(cls, key)} {value}" for key, value in f.metadata.get("requires", {}).items())
+    return f"{doc_of(f)}{needs} (default {default_words(f, default_text)})".replace("%", "%%")
+
+
+def doc_of(f: dataclasses.Field) -> str:
+    """A field's one-line doc (a function of none: read now, for a doc that names what is registered)."""
+    doc = f.metadata.get("doc", "")
+    return doc() if callable(doc) else doc
+
+
+def default_words(f: dataclasses.Field, default_text: str | None = None) -> str:
+    """A field's default in words: ``default_text`` (``the scenario's``), its own, else its value (None: its ``none_word``)."""
+    words = default_text or f.metadata.get("default_text")
+    if words is None:
+        default = f.default if f.default is not dataclasses.MISSING else None
+        words = f.metadata.get("none_word") or "none" if default is None else str(default)
+    return words
+
+
+def allowed_text(setting: Setting, requires: Mapping) -> str:
+    """What a value may be, in words, with the other values it needs (``fl-cosim list``, the docs)."""
+    only = "".join(f"; only with {key}={value!r}" for key, value in requires.items())
+    return setting.allowed() + (", or none" if setting.none else "") + only
+
+
+def _flag_or_name(cls: type, name: str) -> str:
+    found = next((f for f in dataclasses.fields(cls) if f.name == name), None)
+    return (flag_of(found) if found is not None else None) or name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,10 +128,12 @@ class Options:
     """Base of every algorithm's options (no fields: an algorithm without options uses it).
     Construction checks every field (``OptionError``) and converts it to its kind."""
 
+    noun = "option"  # how its errors name a field: ``option mu must be ...``
+
     def __post_init__(self):
-        for name, setting in self.settings().items():
+        for f in dataclasses.fields(self):
             try:
-                object.__setattr__(self, name, setting.check(f"option {name}", getattr(self, name)))
+                object.__setattr__(self, f.name, check_field(type(self), f, f"{self.noun} {f.name}", getattr(self, f.name)))
             except UsageError as error:
                 raise OptionError(str(error)) from None
 
@@ -61,7 +144,7 @@ class Options:
 
     @classmethod
     def docs(cls) -> dict[str, str]:
-        return {f.name: f.metadata.get("doc", "") for f in dataclasses.fields(cls)}
+        return {f.name: doc_of(f) for f in dataclasses.fields(cls)}
 
     @classmethod
     def requirements(cls) -> dict[str, dict]:
@@ -97,18 +180,52 @@ class Options:
                                       f"(this run has {other}={getattr(options, other)!r})")
         return options
 
+    @classmethod
+    def reports(cls) -> dict[str, str]:
+        """The options whose resolved value the learner reports: option -> its evaluation extra."""
+        return {f.name: f.metadata["reported"] for f in dataclasses.fields(cls) if f.metadata.get("reported")}
+
     def as_dict(self) -> dict:
         """Every option with its value (the config record)."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     @classmethod
+    def flags(cls) -> dict[str, str]:
+        """The options with a command-line flag of their own: name -> flag (``streams``: ``--streams``)."""
+        return {f.name: flag_of(f) for f in dataclasses.fields(cls) if flag_of(f)}
+
+    @classmethod
+    def tags(cls, given: Mapping) -> list[tuple[str, str]]:
+        """(label, value in words) of each option with a ``label``, as given or by default
+        (``[("k", "4")]``; None in its ``none_word``)."""
+        tags = []
+        for f in dataclasses.fields(cls):
+            if f.metadata.get("label"):
+                value = given.get(f.name, f.default)
+                tags.append((f.metadata["label"], f.metadata.get("none_word") or "none" if value is None else str(value)))
+        return tags
+
+    @classmethod
     def label(cls, algorithm: str, given: Mapping) -> str:
-        """The run's readable label from the options it was given (its folder's prefix):
-        the algorithm's name unless a variant says more."""
-        return algorithm
+        """The run's readable label from the options it was given: the algorithm's name, each
+        labelled option (``user-centric k=4``), then what ``label_note`` adds."""
+        return algorithm + "".join(f" {tag}={text}" for tag, text in cls.tags(given)) + cls.label_note(given)
+
+    @classmethod
+    def folder_label(cls, algorithm: str, given: Mapping) -> str:
+        """The label as the folder's prefix has it: each labelled option joined to the name (``user-centric_k4``)."""
+        return algorithm + "".join(f"_{tag}{text}" for tag, text in cls.tags(given)) + cls.label_note(given)
+
+    @classmethod
+    def label_note(cls, given: Mapping) -> str:
+        """What a variant adds to its label in words (`` channel``); nothing by default."""
+        return ""
 
 
 @functools.cache
+def _hints(cls: type) -> dict:
+    return typing.get_type_hints(cls)
+
+
 def _settings(cls: type) -> dict[str, Setting]:
-    hints = typing.get_type_hints(cls)
-    return {f.name: setting_from(hints[f.name], f.metadata.get("rule", {})) for f in dataclasses.fields(cls)}
+    return {f.name: field_setting(cls, f) for f in dataclasses.fields(cls)}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
-from typing import Hashable, Sequence
+from typing import Hashable, Literal, Sequence
 
 import numpy as np
 import torch
@@ -24,6 +24,7 @@ from learning.data import DeviceData
 from learning.engine import BACKENDS, Backend
 from learning.jobs import ADAM_BETAS, ADAM_EPS, AdamState, LocalJob, prototype_terms
 from learning.models import INIT_SCHEMES, output_layer
+from learning.options import Options, option
 from learning.params import flat_grad, get_flat, set_flat
 
 __all__ = ["ADAM_BETAS", "ADAM_EPS", "AdamState", "CPU_BACKENDS", "LocalJob", "LocalTraining", "OPTIMIZERS", "Trainer",
@@ -34,9 +35,10 @@ CPU_BACKENDS = tuple(name for name, backend in BACKENDS.items() if backend.cpu_o
 
 
 @dataclass(frozen=True)
-class LocalTraining:
-    """Local training settings. Defaults are the journal paper's text (V-A): SGD, lr 0.01,
-    momentum 0.9, batch 64, E = 1, with the reference code's Keras initialization.
+class LocalTraining(Options):
+    """Local training settings, each declared once with its range, flag and doc (``--help``,
+    ``fl-cosim list`` and the checks read them). Defaults are the journal paper's text (V-A):
+    SGD, lr 0.01, momentum 0.9, batch 64, E = 1, with the reference code's Keras initialization.
 
     ``optimizer``: ``sgd`` (the paper's text; momentum state starts afresh every local update)
     or ``adam`` (the authors' reference code: lr as given, betas 0.9/0.999, eps 1e-7, each
@@ -50,32 +52,25 @@ class LocalTraining:
     record the resolved settings.
     """
 
-    lr: float = 0.01
-    momentum: float = 0.9
-    batch_size: int = 64
-    epochs: int = 1
-    optimizer: str = "sgd"
-    init: str = "keras"
-    backend: str = "auto"
-    device: str = "auto"
+    lr: float = option(0.01, "local learning rate", low=0, low_open=True, flag="--lr")
+    momentum: float = option(0.9, "SGD momentum (0 <= m < 1)", low=0, high=1, high_open=True, flag="--momentum")
+    batch_size: int = option(64, "local mini-batch size", low=1, flag="--batch-size")
+    epochs: int = option(1, "local epochs per round (E)", low=1, flag="--epochs")
+    optimizer: Literal[OPTIMIZERS] = option(
+        "sgd", "sgd (the paper's text) or adam (the authors' code: per-device state kept across rounds)", flag="--optimizer")
+    init: Literal[INIT_SCHEMES] = option("keras", "initialization: keras (the authors' code) or torch (PyTorch's defaults)",
+                                         flag="--init")
+    backend: Literal[("auto", *BACKENDS)] = option(
+        "auto", "training engine: loop (the reference, in this process), processes (the reference loop in one worker process "
+        "per core, the same numbers), batched (all devices at once: the GPU path), compiled (batched under torch.compile) or "
+        "auto (batched on a GPU, processes on the CPU)", flag="--backend")
+    device: str = option("auto", "where training runs: auto (CUDA when present), cpu, cuda[:N]", flag="--device",
+                         pattern=r"auto|cpu|cuda(:[0-9]+)?", pattern_text="auto, cpu, cuda or cuda:N")
+
+    noun = "training"
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.lr, (int, float)) and 0 < self.lr < float("inf")):
-            raise ValueError(f"lr must be a positive finite number, got {self.lr}")
-        if not (isinstance(self.momentum, (int, float)) and 0 <= self.momentum < 1):
-            raise ValueError(f"momentum must be in [0, 1), got {self.momentum}")
-        for key in ("batch_size", "epochs"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{key} must be an integer >= 1, got {value!r}")
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}, got {self.optimizer!r}")
-        if self.init not in INIT_SCHEMES:
-            raise ValueError(f"init must be one of {', '.join(INIT_SCHEMES)}, got {self.init!r}")
-        if self.backend != "auto" and self.backend not in BACKENDS:
-            raise ValueError(f"backend must be auto or one of {', '.join(BACKENDS)}, got {self.backend!r}")
-        if not (self.device in ("auto", "cpu") or self.device.startswith("cuda")):
-            raise ValueError(f"device must be auto, cpu or cuda[:N], got {self.device!r}")
+        super().__post_init__()
         if self.device.startswith("cuda") and self.backend in CPU_BACKENDS:
             raise ValueError(f"backend {self.backend} trains on the CPU; on {self.device} use backend batched (or auto)")
 

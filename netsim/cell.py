@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from contract.setting import parameter
 from netsim import pathloss
 
 LOS_MODES = ("los", "nlos", "probabilistic")
@@ -24,25 +25,29 @@ class Cell:
     around the base station, or at the given ``distances_m`` (uniform angles). ``los``: every
     link LOS, every link NLOS, or each device's state drawn from TR 38.901 Table 7.4.2-1.
     ``shadowing``: log-normal with the table's ``sigma_SF`` (per device, fixed). A LOS device's
-    Ricean K-factor is drawn once, ``K_dB ~ N(mu_K, sigma_K)`` (Table 7.5-6); NLOS devices have 0.
+    Ricean K-factor is drawn once, ``K_dB ~ N(mu_K, sigma_K)`` (Table 7.5-6; ``k_factor_db`` in
+    place of ``mu_K`` where given); NLOS devices have 0.
     """
 
     scenario: str = "umi"
-    carrier_hz: float = 3.5e9
-    bs_height_m: float = 10.0
-    ut_height_m: float = 1.5
-    inner_radius_m: float = 10.0
-    outer_radius_m: float = 100.0
+    carrier_hz: float = parameter(3.5e9, "carrier frequency (TR 38.901 path loss holds from 0.5 to 100 GHz)", low=5e8, high=1e11)
+    bs_height_m: float = parameter(10.0, "base station height", low=1.0, low_open=True, high=1e3)
+    ut_height_m: float = parameter(1.5, "device height (isolated cell)", low=1.0, high=1e3)
+    inner_radius_m: float = parameter(10.0, "devices' smallest distance (d2D <= 5 km)", low=1.0, high=5e3)
+    outer_radius_m: float = parameter(100.0, "devices' largest distance (isolated cell)", low=1.0, high=5e3)
     distances_m: tuple[float, ...] | None = None
     los: str = "probabilistic"
     shadowing: bool = True
     interference: bool = False
-    inter_site_distance_m: float = 200.0
-    indoor_fraction: float = 0.8
-    o2i_low_loss_fraction: float = 0.5
-    bs_elements: int = 10
-    downtilt_deg: float = 12.0
-    interference_load: float = 1.0
+    inter_site_distance_m: float = parameter(200.0, "19-site layout's inter-site distance (wrap-around links reach 3 ISD)",
+                                             low=10.0, high=5e3 / 3)
+    indoor_fraction: float = parameter(0.8, "share of devices indoors (19-site layout)", low=0.0, high=1.0)
+    o2i_low_loss_fraction: float = parameter(0.5, "share of indoor devices behind low-loss walls", low=0.0, high=1.0)
+    bs_elements: int = parameter(10, "vertical array elements of each sector antenna", kind=int, low=1, high=64)
+    downtilt_deg: float = parameter(12.0, "electrical downtilt of the sector antennas", low=0.0, high=90.0)
+    interference_load: float = parameter(1.0, "share of the time the other sectors transmit", low=0.0, high=1.0)
+    k_factor_db: float | None = parameter(None, "mean Ricean K-factor of LOS links (none: TR 38.901 Table 7.5-6's 9 dB)",
+                                          low=-50.0, high=50.0, none=True, omit_default=True)
 
     def __post_init__(self) -> None:
         if self.scenario not in pathloss.SCENARIOS:
@@ -95,6 +100,11 @@ class Cell:
     def propagation(self) -> pathloss.PropagationScenario:
         return pathloss.SCENARIOS[self.scenario]
 
+    @property
+    def k_factor_mean_db(self) -> float:
+        """``mu_K`` of the LOS links' K-factor: ``k_factor_db``, else Table 7.5-6's."""
+        return self.propagation.k_factor_mu_db if self.k_factor_db is None else self.k_factor_db
+
     def place(self, num_devices: int, rng: np.random.Generator) -> "CellLayout":
         """Draw the layout: positions, LOS states, shadowing (``interference`` on: the centre
         site's devices in the 19-site network, ``place_in_network``).
@@ -127,7 +137,7 @@ class Cell:
         prop = self.propagation
         shadowing = z_shadow * prop.sigma_sf_db(los) if self.shadowing else np.zeros(num_devices)
         loss = prop.path_loss_db(distance, los, self.bs_height_m, self.ut_height_m, self.carrier_hz)
-        k_factor = np.where(los, 10.0 ** ((prop.k_factor_mu_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
+        k_factor = np.where(los, 10.0 ** ((self.k_factor_mean_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
         return CellLayout(distance * np.cos(angle), distance * np.sin(angle), los, shadowing, loss, k_factor)
 
     def place_in_network(self, num_devices: int, rng: np.random.Generator) -> "CellLayout":
@@ -141,7 +151,7 @@ class Cell:
         los = d.los[rows, site]
         prop = self.propagation
         z_k = rng.standard_normal(num_devices)
-        k_factor = np.where(los, 10.0 ** ((prop.k_factor_mu_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
+        k_factor = np.where(los, 10.0 ** ((self.k_factor_mean_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
         return CellLayout(d.x_m, d.y_m, los, d.shadowing_db[rows, site], d.path_loss_db[rows, site] + d.o2i_loss_db, k_factor,
                           bs_gain_db=d.antenna_gain_db[rows, served.sector],
                           downlink_interference_db=served.downlink_interference_db,

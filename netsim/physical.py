@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import copy
 import functools
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
 from contract.seeds import ChannelSeeds
+from contract.setting import parameter, recorded
 from netsim import duplex, energy, fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.distributions import ShiftedExponential
@@ -50,9 +51,9 @@ def pusch_power_dbm(p_cmax_dbm: float, p0_dbm_per_prb: float, alpha: float, allo
 class LinkBudget:
     """One direction: its bandwidth, the transmitter's power, the receiver's noise figure."""
 
-    bandwidth_hz: float
-    tx_power_w: float
-    noise_figure_db: float
+    bandwidth_hz: float = parameter(MISSING, "bandwidth of the channel", low=1e3, high=1e10)
+    tx_power_w: float = parameter(MISSING, "transmit power (-60 to 70 dBm)", low=1e-9, high=1e4)
+    noise_figure_db: float = parameter(MISSING, "receiver's noise figure", low=0.0, high=100.0)
 
     def check(self, direction: str) -> None:
         if not self.bandwidth_hz > 0:
@@ -98,27 +99,30 @@ class PhysicalSystem(SystemKind):
     downlink: LinkBudget
     uplink: LinkBudget
     fading: str = "rayleigh"
-    snr_gap_db: float = 0.0
-    max_bps_per_hz: float | None = None
-    min_bps_per_hz: float | None = None
+    snr_gap_db: float = parameter(0.0, "SNR gap to the Shannon bound", low=0.0, high=100.0)
+    max_bps_per_hz: float | None = parameter(None, "rate cap (none: no cap)", low=1e-3, high=100.0, none=True)
+    min_bps_per_hz: float | None = parameter(None, "outage floor (none: no outage)", low=1e-3, high=100.0, none=True)
     uplink_access: str = "tdma"
-    subbands: int = 1
-    bs_antenna_gain_dbi: float = 0.0
-    ue_antenna_gain_dbi: float = 0.0
+    subbands: int = parameter(1, "independently faded subbands (1: flat fading)", kind=int, low=1)
+    bs_antenna_gain_dbi: float = parameter(0.0, "base station antenna gain (isolated cell)", low=-100.0, high=100.0)
+    ue_antenna_gain_dbi: float = parameter(0.0, "device antenna gain", low=-100.0, high=100.0)
     duplex: str = "fdd"
     tdd_pattern: str = "DDDSU"
     tdd_special_symbols: str = "10:2:2"
-    cycles_per_sample: float = 0.0
-    cpu_hz: float = 1e9
-    kappa: float = 0.0
-    compute_extra_s: float = 0.0
-    receive_power_w: float = 0.0
-    bandwidth_occupancy: float = 1.0
-    downlink_overhead: float = 0.0
-    uplink_overhead: float = 0.0
+    cycles_per_sample: float = parameter(0.0, "CPU cycles per training sample", low=0.0, high=1e12)
+    cpu_hz: float = parameter(1e9, "device CPU clock", low=1e3, high=1e12)
+    kappa: float = parameter(0.0, "effective switched capacitance: compute energy kappa cycles f^2", low=0.0, high=1e-20)
+    compute_extra_s: float = parameter(0.0, "mean of the exponential extra compute delay", low=0.0, high=1e6)
+    receive_power_w: float = parameter(0.0, "device power while receiving", low=0.0, high=1e4)
+    bandwidth_occupancy: float = parameter(1.0, "share of the channel its resource blocks occupy", low=0.0, low_open=True, high=1.0)
+    downlink_overhead: float = parameter(0.0, "share of the downlink's resource elements not carrying data", low=0.0, high=1.0,
+                                         high_open=True)
+    uplink_overhead: float = parameter(0.0, "share of the uplink's resource elements not carrying data", low=0.0, high=1.0,
+                                       high_open=True)
     ul_power_control: str = "off"
-    p0_dbm_per_prb: float = -92.2  # scenarios.definitions.cells [PC]
-    alpha: float = 0.8
+    p0_dbm_per_prb: float = parameter(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
+                                      low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1])
+    alpha: float = parameter(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0)
     mode: str = "pipelined"
     deadline: float | None = None
 
@@ -186,8 +190,9 @@ class PhysicalSystem(SystemKind):
         return ShiftedExponential(0.0, self.compute_extra_s)
 
     def record(self, name: str) -> dict:
-        """The cell as a run's config records it: every parameter, ``kind: physical``, ``time_unit: s``."""
-        return {"name": name, "kind": "physical", "time_unit": "s", **asdict(self)}
+        """The cell as a run's config records it: every parameter (those declared ``omit_default``
+        only when set: ``contract.setting.recorded``), ``kind: physical``, ``time_unit: s``."""
+        return {"name": name, "kind": "physical", "time_unit": "s", **recorded(self)}
 
     def with_overrides(self, rho: float | None = None, t_min: float | None = None, inv_mu: float | None = None):
         """Itself: the normalized parameters do not apply to a cell (ValueError when any is given)."""

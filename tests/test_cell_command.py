@@ -86,7 +86,7 @@ def test_radio_overrides_apply(capsys, tmp_path):
     (["cell", "umi-3.5ghz", "--radio", "cpu_hz=-1e9"], "radio cpu_hz must be a finite number in [1000, 1000000000000], got -1000000000.0"),
     (["cell", "umi-3.5ghz", "--radio", "inner_radius_m=150"], "inner radius 150 m is above the outer radius 100 m"),
     (["cell", "umi-3.5ghz", "--radio", "antenna_gain_db=3"], "unknown radio parameter antenna_gain_db"),
-    (["cell", "umi-3.5ghz", "--radio", "bs_power_w=loud"], "bs_power_w must be a number"),
+    (["cell", "umi-3.5ghz", "--radio", "bs_power_w=loud"], "radio bs_power_w must be a finite number in"),
     (["cell", "umi-3.5ghz", "--radio", "interference=off", "--radio", "distances_m=20,60"], "2 distances given for 20 devices"),
     (["cell", "umi-3.5ghz", "--radio", "distances_m=20,60"], "give interference=off with it"),
     (["cell", "umi-3.5ghz", "--radio", "interference=maybe"], "interference must be on or off"),

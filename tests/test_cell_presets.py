@@ -1,6 +1,7 @@
 """The cell presets' link budgets, TDD shares, Ricean and wideband fading, and the outage floor
 with an SNR gap, against hand-computed values."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -129,6 +130,12 @@ def test_ricean_k_factor_draw_mean_and_power():
         k_db = 10 * np.log10(layout.k_factor[layout.los])
         assert k_db.mean() == pytest.approx(9.0, abs=0.1) and k_db.std() == pytest.approx(sigma, rel=0.03)
         assert not layout.k_factor[~layout.los].any()
+    # --radio k_factor_db moves mu_K alone: the same draws, every LOS link's K times 10^((20 - 9) / 10)
+    for interference in (False, True):
+        base = Cell(interference=interference)
+        layouts = [dataclasses.replace(base, k_factor_db=k).place(50, np.random.default_rng(6)) for k in (None, 20.0)]
+        np.testing.assert_array_equal(layouts[0].los, layouts[1].los)
+        np.testing.assert_allclose(layouts[1].k_factor, layouts[0].k_factor * 10 ** 1.1, rtol=1e-12)
     # |h|^2 at K = 9 dB (7.943): mean 1, variance (1 + 2K) / (K + 1)^2 = 0.2111
     k = 10 ** 0.9
     power = fading.power_gains(np.random.default_rng(4), "ricean", np.array([k]), (200000, 1, 1)).ravel()

@@ -49,7 +49,7 @@ def test_round_time_defaults_to_the_default_system(capsys):
     (["run", "--rounds", "0"], "rounds must be an integer in 1..100000"),
     (["run", "--system", "satellite"], "unknown system"),
     (["run", "--algorithm", "user-centric", "--streams", "21", "--rounds", "1"], "streams must be in 1..20"),
-    (["run", "--streams", "-3"], "--streams must be >= 1"),
+    (["run", "--streams", "-3"], "option streams must be an integer in 1..100000 or 'auto', got -3"),
     (["round-time", "--devices", "5", "--streams", "2", "--rho", "-1", "--t-min", "1", "--inv-mu", "0"], "--rho must be a finite number in (0, 100000]"),
     (["round-time", "--devices", "5", "--streams", "9", "--rho", "1", "--t-min", "1", "--inv-mu", "0"], "--streams must be in 1..5"),
     (["round-time", "--streams", "2"], "the following arguments are required: --devices"),

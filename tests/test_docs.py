@@ -37,3 +37,6 @@ def test_site_builds_strict(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     reference = (tmp_path / "site" / "cli" / "index.html").read_text()
     assert "usage: fl-cosim round-time" in reference  # the generated reference is in the page
+    from scenarios.definitions.settings import reference as settings
+
+    assert all(f"<code>{row['setting']}</code>" in reference for row in settings())  # and the table of the declared settings

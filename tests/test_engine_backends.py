@@ -32,7 +32,7 @@ def jobs(t: Trainer, data: list[DeviceData]) -> list[LocalJob]:
 
 
 def test_an_unknown_backend_is_refused_naming_the_choices():
-    with pytest.raises(ValueError, match="backend must be auto or one of loop, batched, compiled, processes, got 'fast'"):
+    with pytest.raises(ValueError, match="training backend must be one of auto, loop, batched, compiled, processes, got 'fast'"):
         LocalTraining(backend="fast")
 
 

@@ -211,7 +211,7 @@ SWEEP_CASES = [
     (["sweep", "{deep_sweep}"], "deep_sweep.toml: not valid TOML (it is nested deeper than 64 levels)"),
     (["sweep", "{nested_sweep}"], "nested_sweep.toml: not valid TOML (it is nested deeper than 64 levels)"),
     (["sweep", "{list_scenario}"], "unknown scenario ['a']"),
-    (["sweep", "{number_system}"], "a system is a name, got 5"),
+    (["sweep", "{number_system}"], "system must be text, got 5"),
     (["sweep", "{number_algorithm}"], "algorithm must be a name, got 5"),
     (["sweep", "{cased_algorithm}"], "unknown algorithm 'FedAvg'; choose from: fedavg,"),
     (["sweep", "{spaced_algorithm}"], "unknown algorithm 'fedavg '; choose from: fedavg,"),

@@ -4,6 +4,7 @@ instead of testing its type; the engine, the scheduler and the recorder ask the 
 (``netsim.kind.Network``) its round process, outages and channel reports. Records are checked
 key by key (folder names hash them), and a written record's kind reads back as the system's answers."""
 
+import dataclasses
 import pickle
 from dataclasses import asdict, dataclass
 
@@ -50,7 +51,10 @@ def test_physical_system_answers_in_seconds_with_energy_and_records_kind_first()
     assert (system.time_unit, system.records_energy) == ("s", True)
     record = system.record("umi-tdma")
     assert list(record)[:4] == ["name", "kind", "time_unit", "cell"]
-    assert record == {"name": "umi-tdma", "kind": "physical", "time_unit": "s", **asdict(system)}
+    every = asdict(system)
+    del every["cell"]["k_factor_db"]  # declared omit_default: recorded only when set
+    assert record == {"name": "umi-tdma", "kind": "physical", "time_unit": "s", **every}
+    assert dataclasses.replace(system, cell=dataclasses.replace(system.cell, k_factor_db=12.0)).record("x")["cell"]["k_factor_db"] == 12.0
     assert record["cell"]["distances_m"] == (40.0, 60.0, 80.0) and record["deadline"] == 2.5
 
 

@@ -36,8 +36,10 @@ def variance_batch_sizes(train_sizes: np.ndarray, size: int | None, fraction: fl
 @dataclass(frozen=True)
 class UserCentricOptions(Options):
     streams: int | Literal["auto"] | None = option(None, "stream count k: an integer, 'auto' (Algorithm 2) or none (k = m)", low=1,
-                                                   high=MAX_DEVICES)
-    lam: float = option(0.0, "lambda of eq. 12: Algorithm 2 picks argmax_k s_k - lambda k", low=0, requires={"streams": "auto"})
+                                                   high=MAX_DEVICES, flag="--streams", label="k", none_word="m",
+                                                   reported="streams_chosen")
+    lam: float = option(0.0, "lambda of eq. 12: Algorithm 2 picks argmax_k s_k - lambda k", low=0, requires={"streams": "auto"},
+                        flag="--lambda")
     variance_batches: Literal["disjoint", "reference"] = option(
         "disjoint", "eq. 10 mini-batches: disjoint ones (the paper's text) or the reference code's independent draws")
     variance_batch_fraction: float = option(1 / 3, "disjoint: each mini-batch's share of the local set", low=0, high=1,
@@ -52,13 +54,11 @@ class UserCentricOptions(Options):
                                     requires={"formation": "channel"})
 
     @classmethod
-    def label(cls, algorithm: str, given) -> str:
-        streams = given.get("streams")
-        label = f"{algorithm} k={'m' if streams is None else streams}"
-        if given.get("formation") == "channel":
-            loss = given.get("silhouette_loss")
-            label += " channel" + ("" if loss is None else f" loss={loss}")
-        return label
+    def label_note(cls, given) -> str:
+        if given.get("formation") != "channel":
+            return ""
+        loss = given.get("silhouette_loss")
+        return " channel" + ("" if loss is None else f" loss={loss}")
 
 
 class UserCentric(MixingLearner):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios.cli.common import add_json, parse_options, table
+from scenarios.cli.common import add_declared, add_json, parse_options, table
 from scenarios.errors import UsageError
 
 
@@ -20,8 +20,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("preset", help="cell preset (see 'fl-cosim list')")
     parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
     parser.add_argument("--devices", type=int, default=20, help="number of devices (default 20, the default scenario's)")
-    parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a preset parameter, repeatable (e.g. uplink_access=fdma, outer_radius_m=300)")
+    add_declared(parser, "radio")
     parser.add_argument("--drop", type=int, metavar="N", help="TR 38.901 7.8.1 large-scale calibration instead: drop N devices "
                         "over the whole 19-site layout and print each one's coupling_loss_db and geometry_db (no figure; "
                         "e.g. --radio carrier_hz=6e9 for the calibration carrier)")

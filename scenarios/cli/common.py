@@ -46,21 +46,6 @@ def parse_options(texts: list[str], option: str) -> dict:
     return options
 
 
-def parse_streams(text: str | None):
-    """``--streams``: a positive integer, ``auto`` (Algorithm 2) or ``m`` (one per device)."""
-    if text is None or text == "m":
-        return None
-    if text == "auto":
-        return "auto"
-    try:
-        value = int(text)
-    except ValueError:
-        raise UsageError(f"--streams must be a positive integer, 'auto' or 'm', got {text!r}") from None
-    if value < 1:
-        raise UsageError(f"--streams must be >= 1, got {value}")
-    return value
-
-
 def table(header: list[str], rows: list[list]) -> str:
     """A plain aligned text table."""
     cells = [header] + [[str(c) for c in row] for row in rows]
@@ -93,37 +78,90 @@ def add_quiet(parser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr (also off under --json)")
 
 
-def add_run_settings(parser) -> None:
-    """The settings ``run`` and ``compare`` share: algorithms and their options, network, rounds."""
-    from scenarios.definitions.registry import DEFAULT_SCENARIO
-    from scenarios.definitions.systems import DEFAULT_SYSTEM
+def add_setting(parser, cls: type, f, default=None, default_text: str | None = None) -> None:
+    """The declared field ``f`` of ``cls`` as an argument: its flag, value type, choices,
+    default and help. A table (dict) is ``KEY=VALUE``, repeatable (``parse_options``); a value
+    with words besides a number (``--streams auto``) is text (``parse_flag``)."""
+    from learning.options import field_setting, help_text
 
-    parser.add_argument("--scenario", default=DEFAULT_SCENARIO, help=f"scenario name (default {DEFAULT_SCENARIO}; see 'fl-cosim list')")
-    parser.add_argument("--streams", help="user-centric stream count: an integer k, 'auto' (Algorithm 2) or 'm' "
-                        "(default: m; an error when no algorithm of the run takes streams)")
-    parser.add_argument("--lambda", dest="lam", type=float,
-                        help="lambda of c(k, s_k) = s_k - lambda k; only with --streams auto (default 0)")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="algorithm option, repeatable (e.g. mu=0.5); goes to every algorithm of the run that takes it")
-    parser.add_argument("--system", default=DEFAULT_SYSTEM, help=f"network system (default {DEFAULT_SYSTEM}; see 'fl-cosim list')")
-    parser.add_argument("--mode", choices=("pipelined", "barrier"), default="pipelined", help="timing mode (default pipelined)")
-    parser.add_argument("--deadline", type=float,
-                        help="round deadline (T_dl units; seconds on a physical cell); late devices are dropped from aggregation")
-    parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a physical cell preset's parameter, repeatable (e.g. uplink_access=fdma; see 'fl-cosim cell')")
-    parser.add_argument("--rho", type=float, help="T_ul / T_dl in place of the system's")
-    parser.add_argument("--t-min", type=float, help="minimum compute time in T_dl, in place of the system's")
-    parser.add_argument("--inv-mu", type=float, help="mean extra compute delay 1/mu in T_dl, in place of the system's")
-    parser.add_argument("--participation", type=float, help="fraction of devices sampled per round (default: the scenario's)")
-    parser.add_argument("--devices", type=int, help="number of devices, where the scenario allows it (default: the scenario's)")
-    parser.add_argument("--alpha", type=float, help="Dirichlet label-shift alpha, where the scenario allows it (default: the scenario's)")
-    parser.add_argument("--rounds", type=int, help="training rounds after the set-up round (default: the scenario's)")
-    add_communication(parser)
-    parser.add_argument("--eval-every", type=int, default=1, help="evaluate every N rounds (default 1)")
+    setting = field_setting(cls, f)
+    flag = f.metadata["flag"]
+    kwargs = {"dest": f.name, "help": help_text(cls, f, default_text),
+              "metavar": f.metadata.get("metavar") or flag.lstrip("-").upper().replace("-", "_")}
+    if setting.kind is dict:
+        kwargs.update(action="append", default=[])
+    else:
+        if setting.kind is str and setting.choices and not f.metadata.get("words"):
+            kwargs.update(choices=setting.choices, metavar=None)
+        elif setting.kind in (int, float) and not setting.choices and not f.metadata.get("none_word"):
+            kwargs["type"] = setting.kind
+        kwargs["default"] = default
+    parser.add_argument(flag, **kwargs)
+
+
+def parse_flag(f, text: str):
+    """A flag's text (``add_setting``) as its field's value: its ``none_word`` None, else a number,
+    a word or text (``parse_option``), checked where it goes (an algorithm's options: ``Options.resolve``)."""
+    return None if text == f.metadata.get("none_word") else parse_option(f"{f.name}={text}")[1]
+
+
+def add_declared(parser, *names: str, **defaults) -> None:
+    """The ``RunSpec`` settings ``names`` as arguments, as ``run`` has them (``defaults``: a
+    command's own defaults, by name); a table declared by its entries (``training``) as one
+    argument per entry."""
+    import dataclasses
+
+    from scenarios.definitions.settings import RunSpec, declared
+
+    fields = {f.name: f for f in declared()}
+    for name in names:
+        f = fields[name]
+        entries = f.metadata.get("entries")
+        if entries:
+            for entry in dataclasses.fields(entries()):
+                add_setting(parser, entries(), entry, None, f.metadata.get("default_text"))
+        elif name in defaults:
+            add_setting(parser, RunSpec, f, defaults[name], str(defaults[name]))
+        else:
+            default = f.metadata.get("cli_default", None if f.default is dataclasses.MISSING else f.default)
+            add_setting(parser, RunSpec, f, default, f.metadata.get("cli_default"))
+
+
+def option_flags() -> dict[str, tuple[type, object]]:
+    """The algorithm options with a flag of their own (``--streams``, ``--lambda``): flag ->
+    (the first declaring algorithm's ``Options``, the field)."""
+    import dataclasses
+
+    from learning.algorithms import ALGORITHMS
+
+    found = {}
+    for cls in (algorithm.Options for algorithm in ALGORITHMS.values()):
+        for f in dataclasses.fields(cls):
+            if f.metadata.get("flag"):
+                found.setdefault(f.metadata["flag"], (cls, f))
+    return found
+
+
+def add_run_settings(parser, seed: bool = False) -> None:
+    """The settings ``run`` and ``compare`` share, one argument per declaration
+    (``scenarios.definitions.settings.RunSpec``, the training table's entries, the algorithm
+    options with a flag of their own), grouped by section; ``seed``: ``--seed`` too."""
+    from scenarios.definitions.settings import SECTIONS, declared
+
+    groups: dict = {}
+    for f in declared():
+        if f.metadata.get("command") and not (seed and f.name == "seed"):
+            continue
+        section = f.metadata["section"]
+        if section not in groups:
+            groups[section] = parser.add_argument_group(SECTIONS[section])
+        add_declared(groups[section], f.name)
+        if f.name == "options":
+            for cls, option in option_flags().values():
+                add_setting(groups[section], cls, option)
     parser.add_argument("--out", default="results", help="output folder (default ./results)")
     parser.add_argument("--force", action="store_true", help="run again even when an identical finished run exists")
     add_quiet(parser)
-    add_training(parser)
     add_data_dir(parser)
     add_json(parser)
 
@@ -136,31 +174,37 @@ def takes(algorithm: str, key: str) -> bool:
 
 def route_options(args, variants: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
     """Each (algorithm, options) variant with the command line's options routed to it:
-    ``--option KEY=VALUE`` to every algorithm that takes KEY (an error if none does),
-    ``--streams`` to the algorithms that take streams (an error if none does), ``--lambda``
-    only with ``--streams auto``. Identical variants are kept once."""
-    options = parse_options(args.option, "--option")
+    ``--option KEY=VALUE`` to every algorithm that takes KEY (an error if none does), an
+    option's own flag (``--streams``, ``--lambda``) to the algorithms whose options declare it
+    (an error if none does, or if what it ``requires`` is not given: ``--lambda`` only with
+    ``--streams auto``). Identical variants are kept once."""
+    from learning.algorithms import ALGORITHMS
+    from scenarios.definitions.registry import get_algorithm
+
+    options = parse_options(args.options, "--option")
     names = [name for name, _ in variants]
     for key in options:
         if not any(takes(name, key) for name in names):
             raise UsageError(f"no algorithm of this run takes option {key!r} (see 'fl-cosim list' for each one's options)")
-    streaming = [name for name in names if takes(name, "streams")]
-    if args.streams is not None and not streaming:
-        raise UsageError(f"--streams applies to algorithms with streams ({', '.join(sorted(_streaming_algorithms()))}); "
-                         "none is in this run")
-    if args.lam is not None:
-        if parse_streams(args.streams) != "auto" and options.get("streams") != "auto":
-            raise UsageError("--lambda applies only with --streams auto (Algorithm 2 picks k by lambda)")
-        if "lam" in options:
-            raise UsageError("give lambda once: --lambda or --option lam=..., not both")
+    flagged, takers = {}, {}  # option -> (its flag, its Options, its value); option -> the run's algorithms that declare the flag
+    for flag, (cls, f) in option_flags().items():
+        if getattr(args, f.name, None) is None:
+            continue
+        takers[f.name] = [name for name in names if get_algorithm(name).Options.flags().get(f.name) == flag]
+        if not takers[f.name]:
+            declaring = sorted(name for name, a in ALGORITHMS.items() if a.Options.flags().get(f.name) == flag)
+            raise UsageError(f"{flag} applies to algorithms with {f.name} ({', '.join(declaring)}); none is in this run")
+        flagged[f.name] = (flag, cls, parse_flag(f, getattr(args, f.name)))
+    for key, (flag, cls, _) in flagged.items():
+        for other, wanted in cls.requirements()[key].items():
+            if (flagged[other][2] if other in flagged else options.get(other)) != wanted:
+                raise UsageError(f"{flag} applies only with {cls.flags().get(other, other)} {wanted}")
+        if key in options:
+            raise UsageError(f"give {flag.lstrip('-')} once: {flag} or --option {key}=..., not both")
     routed, seen = [], set()
     for name, defaults in variants:
         run_options = {**defaults, **{k: v for k, v in options.items() if takes(name, k)}}
-        if name in streaming:
-            if args.streams is not None:
-                run_options["streams"] = parse_streams(args.streams)
-            if args.lam is not None:
-                run_options["lam"] = args.lam
+        run_options.update({key: value for key, (_, _, value) in flagged.items() if name in takers[key]})
         key = (name, tuple(sorted((k, repr(v)) for k, v in run_options.items())))
         if key not in seen:
             seen.add(key)
@@ -168,33 +212,20 @@ def route_options(args, variants: list[tuple[str, dict]]) -> list[tuple[str, dic
     return routed
 
 
-def _streaming_algorithms() -> list[str]:
-    from learning.algorithms import ALGORITHMS
-
-    return [name for name in ALGORITHMS if takes(name, "streams")]
-
-
 def spec_settings(args) -> dict:
-    """The RunSpec fields the shared run settings give (checked when the spec is prepared)."""
-    return {"system": args.system, "rounds": args.rounds, "mode": args.mode, "deadline": args.deadline,
-            "evaluate_every": args.eval_every, "participation": args.participation, "rho": args.rho,
-            "t_min": args.t_min, "inv_mu": args.inv_mu, "training": training_overrides(args), "devices": args.devices,
-            "alpha": args.alpha, "radio": parse_options(args.radio, "--radio"),
-            "uplink_codec": args.uplink_codec, "downlink_codec": args.downlink_codec, "scheduler": args.scheduler}
+    """The RunSpec fields the command line gives, one per declaration (checked when the spec is
+    resolved): all but the algorithm and its options (each command's variants, ``route_options``)."""
+    from scenarios.definitions.settings import declared
 
-
-def add_communication(parser) -> None:
-    """Update codecs and the network's scheduler (scenarios.definitions.communication)."""
-    group = parser.add_argument_group("communication (docs/tradeoffs.md)")
-    group.add_argument("--uplink-codec", default="none", metavar="CODEC",
-                       help="codec of the uploaded model differences: none (default), qsgd[:bits=4,bucket=512], "
-                       "topk[:fraction=0.01,ef=0|1], sign[:ef=1] (fedavg, oracle, user-centric)")
-    group.add_argument("--downlink-codec", default="none", metavar="CODEC",
-                       help="codec of the downlink models (their difference from the last received): as --uplink-codec, "
-                       "with ef=0 the default (error feedback is the uplink's)")
-    group.add_argument("--scheduler", default="random", metavar="POLICY",
-                       help="who takes part each round (--participation of the devices): random (default), best-channel, "
-                       "proportional-fair (a cell), age-based, deadline-aware (with --deadline)")
+    values = {}
+    for f in declared():
+        entries = f.metadata.get("entries")
+        if entries:
+            values[f.name] = table_overrides(args, entries())
+        elif f.name not in ("algorithm", "options") and hasattr(args, f.name):
+            value = getattr(args, f.name)  # a table: its KEY=VALUE texts (add_setting)
+            values[f.name] = parse_options(value, f.metadata["flag"]) if isinstance(value, list) else value
+    return values
 
 
 def show_progress(args) -> bool:
@@ -202,26 +233,20 @@ def show_progress(args) -> bool:
 
 
 def add_training(parser) -> None:
-    """Training settings that override the scenario's (recorded in each run's config.json)."""
-    from learning.engine import BACKENDS
-    from learning.models import INIT_SCHEMES
-    from learning.training import OPTIMIZERS
-
-    group = parser.add_argument_group("training settings (default: the scenario's; 'fl-cosim scenario NAME' lists them)")
-    group.add_argument("--optimizer", choices=OPTIMIZERS, help="sgd (the paper's text) or adam (the authors' code: per-device state kept across rounds)")
-    group.add_argument("--init", choices=INIT_SCHEMES, help="initialization: keras (the authors' code) or torch (PyTorch's defaults)")
-    group.add_argument("--lr", type=float, help="local learning rate")
-    group.add_argument("--momentum", type=float, help="SGD momentum (0 <= m < 1)")
-    group.add_argument("--batch-size", type=int, help="local mini-batch size")
-    group.add_argument("--epochs", type=int, help="local epochs per round (E)")
-    group.add_argument("--backend", choices=("auto", *BACKENDS), help="training engine: loop (the reference, in this "
-                       "process), processes (the reference loop in one worker process per core, the same numbers), batched "
-                       "(all devices at once: the GPU path), compiled (batched under torch.compile) or auto (default: batched on a GPU, "
-                       "processes on the CPU)")
-    group.add_argument("--device", help="where training runs: auto (default: CUDA when present), cpu, cuda[:N]")
+    """The training settings (``learning.training.LocalTraining``'s declarations) that override the scenario's."""
+    add_declared(parser.add_argument_group("training settings (default: the scenario's; 'fl-cosim scenario NAME' lists them)"),
+                 "training")
 
 
 def training_overrides(args) -> dict:
     """The training settings given on the command line (``auto`` is resolved with the run's)."""
-    keys = ("optimizer", "init", "lr", "momentum", "batch_size", "epochs", "backend", "device")
-    return {key: getattr(args, key) for key in keys if getattr(args, key, None) is not None}
+    from learning.training import LocalTraining
+
+    return table_overrides(args, LocalTraining)
+
+
+def table_overrides(args, cls: type) -> dict:
+    """The entries of a table (the fields of ``cls``) given on the command line."""
+    import dataclasses
+
+    return {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if getattr(args, f.name, None) is not None}

@@ -54,7 +54,7 @@ def specs(args) -> dict[str, list[RunSpec]]:
             variants.append((name, {}))
     out = {}
     for name, options in route_options(args, variants):
-        runs = [RunSpec(args.scenario, name, seed=seed, options=options, **spec_settings(args)) for seed in range(args.seeds)]
+        runs = [RunSpec(algorithm=name, seed=seed, options=options, **spec_settings(args)) for seed in range(args.seeds)]
         out[run_label(runs[0])] = runs
     return out
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scenarios.cli.common import add_data_dir, add_json, add_quiet, add_training, parse_options, seed_range, show_progress, table, training_overrides
+from scenarios.cli.common import add_data_dir, add_declared, add_json, add_quiet, add_training, parse_options, seed_range, show_progress, table, training_overrides
 from scenarios.errors import UsageError
 from scenarios.definitions.settings import Setting
 
@@ -15,8 +15,7 @@ TARGET = Setting(float, low=0, high=1, low_open=True, none=True)
 
 
 def add_parser(subparsers) -> None:
-    from scenarios.definitions.registry import DEFAULT_SCENARIO
-    from scenarios.definitions.systems import DEFAULT_SYSTEM, SYSTEMS
+    from scenarios.definitions.systems import SYSTEMS
 
     parser = subparsers.add_parser(
         "lambda-study",
@@ -28,13 +27,12 @@ def add_parser(subparsers) -> None:
         "censored); and per system the lambdas that reach the target soonest. Writes a JSON file, CSV and "
         "Markdown tables and a figure page (one time panel per unit).",
     )
-    parser.add_argument("--scenario", default=DEFAULT_SCENARIO, help=f"scenario (default {DEFAULT_SCENARIO})")
+    add_declared(parser, "scenario")
     parser.add_argument("--seed", type=int, default=0, help="first run seed (default 0)")
     parser.add_argument("--seeds", type=int, default=1,
                         help="number of seeds, --seed onwards (default 1): the silhouette curve is their mean (with its "
                         "min-max band), each k trains on every seed, times are mean and sample std over seeds")
-    parser.add_argument("--rounds", type=int, help="training rounds of each k (default: the scenario's)")
-    parser.add_argument("--system", default=DEFAULT_SYSTEM, help=f"system the trainings run on (default {DEFAULT_SYSTEM})")
+    add_declared(parser, "rounds", "system")  # of each k's training
     parser.add_argument("--systems", nargs="+", metavar="SYSTEM", default=list(SYSTEMS),
                         help="systems to re-time on (default: all)")
     parser.add_argument("--target", type=float, help="target mean accuracy (default: 90%% of the best final mean accuracy)")

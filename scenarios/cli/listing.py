@@ -1,4 +1,4 @@
-"""``fl-cosim list``: registered scenarios, algorithms and network systems."""
+"""``fl-cosim list``: registered scenarios, algorithms (with their options), the run settings and network systems."""
 
 from __future__ import annotations
 
@@ -8,11 +8,6 @@ from scenarios.cli.common import add_json
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("list", help="scenarios, algorithms and systems", description="List what can be named.")
     add_json(parser)
-
-
-def allowed(setting, requires: dict) -> str:
-    only = "".join(f"; only with {key}={value!r}" for key, value in requires.items())
-    return setting.allowed() + (", or none" if setting.none else "") + only
 
 
 def from_plugin(kind: str, name: str) -> str:
@@ -27,6 +22,8 @@ def execute(args):
     from learning.algorithms import ALGORITHMS
     from learning.algorithms.base import first_sentence, summary
     from learning.codecs import CODECS
+    from learning.options import allowed_text as allowed
+    from scenarios.definitions.settings import reference
     from scenarios.definitions.registry import SCENARIOS
     from scenarios.definitions.cells import CELLS
     from scenarios.plugins import ORIGINS
@@ -39,12 +36,16 @@ def execute(args):
     data = {"scenarios": list(SCENARIOS), "algorithms": list(ALGORITHMS), "systems": system_names(), "algorithm_options": options,
             "algorithm_option_ranges": ranges, "algorithm_option_docs": docs,
             "codecs": {name: cls.defaults() for name, cls in CODECS.items()},
-            "plugins": [{"kind": kind, "name": name, **record} for (kind, name), record in ORIGINS.items()]}
+            "plugins": [{"kind": kind, "name": name, **record} for (kind, name), record in ORIGINS.items()],
+            "run_settings": reference()}
     lines = ["scenarios:"] + [f"  {s.name} (v{s.version}): {s.description}{from_plugin('scenario', s.name)}" for s in SCENARIOS.values()]
     lines += ["algorithms (options with defaults; set with --option KEY=VALUE):"]
     for name, cls in ALGORITHMS.items():
         settings = "\n      ".join(f"{k}={v!r} ({ranges[name][k]}): {docs[name][k]}" for k, v in options[name].items())
         lines.append(f"  {name}: {summary(cls)}{from_plugin('algorithm', name)}" + (f"\n      {settings}" if settings else ""))
+    lines += ["run settings (run and compare flags, sweep files' [settings] keys, RunSpec fields; with defaults):"]
+    lines += [f"  {row['flag'] or '-'} ({row['setting']}): {row['allowed']}; default {row['default']}: {row['doc']}"
+              for row in data["run_settings"]]
     lines += ["systems (normalized, time in T_dl):"]
     lines += [f"  {p.name}: {p.description}{from_plugin('system', p.name)}" for p in SYSTEMS.values()]
     lines += ["systems (physical cells, time in seconds; 'fl-cosim cell NAME' describes one):"]

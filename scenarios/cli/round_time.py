@@ -7,7 +7,7 @@ import numpy as np
 
 from contract import RoundPlan, Stream
 from netsim import NetworkSystem, expected_round_time_barrier, simulate_rounds
-from scenarios.cli.common import add_json, parse_options
+from scenarios.cli.common import add_declared, add_json, parse_options
 from scenarios.errors import UsageError
 from scenarios.definitions.settings import MAX_ROUND_TIME_DEVICES, MAX_ROUND_TIME_EVENTS, NETWORK_SETTINGS, RUN_SETTINGS, Setting
 
@@ -31,15 +31,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--system", default=DEFAULT_SYSTEM,
                         help=f"a named system (see 'fl-cosim list'; default {DEFAULT_SYSTEM}): a normalized one gives "
                         "--rho, --t-min and --inv-mu their defaults; a cell preset simulates the cell (seconds, joules)")
-    parser.add_argument("--rho", type=float, help="T_ul / T_dl (normalized systems; default: the system's)")
-    parser.add_argument("--t-min", type=float, help="minimum compute time, in T_dl (normalized systems; default: the system's)")
-    parser.add_argument("--inv-mu", type=float, help="mean extra compute delay 1/mu, in T_dl (0: reliable; normalized "
-                        "systems; default: the system's)")
-    parser.add_argument("--radio", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a cell preset's parameter, repeatable (cells only)")
+    add_declared(parser, "rho", "t_min", "inv_mu", "radio")  # as run has them
     parser.add_argument("--model-bits", type=float, default=CELL_MODEL_BITS,
                         help=f"model size in bits on a cell (default {CELL_MODEL_BITS:g})")
-    parser.add_argument("--mode", choices=("barrier", "pipelined"), default="barrier", help="timing mode (default barrier)")
+    add_declared(parser, "mode", mode="barrier")
     parser.add_argument("--rounds", type=int, default=1000, help="rounds to simulate (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     add_json(parser)

@@ -32,9 +32,8 @@ def add_parser(subparsers) -> None:
         "with the k that Algorithm 2 picks. Exit status 1 when a run diverged (its folder says where).",
     )
     parser.add_argument("--algorithm", nargs="+", metavar="A", help="one or more algorithms (default: the five runs above)")
-    parser.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
     parser.add_argument("--no-figure", action="store_true", help="do not write the accuracy-vs-time figure")
-    add_run_settings(parser)
+    add_run_settings(parser, seed=True)
 
 
 def run_specs(args) -> list[RunSpec]:
@@ -45,7 +44,7 @@ def run_specs(args) -> list[RunSpec]:
         variants = [(name, {}) for name in args.algorithm]
     else:
         variants = list(DEFAULT_RUNS)
-    return [RunSpec(scenario=args.scenario, algorithm=name, seed=args.seed, options=options, **spec_settings(args))
+    return [RunSpec(algorithm=name, options=options, **spec_settings(args))
             for name, options in route_options(args, variants)]
 
 

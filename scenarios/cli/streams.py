@@ -3,8 +3,8 @@ stream count Algorithm 2 picks for each lambda (journal IV-C, eq. 12)."""
 
 from __future__ import annotations
 
-from scenarios.cli.common import add_data_dir, add_json, add_training, parse_options, seed_range, table, training_overrides
-from scenarios.definitions.registry import DEFAULT_SCENARIO, get_algorithm, get_scenario
+from scenarios.cli.common import add_data_dir, add_declared, add_json, add_training, parse_options, seed_range, table, training_overrides
+from scenarios.definitions.registry import get_algorithm, get_scenario
 from scenarios.execution.runner import RunSpec, prepare, resolve
 
 DEFAULT_LAMBDAS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
@@ -19,7 +19,7 @@ def add_parser(subparsers) -> None:
         "k* = argmax_k s_k - lambda k for each lambda. Convention: s_1 = s_m = 0. Over --seeds seeds: the "
         "mean curve with its sample std and min-max over seeds, and k* of the mean curve and of each seed.",
     )
-    parser.add_argument("--scenario", default=DEFAULT_SCENARIO, help=f"scenario (default {DEFAULT_SCENARIO})")
+    add_declared(parser, "scenario")
     parser.add_argument("--lambda", dest="lambdas", type=float, nargs="+", default=list(DEFAULT_LAMBDAS), metavar="L",
                         help="one or more lambdas (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="first run seed (default 0)")

@@ -53,46 +53,41 @@ from dataclasses import dataclass
 from netsim.cell import Cell
 from netsim.physical import LinkBudget, PhysicalSystem
 from scenarios.errors import UsageError
-from scenarios.definitions.settings import Setting
 
 CQI1_BPS_PER_HZ = 0.1523  # [38.214] CQI 1
 CQI15_BPS_PER_HZ = 5.5547  # [38.214] CQI 15
 P0_DBM_PER_PRB, PC_ALPHA = -92.2, 0.8  # [PC] P0_PUSCH per 180 kHz resource block, path-loss compensation
 
-# Upper bounds of the radio parameters: far beyond any real cell, and low enough that an
-# airtime (bits over a rate of at most 100 bit/s/Hz over 10 GHz), a power times an airtime and
-# kappa cycles f^2 stay far from overflow. Lower bounds, the same way from below: every
-# divisor (a bandwidth, a CPU clock, the outage floor's rate) and every quantity a logarithm
-# takes (a power, a distance, a carrier) is kept far from zero. At the smallest values a model of
-# 10^8 bits at the outage floor (1 kHz x 10^-3 bit/s/Hz) takes 10^8 s, and an update of 10^5
-# samples of 2 x 10^4 cycles at 1 kHz 2 x 10^6 s: both below the 10^9 s (MAX_COMPUTE_TIME) a
-# round may add to the clock. ``PhysicalSystem.check_compute`` checks each run's own updates against it.
-# What a deep fade still makes infinite (outage off) stops the run as diverged.
-RADIO_BOUNDS = {
-    "carrier_hz": Setting(float, low=5e8, high=1e11),  # TR 38.901 path loss holds from 0.5 to 100 GHz
-    "bs_height_m": Setting(float, low=1.0, high=1e3, low_open=True), "ut_height_m": Setting(float, low=1.0, high=1e3),
-    "inner_radius_m": Setting(float, low=1.0, high=5e3), "outer_radius_m": Setting(float, low=1.0, high=5e3),  # d2D <= 5 km
-    "downlink_bandwidth_hz": Setting(float, low=1e3, high=1e10), "uplink_bandwidth_hz": Setting(float, low=1e3, high=1e10),
-    "bs_power_w": Setting(float, low=1e-9, high=1e4), "ue_power_w": Setting(float, low=1e-9, high=1e4),  # -60 to 70 dBm
-    "receive_power_w": Setting(float, low=0.0, high=1e4),
-    "ue_noise_figure_db": Setting(float, low=0.0, high=100.0), "bs_noise_figure_db": Setting(float, low=0.0, high=100.0),
-    "snr_gap_db": Setting(float, low=0.0, high=100.0),
-    "max_bps_per_hz": Setting(float, low=1e-3, high=100.0, none=True), "min_bps_per_hz": Setting(float, low=1e-3, high=100.0, none=True),
-    "bs_antenna_gain_dbi": Setting(float, low=-100.0, high=100.0), "ue_antenna_gain_dbi": Setting(float, low=-100.0, high=100.0),
-    "subbands": Setting(int, low=1),  # a count: at most MAX_COUNT subbands
-    "cycles_per_sample": Setting(float, low=0.0, high=1e12), "cpu_hz": Setting(float, low=1e3, high=1e12),
-    "kappa": Setting(float, low=0.0, high=1e-20),  # 1e8 times [Yang21]'s 1e-28
-    "compute_extra_s": Setting(float, low=0.0, high=1e6),
-    "bandwidth_occupancy": Setting(float, low=0.0, low_open=True, high=1.0),
-    "downlink_overhead": Setting(float, low=0.0, high=1.0, high_open=True),
-    "uplink_overhead": Setting(float, low=0.0, high=1.0, high_open=True),
-    "inter_site_distance_m": Setting(float, low=10.0, high=5e3 / 3),  # wrap-around links reach 3 ISD; path loss: d2D <= 5 km
-    "indoor_fraction": Setting(float, low=0.0, high=1.0), "o2i_low_loss_fraction": Setting(float, low=0.0, high=1.0),
-    "interference_load": Setting(float, low=0.0, high=1.0),
-    "bs_elements": Setting(int, low=1, high=64), "downtilt_deg": Setting(float, low=0.0, high=90.0),
-    "p0_dbm_per_prb": Setting(float, low=-202.0, high=24.0),  # TS 38.331 p0-NominalWithGrant range
-    "alpha": Setting(float, low=0.0, high=1.0),
+# The radio parameters are declared once, as the fields of ``netsim.cell.Cell``,
+# ``netsim.physical.PhysicalSystem`` and its ``LinkBudget`` each way (``contract.setting.parameter``:
+# kind, range, doc); here their flat names (a link's fields named by their end of the link) and ranges.
+# The upper bounds are far beyond any real cell, and low enough that an airtime (bits over a
+# rate of at most 100 bit/s/Hz over 10 GHz), a power times an airtime and kappa cycles f^2 stay
+# far from overflow. The lower bounds, the same way from below: every divisor (a bandwidth, a CPU
+# clock, the outage floor's rate) and every quantity a logarithm takes (a power, a distance, a
+# carrier) is kept far from zero. At the smallest values a model of 10^8 bits at the outage floor
+# (1 kHz x 10^-3 bit/s/Hz) takes 10^8 s, and an update of 10^5 samples of 2 x 10^4 cycles at 1 kHz
+# 2 x 10^6 s: both below the 10^9 s (MAX_COMPUTE_TIME) a round may add to the clock.
+# ``PhysicalSystem.check_compute`` checks each run's own updates against it. What a deep fade
+# still makes infinite (outage off) stops the run as diverged.
+LINKS = {  # PhysicalSystem's link -> LinkBudget field -> flat parameter name
+    "downlink": {"bandwidth_hz": "downlink_bandwidth_hz", "tx_power_w": "bs_power_w", "noise_figure_db": "ue_noise_figure_db"},
+    "uplink": {"bandwidth_hz": "uplink_bandwidth_hz", "tx_power_w": "ue_power_w", "noise_figure_db": "bs_noise_figure_db"},
 }
+SYSTEM_ONLY = ("cell", "mode", "deadline", *LINKS)  # PhysicalSystem's fields that are not radio parameters
+
+
+def _radio_fields() -> dict[str, tuple[str | None, dataclasses.Field]]:
+    """Every radio parameter: flat name -> (its link, or None, and its declared field)."""
+    found = {f.name: (None, f) for f in dataclasses.fields(Cell)}
+    found.update({f.name: (None, f) for f in dataclasses.fields(PhysicalSystem) if f.name not in SYSTEM_ONLY})
+    found.update({name: (link, f) for link, names in LINKS.items() for f in dataclasses.fields(LinkBudget) for name in [names[f.name]]})
+    return found
+
+
+RADIO_FIELDS = _radio_fields()
+RADIO_BOUNDS = {name: f.metadata["setting"] for name, (_, f) in RADIO_FIELDS.items() if "setting" in f.metadata}
+RADIO_DEFAULTS = {name: f.default for name, (_, f) in RADIO_FIELDS.items() if f.default is not dataclasses.MISSING}
 
 # [38.101] Table 5.3.2-1: 51 resource blocks of 12 subcarriers at 30 kHz fill 18.36 MHz of a 20 MHz channel
 NR_20MHZ_30KHZ_OCCUPANCY = 51 * 12 * 30e3 / 20e6
@@ -179,14 +174,13 @@ CELLS: dict[str, CellPreset] = {
     )
 }
 
-TEXT_PARAMETERS = ("scenario", "los", "fading", "uplink_access", "shadowing", "distances_m", "duplex", "tdd_pattern",
-                   "tdd_special_symbols", "interference", "ul_power_control")
 ON_OFF = {"on": True, "off": False}
-PARAMETERS = tuple(COMMON) + tuple(UMI)
+PARAMETERS = tuple(RADIO_FIELDS)
 
 
 def cell_parameters(name: str, overrides: dict | None = None) -> dict:
-    """The preset's parameters with ``overrides`` applied (UsageError for an unknown preset or key)."""
+    """The preset's parameters (a parameter it does not name: its declared default) with
+    ``overrides`` applied (UsageError for an unknown preset or key)."""
     if name not in CELLS:
         raise UsageError(f"unknown cell preset {name!r}; choose from: {', '.join(CELLS)}")
     overrides = dict(overrides or {})
@@ -199,7 +193,7 @@ def cell_parameters(name: str, overrides: dict | None = None) -> dict:
         overrides["interference"] = ON_OFF[overrides["interference"].lower()]
     if isinstance(overrides.get("distances_m"), (str, int, float)):
         overrides["distances_m"] = _distances(overrides["distances_m"])
-    return {**CELLS[name].parameters, **overrides}
+    return {**RADIO_DEFAULTS, **CELLS[name].parameters, **overrides}
 
 
 def _distances(value) -> tuple[float, ...]:
@@ -210,53 +204,22 @@ def _distances(value) -> tuple[float, ...]:
 
 
 def physical_system(parameters: dict, mode: str = "pipelined", deadline: float | None = None) -> PhysicalSystem:
-    """The ``PhysicalSystem`` of flat ``parameters`` (UsageError naming the first impossible one)."""
-    p = parameters
+    """The ``PhysicalSystem`` of flat ``parameters`` (UsageError naming the first impossible one):
+    each declared range checked (``RADIO_BOUNDS``), then the cell, the links and the system built
+    from their fields."""
+    p = {name: RADIO_BOUNDS[name].check(f"radio {name}", value) if name in RADIO_BOUNDS else value
+         for name, value in parameters.items()}
     try:
-        numeric = {k: v for k, v in p.items() if k not in TEXT_PARAMETERS}
-        for key, value in numeric.items():
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-                raise ValueError(f"{key} must be a number, got {value!r}")
-            if key in RADIO_BOUNDS:
-                RADIO_BOUNDS[key].check(f"radio {key}", value)
         if not isinstance(p["shadowing"], bool):
             raise ValueError(f"shadowing must be true or false, got {p['shadowing']!r}")
         if not isinstance(p["interference"], bool):
             raise ValueError(f"interference must be on or off, got {p['interference']!r}")
-        cell = Cell(
-            scenario=p["scenario"], carrier_hz=float(p["carrier_hz"]), bs_height_m=float(p["bs_height_m"]),
-            ut_height_m=float(p["ut_height_m"]), inner_radius_m=float(p["inner_radius_m"]),
-            outer_radius_m=float(p["outer_radius_m"]), distances_m=p["distances_m"], los=p["los"], shadowing=p["shadowing"],
-            interference=p["interference"], inter_site_distance_m=float(p["inter_site_distance_m"]),
-            indoor_fraction=float(p["indoor_fraction"]), o2i_low_loss_fraction=float(p["o2i_low_loss_fraction"]),
-            bs_elements=_whole(p["bs_elements"], "bs_elements"), downtilt_deg=float(p["downtilt_deg"]),
-            interference_load=float(p["interference_load"]),
-        )
-        return PhysicalSystem(
-            cell=cell,
-            downlink=LinkBudget(float(p["downlink_bandwidth_hz"]), float(p["bs_power_w"]), float(p["ue_noise_figure_db"])),
-            uplink=LinkBudget(float(p["uplink_bandwidth_hz"]), float(p["ue_power_w"]), float(p["bs_noise_figure_db"])),
-            fading=p["fading"], snr_gap_db=float(p["snr_gap_db"]),
-            max_bps_per_hz=None if p["max_bps_per_hz"] is None else float(p["max_bps_per_hz"]),
-            min_bps_per_hz=None if p["min_bps_per_hz"] is None else float(p["min_bps_per_hz"]),
-            subbands=_whole(p["subbands"], "subbands"), bs_antenna_gain_dbi=float(p["bs_antenna_gain_dbi"]),
-            ue_antenna_gain_dbi=float(p["ue_antenna_gain_dbi"]), duplex=p["duplex"], tdd_pattern=str(p["tdd_pattern"]),
-            tdd_special_symbols=str(p["tdd_special_symbols"]), uplink_access=p["uplink_access"],
-            cycles_per_sample=float(p["cycles_per_sample"]), cpu_hz=float(p["cpu_hz"]),
-            kappa=float(p["kappa"]), compute_extra_s=float(p["compute_extra_s"]), receive_power_w=float(p["receive_power_w"]),
-            bandwidth_occupancy=float(p["bandwidth_occupancy"]), downlink_overhead=float(p["downlink_overhead"]),
-            uplink_overhead=float(p["uplink_overhead"]), ul_power_control=p["ul_power_control"],
-            p0_dbm_per_prb=float(p["p0_dbm_per_prb"]), alpha=float(p["alpha"]),
-            mode=mode, deadline=deadline,
-        )
+        cell = Cell(**{f.name: p[f.name] for f in dataclasses.fields(Cell)})
+        links = {link: LinkBudget(**{field: p[name] for field, name in names.items()}) for link, names in LINKS.items()}
+        rest = {f.name: p[f.name] for f in dataclasses.fields(PhysicalSystem) if f.name not in SYSTEM_ONLY}
+        return PhysicalSystem(cell=cell, **links, **rest, mode=mode, deadline=deadline)
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
-
-
-def _whole(value, name: str) -> int:
-    if isinstance(value, bool) or not float(value).is_integer():
-        raise ValueError(f"{name} must be a whole number, got {value!r}")
-    return int(value)
 
 
 def get_cell_system(name: str, mode: str = "pipelined", deadline: float | None = None, overrides: dict | None = None) -> PhysicalSystem:

@@ -14,17 +14,12 @@ import numpy as np
 
 from netsim.scheduling import POLICIES, Policy, jain_index, participation_counts
 
-SHORT = {"uplink_codec": "ul", "downlink_codec": "dl", "scheduler": "sched"}
-
 
 def non_default(spec) -> dict:
+    """The run's communication settings (RunSpec's section ``communication``) that are not their defaults."""
     from scenarios.definitions.settings import COMMUNICATION_DEFAULTS
 
     return {key: getattr(spec, key) for key, default in COMMUNICATION_DEFAULTS.items() if getattr(spec, key) != default}
-
-
-def label_suffix(spec) -> str:
-    return "".join(f" {SHORT[key]}={value}" for key, value in non_default(spec).items())
 
 
 def record(config: dict, spec) -> dict:

@@ -6,13 +6,14 @@ from __future__ import annotations
 from learning.algorithms import ALGORITHMS
 from scenarios.errors import UsageError
 from scenarios.library import cifar, digits, mnist, pathological, selffl, stackoverflow
+from scenarios.definitions import settings
 from scenarios.definitions.scenario import Scenario
 
 SCENARIO_MODULES = (digits, mnist, cifar, stackoverflow, pathological, selffl)
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for module in SCENARIO_MODULES for s in module.SCENARIOS}
 
-DEFAULT_SCENARIO = "digits-rotation"
+DEFAULT_SCENARIO = settings.DEFAULT_SCENARIO  # RunSpec's scenario on the command line and in sweep files
 
 
 def get_scenario(name: str) -> Scenario:

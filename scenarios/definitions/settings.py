@@ -1,14 +1,25 @@
-"""Every setting a run takes, typed and range-checked in one place.
+"""Every setting a run takes, declared once: ``RunSpec``, the run as asked, whose fields carry
+their type, range, default, one-line doc, command-line flag, label and section (``option``).
 
-The run's knobs (rounds, seed, evaluation period, participation), the
-network's (``rho``, ``T_min``, ``1/mu``, deadline, mode) and the bounds a machine can hold.
-A bad value gets one line naming the key and the allowed range; non-finite numbers are
-always refused, so no NaN or infinity reaches a result file.
+The command line's flags (``scenarios.cli.common.add_run_settings``), the sweep files' keys
+(``SWEEP_KEYS``), the checks (``check_spec``), the run's label (``label_suffix``), ``fl-cosim list``
+and the command reference of the docs are all read from the declarations; the training settings
+are declared the same way in ``learning.training.LocalTraining`` (the ``training`` table's entries)
+and an algorithm's options in its ``Options``. Adding a setting is one field here plus the code
+that uses it. A bad value gets one line naming the key and the allowed range; non-finite numbers
+are always refused, so no NaN or infinity reaches a result file. Also here: the bounds a machine
+can hold.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import MISSING, dataclass
+from typing import Literal
+
 from contract.setting import MAX_COUNT, MAX_DEVICES, Setting, UsageError, non_negative, positive, positive_int  # noqa: F401 (the settings' kinds)
+from learning.options import allowed_text, check_field, default_words, doc_of, field_setting, option
+from netsim.system import TIMING_MODES
 
 MAX_ROUNDS = 100_000  # every round's record and plan are kept in memory and written out
 MAX_SEED = 2**63 - 1  # numpy's SeedSequence takes any non-negative int; this keeps it a JSON/CSV int
@@ -37,78 +48,158 @@ MAX_COMPUTE_TIME = 1e9
 MAX_DEADLINE = 1e10
 
 
-# --- the run and the network ---------------------------------------------------------
-RUN_SETTINGS: dict[str, Setting] = {
-    "rounds": Setting(int, low=1, high=MAX_ROUNDS, none=True),
-    "seed": Setting(int, low=0, high=MAX_SEED),
-    "evaluate_every": Setting(int, low=1, high=MAX_ROUNDS),
-    "participation": Setting(float, low=0, high=1, low_open=True, none=True),
-}
-
-SCENARIO_KNOBS: dict[str, Setting] = {  # what a scenario may let a run change (Scenario.knobs)
-    "devices": Setting(int, low=1, high=MAX_DEVICES, none=True),
-    "alpha": Setting(float, low=0, low_open=True, none=True),  # Dirichlet label-shift concentration
-}
-
-NETWORK_SETTINGS: dict[str, Setting] = {
-    "mode": Setting(str, choices=("pipelined", "barrier")),
-    "deadline": Setting(float, low=0, high=MAX_DEADLINE, low_open=True, none=True),
-    "rho": Setting(float, low=0, high=MAX_RHO, low_open=True, none=True),
-    "t_min": Setting(float, low=0, high=MAX_COMPUTE_TIME, none=True),
-    "inv_mu": Setting(float, low=0, high=MAX_COMPUTE_TIME, none=True),
+# --- the declarations ------------------------------------------------------------------
+DEFAULT_SCENARIO = "digits-rotation"
+DEFAULT_SYSTEM = "wireless-slow-ul"  # a preset of scenarios.definitions.systems (tests/test_declared_settings.py)
+SECTIONS = {  # a field's ``section``: where it belongs, and so how it is checked
+    "spec": "what runs: the scenario, the algorithm and its options",
+    "run": "the run's knobs",
+    "network": "the network system and its timing",
+    "scenario": "the scenario's knobs (only where the scenario has them: Scenario.knobs)",
+    "communication": "update codecs and the network's scheduler (scenarios.definitions.communication)",
+    "training": "overrides of the scenario's training settings (learning.training.LocalTraining)",
 }
 
 
-def training_settings() -> dict[str, Setting]:
-    """The fields of ``learning.training.LocalTraining`` a run may override."""
-    from learning.engine import BACKENDS
-    from learning.models import INIT_SCHEMES
-    from learning.training import OPTIMIZERS
+def _codec(downlink: bool):
+    def check(key: str, spec: str) -> str:
+        from learning.codecs import parse_codec
 
-    return {
-        "lr": positive(),
-        "momentum": Setting(float, low=0, high=1, high_open=True),
-        "batch_size": positive_int(),
-        "epochs": positive_int(),
-        "optimizer": Setting(str, choices=OPTIMIZERS),
-        "init": Setting(str, choices=INIT_SCHEMES),
-        "backend": Setting(str, choices=("auto", *BACKENDS)),
-        "device": Setting(str, pattern=r"auto|cpu|cuda(:[0-9]+)?", pattern_text="auto, cpu, cuda or cuda:N"),
-    }
+        return parse_codec(spec, downlink=downlink).spec
+    return check
 
 
-def check_training(training: dict) -> dict:
-    """Training overrides, each typed and range-checked (unknown keys refused)."""
-    table = training_settings()
-    if not isinstance(training, dict):
-        raise UsageError(f"training must be a table of key = value, got {training!r}")
-    return {key: check_setting(table, key, value, prefix="training ") for key, value in training.items()}
+def _codec_doc(what: str):
+    def doc() -> str:
+        from learning.algorithms.base import codec_algorithms
+        from learning.codecs import codec_help
+
+        return f"{what}: {codec_help()} ({', '.join(codec_algorithms())})"
+    return doc
 
 
-def check_setting(table: dict[str, Setting], key: str, value, prefix: str = ""):
-    """``value`` checked against ``table[key]``; unknown keys name the known ones."""
-    if key not in table:
-        raise UsageError(f"unknown {prefix}setting {key!r}; known: {', '.join(table) or 'none'}")
-    return table[key].check(prefix + key, value)
-
-
-# --- communication: update codecs and scheduling (issue 21; RunSpec fields of the same names) ---
-COMMUNICATION_DEFAULTS = {"uplink_codec": "none", "downlink_codec": "none", "scheduler": "random"}
-
-
-def check_communication(values: dict) -> dict:
-    """``uplink_codec``/``downlink_codec`` (``learning.codecs`` specs, e.g. ``qsgd:bits=4``) and
-    ``scheduler`` (a ``netsim.scheduling`` policy), checked: UsageError naming the setting."""
-    from learning.codecs import parse_codec
+def _policies() -> tuple[str, ...]:
     from netsim.scheduling import POLICIES
 
-    checked = {}
-    for key in ("uplink_codec", "downlink_codec"):
-        try:
-            checked[key] = parse_codec(values[key], downlink=key == "downlink_codec").spec
-        except ValueError as error:
-            raise UsageError(f"{key.replace('_', '-')}: {error}") from None
-    if values["scheduler"] not in POLICIES:
-        raise UsageError(f"scheduler must be one of {', '.join(POLICIES)}, got {values['scheduler']!r}")
-    checked["scheduler"] = values["scheduler"]
-    return checked
+    return tuple(POLICIES)
+
+
+def _local_training() -> type:
+    from learning.training import LocalTraining
+
+    return LocalTraining
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run as asked: which scenario, algorithm (and its options), network system (and its
+    timing, deadline and optional ``rho``/``t_min``/``inv_mu`` in place of the preset's), rounds,
+    seed, evaluation period and participation (None: the scenario's). Not checked on
+    construction: ``scenarios.execution.spec.resolve`` checks it (``check_spec``).
+
+    Each field is a declaration (``option``): its ``section``, ``flag`` (with ``command``, each
+    command gives the flag its own form: ``--algorithm`` takes several names), ``sweep`` (False:
+    a sweep file gives it otherwise: seeds, ``[[algorithm]]``), ``label`` (shown in the run's
+    label when not the default: ``ul=qsgd:bits=4``), ``entries`` (a table whose entries are
+    declared by a class: ``training``) and ``cli_default`` (the command line's default where
+    the API has none)."""
+
+    scenario: str = option(MISSING, "scenario name (see 'fl-cosim list')", flag="--scenario", section="spec",
+                           cli_default=DEFAULT_SCENARIO)
+    algorithm: str = option(MISSING, "algorithm name (see 'fl-cosim list')", flag="--algorithm", section="spec", command=True,
+                            sweep=False, default_text="each command's")
+    system: str = option(DEFAULT_SYSTEM, "network system (see 'fl-cosim list')", flag="--system", section="network")
+    rounds: int | None = option(None, "training rounds after the set-up round", low=1, high=MAX_ROUNDS, flag="--rounds",
+                                section="run", default_text="the scenario's")
+    seed: int = option(0, "run seed", low=0, high=MAX_SEED, flag="--seed", section="run", command=True, sweep=False)
+    options: dict = option(dict, "algorithm option, repeatable (e.g. mu=0.5); goes to every algorithm of the run that takes it",
+                           flag="--option", metavar="KEY=VALUE", section="spec", sweep=False, default_text="the scenario's")
+    mode: Literal[TIMING_MODES] = option("pipelined", "timing mode", flag="--mode", section="network")
+    deadline: float | None = option(None, "round deadline (T_dl units; seconds on a physical cell); late devices are dropped "
+                                    "from aggregation", low=0, low_open=True, high=MAX_DEADLINE, flag="--deadline", section="network")
+    evaluate_every: int = option(1, "evaluate every N rounds", low=1, high=MAX_ROUNDS, flag="--eval-every", section="run")
+    participation: float | None = option(None, "fraction of devices sampled per round", low=0, high=1, low_open=True,
+                                         flag="--participation", section="run", default_text="the scenario's")
+    rho: float | None = option(None, "T_ul / T_dl in place of the system's", low=0, low_open=True, high=MAX_RHO, flag="--rho",
+                               section="network", default_text="the system's")
+    t_min: float | None = option(None, "minimum compute time in T_dl, in place of the system's", low=0, high=MAX_COMPUTE_TIME,
+                                 flag="--t-min", section="network", default_text="the system's")
+    inv_mu: float | None = option(None, "mean extra compute delay 1/mu in T_dl, in place of the system's", low=0,
+                                  high=MAX_COMPUTE_TIME, flag="--inv-mu", section="network", default_text="the system's")
+    training: dict = option(dict, SECTIONS["training"], section="training", entries=_local_training, default_text="the scenario's")
+    devices: int | None = option(None, "number of devices, where the scenario allows it", low=1, high=MAX_DEVICES, flag="--devices",
+                                 section="scenario", default_text="the scenario's")
+    alpha: float | None = option(None, "Dirichlet label-shift alpha, where the scenario allows it", low=0, low_open=True,
+                                 flag="--alpha", section="scenario", default_text="the scenario's")
+    radio: dict = option(dict, "override a physical cell preset's parameter, repeatable (e.g. uplink_access=fdma; see "
+                         "'fl-cosim cell')", flag="--radio", metavar="KEY=VALUE", section="network", default_text="the preset's")
+    uplink_codec: str = option("none", _codec_doc("codec of the uploaded model differences"), flag="--uplink-codec",
+                               metavar="CODEC", label="ul", check=_codec(downlink=False), section="communication")
+    downlink_codec: str = option("none", "codec of the downlink models (their difference from the last received): as "
+                                 "--uplink-codec, with ef=0 the default (error feedback is the uplink's)", flag="--downlink-codec",
+                                 metavar="CODEC", label="dl", check=_codec(downlink=True), section="communication")
+    scheduler: str = option("random", "who takes part each round (--participation of the devices): random, best-channel, "
+                            "proportional-fair (a cell), age-based, deadline-aware (with --deadline)", words=_policies,
+                            flag="--scheduler", metavar="POLICY", label="sched", section="communication")
+
+
+def declared(section: str | None = None) -> list[dataclasses.Field]:
+    """The declared fields of ``RunSpec`` (of one ``section``), in order."""
+    return [f for f in dataclasses.fields(RunSpec) if section in (None, f.metadata["section"])]
+
+
+def settings_of(section: str) -> dict[str, Setting]:
+    return {f.name: field_setting(RunSpec, f) for f in declared(section)}
+
+
+SWEEP_KEYS = tuple(f.name for f in declared() if f.metadata.get("sweep", True))  # what a sweep file's [settings] may set
+RUN_SETTINGS = settings_of("run")
+NETWORK_SETTINGS = settings_of("network")
+SCENARIO_KNOBS = settings_of("scenario")  # what a scenario may let a run change (Scenario.knobs)
+COMMUNICATION_DEFAULTS = {f.name: f.default for f in declared("communication")}
+
+
+def reference() -> list[dict]:
+    """Every declared setting as ``fl-cosim list`` and the docs' command reference show it: its
+    ``RunSpec`` field (a training entry as ``training.KEY``), section, command-line flag, sweep
+    key, default, allowed values and doc."""
+    rows = []
+    for f in declared():
+        entries = f.metadata.get("entries")
+        items = [(entries(), e, f"{f.name}.{e.name}") for e in dataclasses.fields(entries())] if entries else [(RunSpec, f, f.name)]
+        for cls, g, name in items:
+            rows.append({"setting": name, "section": f.metadata["section"], "flag": g.metadata.get("flag"),
+                         "sweep": name if f.metadata.get("sweep", True) else None,
+                         "default": default_words(g, f.metadata.get("cli_default") or (f.metadata.get("default_text") if entries else None)),
+                         "allowed": allowed_text(field_setting(cls, g), g.metadata.get("requires", {})), "doc": doc_of(g)})
+    return rows
+
+
+def check_spec(spec: RunSpec, knobs) -> dict:
+    """Every declared field of ``spec`` checked and converted (UsageError naming it, ``evaluate-every
+    must be ...``); a scenario knob only where the scenario has it (``knobs``); a table declared by
+    its entries (``training``) entry by entry. Returns the checked values."""
+    values = {}
+    for f in declared():
+        values[f.name] = check_field(RunSpec, f, f.name.replace("_", "-"), getattr(spec, f.name))
+        if f.metadata["section"] == "scenario" and values[f.name] is not None and f.name not in knobs:
+            raise UsageError(f"scenario {spec.scenario!r} has no {f.name} setting (its settings: {', '.join(knobs) or 'none'})")
+        if f.metadata.get("entries"):
+            values[f.name] = check_entries(f.metadata["entries"](), values[f.name], f.name)
+    return values
+
+
+def check_entries(cls: type, table: dict, name: str) -> dict:
+    """A table's entries (``training``), each typed and range-checked by its declaration, a field of
+    ``cls`` (an unknown key refused, naming the known ones)."""
+    entries = {f.name: f for f in dataclasses.fields(cls)}
+    for key in table:
+        if key not in entries:
+            raise UsageError(f"unknown {name} setting {key!r}; known: {', '.join(entries)}")
+    return {key: check_field(cls, entries[key], f"{name} {key}", value) for key, value in table.items()}
+
+
+def label_suffix(spec) -> str:
+    """What the run's label shows of its settings: each labelled one that is not its default (`` ul=qsgd:bits=4``)."""
+    return "".join(f" {f.metadata['label']}={getattr(spec, f.name)}" for f in declared()
+                   if f.metadata.get("label") and getattr(spec, f.name) != f.default)

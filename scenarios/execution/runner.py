@@ -174,6 +174,8 @@ def summarize(run, records: list[RoundRecord], learner, trace: list[TraceEvent] 
     evaluated = [r for r in records if r.evaluation is not None]
     evaluation = evaluated[-1].evaluation if evaluated else None
     extras = dict(evaluation.extras) if evaluation is not None else {}
+    reports = run.options.reports()  # option -> the extra reporting what it resolved to (streams=auto: the k chosen)
+    resolved = {name: extras[key] for name, key in reports.items() if key in extras}
     sending = [r for r in records if r.server_round > 0 and r.num_streams > 0]
     summary = {
         "label": run.label,
@@ -183,8 +185,8 @@ def summarize(run, records: list[RoundRecord], learner, trace: list[TraceEvent] 
         "seed": spec.seed,
         "status": "diverged" if diverged else "finished",
         "rounds": last.server_round,
-        # streams: what Algorithm 2 chose, else the last round that sent anything down
-        "streams": int(extras.get("streams_chosen", sending[-1].num_streams if sending else 0)),
+        # streams: what the streams option resolved to, else the last round that sent anything down
+        "streams": int(resolved.get("streams", sending[-1].num_streams if sending else 0)),
         "final_mean_accuracy": None if diverged else evaluation.mean_accuracy,
         "final_worst_accuracy": None if diverged else evaluation.worst_accuracy,
         "simulated_time": float(last.end),
@@ -216,7 +218,7 @@ def summarize(run, records: list[RoundRecord], learner, trace: list[TraceEvent] 
     if diverged:
         summary["diverged"] = diverged
     else:
-        summary.update({k: v for k, v in extras.items() if k != "streams_chosen"})
+        summary.update({k: v for k, v in extras.items() if k not in reports.values()})
     return summary
 
 

@@ -10,47 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, replace
 
 from learning.options import Options
 from learning.training import LocalTraining
-from scenarios.definitions import communication
 from scenarios.errors import UsageError
 from scenarios.plugins import load_installed
 from scenarios.definitions.registry import get_algorithm, get_scenario
 from scenarios.definitions.scenario import Scenario
 from scenarios.definitions.seeds import RunSeeds, seed_streams
-from scenarios.definitions.settings import NETWORK_SETTINGS, RUN_SETTINGS, SCENARIO_KNOBS, check_communication, check_training
+from scenarios.definitions.settings import RunSpec, check_spec, label_suffix
 from scenarios.definitions.systems import get_system
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """One run as asked: which scenario, algorithm (and its options), network system (and its
-    timing, deadline and optional ``rho``/``t_min``/``inv_mu`` in place of the preset's), rounds,
-    seed, evaluation period and participation (None: the scenario's)."""
-
-    scenario: str
-    algorithm: str
-    system: str = "wireless-slow-ul"
-    rounds: int | None = None  # None: the scenario's default
-    seed: int = 0
-    options: dict = field(default_factory=dict)
-    mode: str = "pipelined"
-    deadline: float | None = None
-    evaluate_every: int = 1
-    participation: float | None = None
-    rho: float | None = None
-    t_min: float | None = None
-    inv_mu: float | None = None
-    training: dict = field(default_factory=dict)  # overrides of the scenario's LocalTraining fields
-    devices: int | None = None  # scenario knobs (None: the scenario's), where the scenario has them
-    alpha: float | None = None
-    radio: dict = field(default_factory=dict)  # overrides of a physical cell preset's parameters
-    # communication (scenarios.definitions.communication): update codecs and the network's scheduler
-    uplink_codec: str = "none"
-    downlink_codec: str = "none"
-    scheduler: str = "random"
 
 
 @dataclass(frozen=True)
@@ -74,16 +44,17 @@ class ResolvedRun:
 
     @property
     def prefix(self) -> str:
-        """The readable part of the folder name (the hash of the config makes it unique)."""
+        """The readable part of the folder name (the hash of the config makes it unique): the
+        label with the algorithm's labelled options joined to its name (``user-centric_k4``)."""
         spec = self.spec
-        raw = f"{spec.scenario}_{self.label}_{spec.system}_s{spec.seed}"
-        return re.sub(r"[^A-Za-z0-9._-]+", "-", raw.replace(" k=", "_k"))
+        label = get_algorithm(spec.algorithm).Options.folder_label(spec.algorithm, spec.options) + label_suffix(spec)
+        return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{spec.scenario}_{label}_{spec.system}_s{spec.seed}")
 
 
 def run_label(spec: RunSpec) -> str:
     """The algorithm's name, with what its options declare worth showing (``user-centric k=4``),
-    and the communication settings that are not the defaults."""
-    return get_algorithm(spec.algorithm).Options.label(spec.algorithm, spec.options) + communication.label_suffix(spec)
+    and the labelled settings that are not their defaults (``ul=qsgd:bits=4``)."""
+    return get_algorithm(spec.algorithm).Options.label(spec.algorithm, spec.options) + label_suffix(spec)
 
 
 def resolve(spec: RunSpec) -> ResolvedRun:
@@ -91,19 +62,9 @@ def resolve(spec: RunSpec) -> ResolvedRun:
     load_installed()  # a run in a fresh process (the API, a Ray worker) knows the installed plugins too
     scenario = get_scenario(spec.scenario)
     algorithm = get_algorithm(spec.algorithm)
-    values = {key: setting.check(key.replace("_", "-"), getattr(spec, key)) for key, setting in RUN_SETTINGS.items()}
-    values.update({key: setting.check(key.replace("_", "-"), getattr(spec, key)) for key, setting in NETWORK_SETTINGS.items()})
-    for key, setting in SCENARIO_KNOBS.items():
-        values[key] = setting.check(key, getattr(spec, key))
-        if values[key] is not None and key not in scenario.knobs:
-            takes = ", ".join(scenario.knobs) or "none"
-            raise UsageError(f"scenario {spec.scenario!r} has no {key} setting (its settings: {takes})")
-    if not isinstance(spec.options, dict):
-        raise UsageError(f"options must be a table of key = value, got {spec.options!r}")
+    values = check_spec(spec, scenario.knobs)
     options = algorithm.Options.resolve(spec.options, scenario.algorithm_options.get(spec.algorithm, {}), owner=spec.algorithm)
-    values.update(check_communication({key: getattr(spec, key) for key in communication.SHORT}))
-    spec = replace(spec, options={key: getattr(options, key) for key in spec.options}, training=check_training(spec.training),
-                   **values)
+    spec = replace(spec, **{**values, "options": {key: getattr(options, key) for key in spec.options}})
     return ResolvedRun(
         spec=spec,
         scenario=scenario,
@@ -119,10 +80,7 @@ def resolve(spec: RunSpec) -> ResolvedRun:
 
 
 def _training(spec: RunSpec, scenario: Scenario) -> LocalTraining:
-    """The scenario's training settings with the run's overrides, ``auto`` resolved for this machine."""
-    unknown = sorted(set(spec.training) - {f.name for f in fields(LocalTraining)})
-    if unknown:
-        raise UsageError(f"unknown training setting {', '.join(unknown)}; settings: {', '.join(f.name for f in fields(LocalTraining))}")
+    """The scenario's training settings with the run's (checked) overrides, ``auto`` resolved for this machine."""
     try:
         return dataclasses.replace(scenario.training, **spec.training).resolved()
     except ValueError as error:

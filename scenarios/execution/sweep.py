@@ -5,11 +5,11 @@ The file (every key optional except at least one ``[[algorithm]]`` or ``[[run]]`
 
     seeds = 3                      # 0, 1, 2; or a list: [0, 5]
     plugins = ["my_plugins/"]      # .py files, folders or modules (paths relative to this file)
-    [settings]                     # every run: any run setting (SETTING_KEYS)
+    [settings]                     # every run: any run setting (SWEEP_KEYS: RunSpec's declarations)
     scenario = "digits-rotation"
     rounds = 20
     training = { lr = 0.05 }
-    [grid]                         # every combination of these lists
+    [grid]                         # every combination of these lists (a table's entries too)
     system = ["wired", "wireless-slow-ul"]
     training = { epochs = [1, 2] }
     [[algorithm]]                  # each algorithm, with fixed options and an option grid
@@ -39,13 +39,12 @@ from typing import Callable, Sequence
 from scenarios.errors import UsageError
 from scenarios.execution.runner import RunSpec
 from scenarios.records.reading import MAX_DEPTH, MAX_SWEEP_BYTES, ReadError, check_depth, read_text
-from scenarios.definitions.settings import MAX_SEEDS, RUN_SETTINGS, Setting
+from scenarios.definitions.settings import DEFAULT_SCENARIO, MAX_SEEDS, RUN_SETTINGS, SWEEP_KEYS, Setting, declared
 
-SETTING_KEYS = ("scenario", "system", "rounds", "mode", "deadline", "evaluate_every", "participation", "rho", "t_min",
-                "inv_mu", "devices", "alpha", "training", "uplink_codec", "downlink_codec", "scheduler")
+TABLE_KEYS = tuple(f.name for f in declared() if f.name in SWEEP_KEYS and f.default_factory is dict)  # training, radio
 TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run", "plugins")
 ALGORITHM_KEYS = ("name", "options", "grid")
-RUN_KEYS = SETTING_KEYS + ("algorithm", "options")
+RUN_KEYS = SWEEP_KEYS + ("algorithm", "options")
 SEEDS = Setting(int, low=1, high=MAX_SEEDS)
 MAX_RUNS = 100_000
 
@@ -83,9 +82,9 @@ def expand(config: dict, where: str = "sweep") -> list[RunSpec]:
     _known(config, TOP_KEYS, where)
     seeds = _seeds(config.get("seeds", [0]), where)
     settings = _table(config.get("settings", {}), f"{where} [settings]")
-    _known(settings, SETTING_KEYS, f"{where} [settings]")
+    _known(settings, SWEEP_KEYS, f"{where} [settings]")
     grid = _table(config.get("grid", {}), f"{where} [grid]")
-    _known(grid, SETTING_KEYS, f"{where} [grid]")
+    _known(grid, SWEEP_KEYS, f"{where} [grid]")
     algorithms = _list_of_tables(config.get("algorithm", []), f"{where} [[algorithm]]")
     explicit = _list_of_tables(config.get("run", []), f"{where} [[run]]")
     if not algorithms and not explicit:
@@ -115,7 +114,7 @@ def expand(config: dict, where: str = "sweep") -> list[RunSpec]:
         _known(entry, RUN_KEYS, label)
         if "algorithm" not in entry:
             raise UsageError(f"{label}: needs algorithm = \"ALGORITHM\"")
-        base = _merge(settings, {k: v for k, v in entry.items() if k in SETTING_KEYS})
+        base = _merge(settings, {k: v for k, v in entry.items() if k in SWEEP_KEYS})
         for seed in seeds:
             specs.append(_spec(base, entry["algorithm"], _table(entry.get("options", {}), f"{label} options"), seed, label))
     unique, seen = [], set()
@@ -130,13 +129,9 @@ def expand(config: dict, where: str = "sweep") -> list[RunSpec]:
 def _spec(settings: dict, algorithm, options: dict, seed: int, where: str) -> RunSpec:
     if not isinstance(algorithm, str):
         raise UsageError(f"{where}: algorithm must be a name, got {algorithm!r}")
-    values = dict(settings)
-    if "scenario" not in values:
-        from scenarios.definitions.registry import DEFAULT_SCENARIO
-
-        values["scenario"] = DEFAULT_SCENARIO
-    training = values.pop("training", {})
-    return RunSpec(algorithm=algorithm, seed=seed, options=dict(options), training=dict(training), **values)
+    values = {"scenario": DEFAULT_SCENARIO, **settings}
+    tables = {key: dict(values.pop(key)) for key in TABLE_KEYS if key in values}
+    return RunSpec(algorithm=algorithm, seed=seed, options=dict(options), **tables, **values)
 
 
 def _seeds(value, where: str) -> list[int]:
@@ -166,12 +161,12 @@ def _list_of_tables(value, where: str) -> list[dict]:
 
 
 def _flatten(grid: dict) -> dict:
-    """``{"training": {"lr": [...]}}`` to ``{"training.lr": [...]}``."""
+    """A table's entries as keys of their own: ``{"training": {"lr": [...]}}`` to ``{"training.lr": [...]}``."""
     flat = {}
     for key, value in grid.items():
-        if key == "training":
-            for name, values in _table(value, "[grid] training").items():
-                flat[f"training.{name}"] = values
+        if key in TABLE_KEYS:
+            for name, values in _table(value, f"[grid] {key}").items():
+                flat[f"{key}.{name}"] = values
         else:
             flat[key] = value
     return flat
@@ -195,13 +190,15 @@ def _combinations(grid: dict):
 
 def _merge(settings: dict, combination: dict) -> dict:
     merged = {k: (dict(v) if isinstance(v, dict) else v) for k, v in settings.items()}
-    if "training" in merged:
-        merged["training"] = _table(merged["training"], "[settings] training")
+    for key in TABLE_KEYS:
+        if key in merged:
+            merged[key] = _table(merged[key], f"[settings] {key}")
     for key, value in combination.items():
-        if key.startswith("training."):
-            merged.setdefault("training", {})[key.split(".", 1)[1]] = value
-        elif key == "training":
-            merged["training"] = {**merged.get("training", {}), **_table(value, "training")}
+        table, _, entry = key.partition(".")
+        if table in TABLE_KEYS and entry:
+            merged.setdefault(table, {})[entry] = value
+        elif key in TABLE_KEYS:
+            merged[key] = {**merged.get(key, {}), **_table(value, key)}
         else:
             merged[key] = value
     return merged

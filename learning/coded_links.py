@@ -15,16 +15,15 @@ from __future__ import annotations
 import torch
 
 from contract.seeds import LearnerSeeds
-from learning.codecs import Codec, ErrorFeedback, parse_codec
+from learning.codecs import Codec, ErrorFeedback
 from learning.training import torch_generator
 
 
 class CodedLinks:
     """Codec state of one run: uplink error feedback per device, downlink references."""
 
-    def __init__(self, uplink: str, downlink: str, seeds: LearnerSeeds, theta: torch.Tensor):
-        self.uplink: Codec = parse_codec(uplink)
-        self.downlink: Codec = parse_codec(downlink, downlink=True)
+    def __init__(self, uplink: Codec, downlink: Codec, seeds: LearnerSeeds, theta: torch.Tensor):
+        self.uplink, self.downlink = uplink, downlink
         if self.downlink.error_feedback:
             raise ValueError("error feedback (ef=1) applies to the uplink codec; give the downlink codec ef=0")
         self.feedback = ErrorFeedback(self.uplink, torch_generator(seeds.uplink_codec))

@@ -115,7 +115,7 @@ def _logistic_fedavg(uplink="none", downlink="none", seed=1, algorithm="fedavg")
     data = FederatedData(tuple(devices), num_classes=3)
     training = LocalTraining(lr=0.5, momentum=0.0, batch_size=100, epochs=1, backend="loop")
     setup = LearnerSetup(data, "logistic", {"in_features": 4, "num_classes": 3}, training, np.random.SeedSequence(seed),
-                         uplink_codec=uplink, downlink_codec=downlink)
+                         uplink_codec=parse_codec(uplink), downlink_codec=parse_codec(downlink, downlink=True))
     return ALGORITHMS[algorithm](setup)
 
 

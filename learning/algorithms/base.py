@@ -16,6 +16,7 @@ import torch
 
 from contract import RoundPlan, Stream
 from contract.seeds import LearnerSeeds
+from learning.codecs import Codec, Identity
 from learning.coded_links import CodedLinks
 from learning.data import FederatedData
 from learning.evaluation import Evaluation
@@ -42,8 +43,13 @@ class LearnerSetup:
     # on a physical cell, the base station's estimate of a multicast's downlink seconds per bit
     # for a group of devices (from channel reports); None on a normalized system
     multicast_airtime: Callable[[Sequence[int]], float] | None = None
-    uplink_codec: str = "none"  # learning.codecs spec of the uplink updates
-    downlink_codec: str = "none"  # and of the downlink models
+    uplink_codec: Codec = field(default_factory=Identity)  # the uplink updates' codec (learning.codecs.parse_codec)
+    downlink_codec: Codec = field(default_factory=Identity)  # and the downlink models'
+
+    @property
+    def coded(self) -> bool:
+        """Whether either link has a codec other than ``none``."""
+        return not (self.uplink_codec.is_identity and self.downlink_codec.is_identity)
 
 
 def summary(cls: type) -> str:
@@ -93,7 +99,7 @@ class FederatedLearner:
         self.train_sizes = setup.data.train_sizes
         if not 0 < setup.participation <= 1:
             raise ValueError(f"participation must be in (0, 1], got {setup.participation}")
-        if (setup.uplink_codec, setup.downlink_codec) != ("none", "none") and not self.takes_codecs():
+        if setup.coded and not self.takes_codecs():
             raise ValueError(f"codecs apply to {', '.join(codec_algorithms())}; {self.name} sends its own payloads")
         self.scheduled: tuple[int, ...] | None = None  # the network's choice for the coming round
 
@@ -201,7 +207,7 @@ class MixingLearner(FederatedLearner):
         self.model_key: list = [("init",)] * self.num_devices
         self.links: CodedLinks | None = None
         self.held: torch.Tensor | None = None  # with a downlink codec: the model each device trains from
-        if (setup.uplink_codec, setup.downlink_codec) != ("none", "none"):
+        if setup.coded:
             self.links = CodedLinks(setup.uplink_codec, setup.downlink_codec, self.seeds, self.theta)
             if not self.links.downlink.is_identity:
                 self.held = self.theta.clone()

@@ -62,10 +62,10 @@ SECTIONS = {  # a field's ``section``: where it belongs, and so how it is checke
 
 
 def _codec(downlink: bool):
-    def check(key: str, spec: str) -> str:
+    def check(key: str, spec: str):
         from learning.codecs import parse_codec
 
-        return parse_codec(spec, downlink=downlink).spec
+        return parse_codec(spec, downlink=downlink)  # the Codec: resolve keeps it and records its canonical spec
     return check
 
 
@@ -82,6 +82,15 @@ def _policies() -> tuple[str, ...]:
     from netsim.scheduling import POLICIES
 
     return tuple(POLICIES)
+
+
+def _policies_doc() -> str:
+    """The registered policies, each with what it needs (``Policy.needs_channel``, ``needs_deadline``)."""
+    from netsim.scheduling import POLICIES
+
+    needs = [(" (a cell)", "needs_channel"), (" (with --deadline)", "needs_deadline")]
+    listed = [name + "".join(text for text, flag in needs if getattr(cls, flag)) for name, cls in POLICIES.items()]
+    return "who takes part each round (--participation of the devices): " + ", ".join(listed)
 
 
 def _local_training() -> type:
@@ -138,8 +147,7 @@ class RunSpec:
     downlink_codec: str = option("none", "codec of the downlink models (their difference from the last received): as "
                                  "--uplink-codec, with ef=0 the default (error feedback is the uplink's)", flag="--downlink-codec",
                                  metavar="CODEC", label="dl", check=_codec(downlink=True), section="communication")
-    scheduler: str = option("random", "who takes part each round (--participation of the devices): random, best-channel, "
-                            "proportional-fair (a cell), age-based, deadline-aware (with --deadline)", words=_policies,
+    scheduler: str = option("random", _policies_doc, words=_policies,
                             flag="--scheduler", metavar="POLICY", label="sched", section="communication")
 
 
@@ -178,7 +186,8 @@ def reference() -> list[dict]:
 def check_spec(spec: RunSpec, knobs) -> dict:
     """Every declared field of ``spec`` checked and converted (UsageError naming it, ``evaluate-every
     must be ...``); a scenario knob only where the scenario has it (``knobs``); a table declared by
-    its entries (``training``) entry by entry. Returns the checked values."""
+    its entries (``training``) entry by entry. Returns the checked values (a codec as its parsed
+    ``learning.codecs.Codec``: ``codec.spec`` is its canonical text)."""
     values = {}
     for f in declared():
         values[f.name] = check_field(RunSpec, f, f.name.replace("_", "-"), getattr(spec, f.name))

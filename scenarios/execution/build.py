@@ -94,8 +94,8 @@ def build_learner(run: ResolvedRun, data: FederatedData, multicast_airtime=None)
         participation=run.participation,
         options=run.options,
         multicast_airtime=multicast_airtime,
-        uplink_codec=spec.uplink_codec,
-        downlink_codec=spec.downlink_codec,
+        uplink_codec=run.uplink_codec,
+        downlink_codec=run.downlink_codec,
     )
     try:
         return run.algorithm(setup)

@@ -12,6 +12,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, replace
 
+from learning.codecs import Codec
 from learning.options import Options
 from learning.training import LocalTraining
 from scenarios.errors import UsageError
@@ -37,6 +38,8 @@ class ResolvedRun:
     rounds: int
     participation: float
     seeds: RunSeeds
+    uplink_codec: Codec  # parsed once here; ``spec.uplink_codec`` is its canonical text
+    downlink_codec: Codec
 
     @property
     def label(self) -> str:
@@ -63,6 +66,8 @@ def resolve(spec: RunSpec) -> ResolvedRun:
     scenario = get_scenario(spec.scenario)
     algorithm = get_algorithm(spec.algorithm)
     values = check_spec(spec, scenario.knobs)
+    codecs = {link: values[link] for link in ("uplink_codec", "downlink_codec")}
+    values.update({link: codec.spec for link, codec in codecs.items()})
     options = algorithm.Options.resolve(spec.options, scenario.algorithm_options.get(spec.algorithm, {}), owner=spec.algorithm)
     spec = replace(spec, **{**values, "options": {key: getattr(options, key) for key in spec.options}})
     return ResolvedRun(
@@ -76,6 +81,7 @@ def resolve(spec: RunSpec) -> ResolvedRun:
         rounds=scenario.rounds if spec.rounds is None else spec.rounds,
         participation=scenario.participation if spec.participation is None else spec.participation,
         seeds=seed_streams(spec.seed),
+        **codecs,
     )
 
 

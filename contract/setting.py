@@ -137,6 +137,18 @@ def parameter(default, doc: str, kind: type = float, omit_default: bool = False,
     return dataclasses.field(default=default, metadata={"doc": doc, "setting": Setting(kind, **rule), "omit_default": omit_default})
 
 
+def check_declared(obj, prefix: str = "") -> None:
+    """ValueError naming the first field of the dataclass ``obj`` whose declared ``Setting``
+    (``parameter``) refuses its value: the bounds a parameter declares are the ones it is held to."""
+    for f in dataclasses.fields(obj):
+        setting = f.metadata.get("setting")
+        if setting is not None:
+            try:
+                setting.check(prefix + f.name, getattr(obj, f.name))
+            except UsageError as error:
+                raise ValueError(str(error)) from None
+
+
 def recorded(obj) -> dict:
     """``dataclasses.asdict(obj)`` without the fields declared ``omit_default`` that hold their
     default (in nested dataclasses too)."""

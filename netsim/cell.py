@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from contract.setting import parameter
+from contract.setting import check_declared, parameter
 from netsim import pathloss
 
 LOS_MODES = ("los", "nlos", "probabilistic")
@@ -31,7 +31,7 @@ class Cell:
 
     scenario: str = "umi"
     carrier_hz: float = parameter(3.5e9, "carrier frequency (TR 38.901 path loss holds from 0.5 to 100 GHz)", low=5e8, high=1e11)
-    bs_height_m: float = parameter(10.0, "base station height", low=1.0, low_open=True, high=1e3)
+    bs_height_m: float = parameter(10.0, "base station height (above the effective environment height, 1 m)", low=1.0, low_open=True, high=1e3)
     ut_height_m: float = parameter(1.5, "device height (isolated cell)", low=1.0, high=1e3)
     inner_radius_m: float = parameter(10.0, "devices' smallest distance (d2D <= 5 km)", low=1.0, high=5e3)
     outer_radius_m: float = parameter(100.0, "devices' largest distance (isolated cell)", low=1.0, high=5e3)
@@ -50,12 +50,10 @@ class Cell:
                                           low=-50.0, high=50.0, none=True, omit_default=True)
 
     def __post_init__(self) -> None:
+        """The declared bounds (``parameter``), then what no single field's bounds say."""
+        check_declared(self)
         if self.scenario not in pathloss.SCENARIOS:
             raise ValueError(f"unknown propagation scenario {self.scenario!r}; choose from {', '.join(pathloss.SCENARIOS)}")
-        if not self.carrier_hz > 0:
-            raise ValueError(f"carrier frequency must be > 0 Hz, got {self.carrier_hz:g}")
-        if not self.inner_radius_m > 0 or not self.outer_radius_m > 0:
-            raise ValueError(f"cell radii must be > 0 m, got inner {self.inner_radius_m:g}, outer {self.outer_radius_m:g}")
         if self.inner_radius_m > self.outer_radius_m:
             raise ValueError(f"inner radius {self.inner_radius_m:g} m is above the outer radius {self.outer_radius_m:g} m")
         if self.distances_m is not None and any(not d > 0 for d in self.distances_m):
@@ -66,8 +64,6 @@ class Cell:
         if not 1.5 <= self.ut_height_m <= max_ut or (self.scenario == "uma" and self.ut_height_m >= 13.0):
             bound = "< 13" if self.scenario == "uma" else f"<= {max_ut:g}"
             raise ValueError(f"{self.scenario} device height must be >= 1.5 and {bound} m (TR 38.901 Table 7.4.1-1), got {self.ut_height_m:g}")
-        if not self.bs_height_m > 1.0:
-            raise ValueError(f"base station height must be > 1 m (the effective environment height), got {self.bs_height_m:g}")
         if self.los not in LOS_MODES:
             raise ValueError(f"unknown LOS mode {self.los!r}; choose from {', '.join(LOS_MODES)}")
         if self.interference:
@@ -85,13 +81,6 @@ class Cell:
         if 3.0 * self.inter_site_distance_m > pathloss.MAX_DISTANCE_M:
             raise ValueError(f"inter_site_distance_m must be at most {pathloss.MAX_DISTANCE_M / 3:g} m (wrap-around links "
                              f"reach 3 ISD; TR 38.901 path loss holds to 5 km), got {self.inter_site_distance_m:g}")
-        for name in ("indoor_fraction", "o2i_low_loss_fraction", "interference_load"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name):g}")
-        if isinstance(self.bs_elements, bool) or not float(self.bs_elements).is_integer() or not 1 <= self.bs_elements <= 64:
-            raise ValueError(f"bs_elements must be a whole number in 1..64, got {self.bs_elements!r}")
-        if not 0.0 <= self.downtilt_deg <= 90.0:
-            raise ValueError(f"downtilt_deg must be in [0, 90] degrees, got {self.downtilt_deg:g}")
         if self.ut_height_m != 1.5:
             raise ValueError("the 19-site layout puts outdoor devices at 1.5 m and indoor ones on their floors; "
                              "ut_height_m applies with interference=off")

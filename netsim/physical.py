@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from contract.seeds import ChannelSeeds
-from contract.setting import parameter, recorded
+from contract.setting import check_declared, parameter, recorded
 from netsim import duplex, energy, fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.distributions import ShiftedExponential
@@ -56,12 +56,7 @@ class LinkBudget:
     noise_figure_db: float = parameter(MISSING, "receiver's noise figure", low=0.0, high=100.0)
 
     def check(self, direction: str) -> None:
-        if not self.bandwidth_hz > 0:
-            raise ValueError(f"{direction} bandwidth must be > 0 Hz, got {self.bandwidth_hz:g}")
-        if not self.tx_power_w > 0:
-            raise ValueError(f"{direction} transmit power must be > 0 W, got {self.tx_power_w:g}")
-        if self.noise_figure_db < 0:
-            raise ValueError(f"{direction} noise figure must be >= 0 dB, got {self.noise_figure_db:g}")
+        check_declared(self, f"{direction} ")
 
     @property
     def tx_power_dbm(self) -> float:
@@ -130,22 +125,16 @@ class PhysicalSystem(SystemKind):
     records_energy = True
 
     def __post_init__(self) -> None:
+        """The declared bounds (``parameter``), then what no single field's bounds say."""
+        check_declared(self)
         self.downlink.check("downlink")
         self.uplink.check("uplink")
         if self.fading not in FADING_MODELS:
             raise ValueError(f"unknown fading model {self.fading!r}; choose from {', '.join(FADING_MODELS)}")
         if self.uplink_access not in UPLINK_ACCESS:
             raise ValueError(f"unknown uplink access {self.uplink_access!r}; choose from {', '.join(UPLINK_ACCESS)}")
-        if self.snr_gap_db < 0:
-            raise ValueError(f"SNR gap must be >= 0 dB, got {self.snr_gap_db:g}")
-        if self.max_bps_per_hz is not None and not self.max_bps_per_hz > 0:
-            raise ValueError(f"rate cap must be > 0 bit/s/Hz, got {self.max_bps_per_hz:g}")
-        if self.min_bps_per_hz is not None and not self.min_bps_per_hz > 0:
-            raise ValueError(f"outage floor min_bps_per_hz must be > 0 bit/s/Hz, got {self.min_bps_per_hz:g}")
         if None not in (self.min_bps_per_hz, self.max_bps_per_hz) and self.min_bps_per_hz >= self.max_bps_per_hz:
             raise ValueError(f"outage floor {self.min_bps_per_hz:g} must be below the rate cap {self.max_bps_per_hz:g} bit/s/Hz")
-        if isinstance(self.subbands, bool) or not isinstance(self.subbands, (int, np.integer)) or self.subbands < 1:
-            raise ValueError(f"subbands must be an integer >= 1, got {self.subbands!r}")
         if self.duplex not in duplex.DUPLEX_MODES:
             raise ValueError(f"unknown duplex mode {self.duplex!r}; choose from {', '.join(duplex.DUPLEX_MODES)}")
         if self.duplex == "tdd":
@@ -153,22 +142,8 @@ class PhysicalSystem(SystemKind):
             if self.downlink.bandwidth_hz != self.uplink.bandwidth_hz:
                 raise ValueError(f"TDD shares one carrier: downlink and uplink bandwidth must be equal, got "
                                  f"{self.downlink.bandwidth_hz:g} and {self.uplink.bandwidth_hz:g} Hz")
-        if not self.cpu_hz > 0:
-            raise ValueError(f"CPU frequency must be > 0 Hz, got {self.cpu_hz:g}")
-        if not 0 < self.bandwidth_occupancy <= 1:
-            raise ValueError(f"bandwidth_occupancy must be in (0, 1], got {self.bandwidth_occupancy:g}")
-        for name in ("downlink_overhead", "uplink_overhead"):
-            if not 0 <= getattr(self, name) < 1:
-                raise ValueError(f"{name} must be in [0, 1), got {getattr(self, name):g}")
         if self.ul_power_control not in UL_POWER_CONTROL:
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
-        if not P0_RANGE_DBM[0] <= self.p0_dbm_per_prb <= P0_RANGE_DBM[1]:
-            raise ValueError(f"p0_dbm_per_prb must be in [{P0_RANGE_DBM[0]:g}, {P0_RANGE_DBM[1]:g}] dBm, got {self.p0_dbm_per_prb:g}")
-        if not 0.0 <= self.alpha <= 1.0:
-            raise ValueError(f"alpha must be in [0, 1], got {self.alpha:g}")
-        for name in ("cycles_per_sample", "kappa", "compute_extra_s", "receive_power_w"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name):g}")
         if self.mode not in TIMING_MODES:
             raise ValueError(f"unknown timing mode {self.mode!r}; choose from {', '.join(TIMING_MODES)}")
         if self.deadline is not None and not self.deadline > 0:

@@ -20,12 +20,12 @@ CQI_AT_MINUS_5_DB = math.log2(1 + 10 ** -0.5)  # the efficiency at -5 dB: outage
 
 def network(snr_db, samples=None, ul_noise_figure_db=0.0, **system):
     """Devices whose downlink SNR on a 1 MHz, 1 W link (noise -114 dBm) is ``snr_db`` (no
-    fading); the uplink's is lower by its noise figure. Compute: 1 cycle per sample at 1 Hz,
+    fading); the uplink's is lower by its noise figure. Compute: 1e9 cycles per sample at 1 GHz,
     so a device's compute time in seconds is its ``samples``."""
     n = len(snr_db)
     loss = 30.0 + 114.0 - np.asarray(snr_db, dtype=float)  # P_tx 30 dBm - PL - noise = SNR
     layout = CellLayout(np.full(n, 50.0), np.zeros(n), np.ones(n, bool), np.zeros(n), loss)
-    settings = dict(fading="none", cycles_per_sample=1.0, cpu_hz=1.0, mode="barrier")
+    settings = dict(fading="none", cycles_per_sample=1e9, cpu_hz=1e9, mode="barrier")
     settings.update(system)
     physical = PhysicalSystem(Cell(distances_m=(50.0,) * n, los="los", shadowing=False),
                               LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 1.0, ul_noise_figure_db), **settings)
@@ -125,13 +125,14 @@ def test_a_stream_nobody_can_receive_is_not_sent():
 
 
 def test_energy_per_device_is_hand_computed():
-    # device d: SNR 0 dB (1 Mbit/s both ways), 1 W uplink; compute kappa * cycles * f^2 with f = 1 Hz;
+    # device d: SNR 0 dB (1 Mbit/s both ways), 1 W uplink; compute kappa * cycles * f^2 with f = 1 GHz
+    # and kappa = 2.5e-28: 2.5e-28 x 1e9 x 1e18 = 0.25 J per second of compute;
     # receive 0.5 W while its stream is on the air
-    net = network([0.0, 0.0], samples=[2.0, 4.0], kappa=0.25, receive_power_w=0.5)
+    net = network([0.0, 0.0], samples=[2.0, 4.0], kappa=2.5e-28, receive_power_w=0.5)
     plan = RoundPlan((Stream((0, 1), MBIT),), {0: MBIT, 1: 2 * MBIT}, (0, 1), {1: 2.0})
     records, trace = run([plan], net)
-    # device 0: receive 0.5 W x 1 s, compute 0.25 x 2 cycles, uplink 1 W x 1 s
-    # device 1: receive 0.5, compute 0.25 x (2 x 4) cycles, uplink 1 W x 2 s
+    # device 0: receive 0.5 W x 1 s, compute 0.25 J/s x 2 s, uplink 1 W x 1 s
+    # device 1: receive 0.5, compute 0.25 J/s x (2 x 4) s, uplink 1 W x 2 s
     assert records[0].energy_j == pytest.approx({0: 0.5 + 0.5 + 1.0, 1: 0.5 + 2.0 + 2.0})
     assert events(trace, "compute") == [(0, 1, 3), (1, 1, 9)]  # 2 s; 2 x 4 s (compute scale 2)
     per_device = {0: 0.0, 1: 0.0}

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 MAX_COUNT = 10_000  # any count (epochs, local steps, batch size...) that declares no bound of its own
 MAX_DEVICES = 100_000  # a scenario's devices (its data split into at least one sample each)
+MAX_ROUNDS = 100_000  # a run's rounds: every round's record and plan are kept in memory and written out
 
 
 class UsageError(Exception):
@@ -147,6 +148,14 @@ def check_declared(obj, prefix: str = "") -> None:
                 setting.check(prefix + f.name, getattr(obj, f.name))
             except UsageError as error:
                 raise ValueError(str(error)) from None
+
+
+def bounds(cls: type, name: str) -> dict:
+    """The range the field ``name`` of ``cls`` declares (``parameter``), as ``low``, ``high``,
+    ``low_open``, ``high_open`` keywords: another declaration of the same quantity (a run
+    setting that overrides it) takes its bounds from here instead of repeating them."""
+    setting = next(f for f in dataclasses.fields(cls) if f.name == name).metadata["setting"]
+    return {"low": setting.low, "high": setting.high, "low_open": setting.low_open, "high_open": setting.high_open}
 
 
 def recorded(obj) -> dict:

@@ -17,6 +17,25 @@ from contract import RoundPlan
 
 TIMING_MODES = ("barrier", "pipelined")
 
+# The network's parameters are bounded by what the clock can hold. Simulated time is a float64
+# on which rounds add up; past 2**53 of the time unit an added T_dl (one model on the downlink)
+# is lost to rounding, so the largest run must end below EXACT_TIME. What each parameter can
+# add to the end of the largest run (MAX_ROUNDS rounds of MAX_DEVICES devices, contract.setting):
+# - rho: every device uploads at most 2 models a round (SCAFFOLD's model and control variate),
+#   one after another: 2 rho MAX_DEVICES MAX_ROUNDS = 2e10 rho T_dl, below 2**53 up to
+#   rho = 4.5e5: MAX_RHO = 1e5.
+# - t_min and 1/mu: a round lasts at most t_min + 45/mu of compute (45 bounds numpy's largest
+#   Exp(1) draw: its ziggurat tail adds -ln(2**-53) = 36.7 to 7.7): 46 MAX_ROUNDS x below 2**53
+#   up to 2e9: MAX_COMPUTE_TIME = 1e9.
+# - deadline: a round with a drop lasts until the deadline: MAX_ROUNDS x below 2**53 up to 9e10:
+#   MAX_DEADLINE = 1e10 (T_dl, or seconds on a cell).
+# Bits are counts of models (at most MAX_DEVICES streams of a few models a round) times the
+# model's bits, far below overflow; a run whose numbers still stop being finite is diverged.
+EXACT_TIME = 2.0**53
+MAX_RHO = 1e5
+MAX_COMPUTE_TIME = 1e9
+MAX_DEADLINE = 1e10
+
 
 class NonFiniteTime(ValueError):
     """A duration the system computed is infinite or NaN: the run's clock can go no further."""

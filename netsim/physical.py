@@ -24,7 +24,7 @@ from contract.setting import check_declared, parameter, recorded
 from netsim import duplex, energy, fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.distributions import ShiftedExponential
-from netsim.durations import TIMING_MODES
+from netsim.durations import MAX_DEADLINE, TIMING_MODES
 from netsim.kind import Network, SystemKind
 from netsim.physical_round import physical_round_process
 from netsim.physical_timeline import physical_round_fast
@@ -118,8 +118,8 @@ class PhysicalSystem(SystemKind):
     p0_dbm_per_prb: float = parameter(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
                                       low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1])
     alpha: float = parameter(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0)
-    mode: str = "pipelined"
-    deadline: float | None = None
+    mode: str = parameter("pipelined", "timing mode", kind=str, choices=TIMING_MODES)
+    deadline: float | None = parameter(None, "round deadline (s)", low=0, low_open=True, high=MAX_DEADLINE, none=True)
 
     time_unit = "s"
     records_energy = True
@@ -144,10 +144,6 @@ class PhysicalSystem(SystemKind):
                                  f"{self.downlink.bandwidth_hz:g} and {self.uplink.bandwidth_hz:g} Hz")
         if self.ul_power_control not in UL_POWER_CONTROL:
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
-        if self.mode not in TIMING_MODES:
-            raise ValueError(f"unknown timing mode {self.mode!r}; choose from {', '.join(TIMING_MODES)}")
-        if self.deadline is not None and not self.deadline > 0:
-            raise ValueError(f"deadline must be > 0, got {self.deadline}")
 
     @classmethod
     def from_dict(cls, data: dict) -> "PhysicalSystem":

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass
 from itertools import repeat
 
 import numpy as np
 
 from contract import RoundPlan
+from contract.setting import check_declared, parameter
 from netsim.distributions import ShiftedExponential
-from netsim.durations import TIMING_MODES, RoundDurations
+from netsim.durations import MAX_COMPUTE_TIME, MAX_DEADLINE, MAX_RHO, TIMING_MODES, RoundDurations
 from netsim.kind import Network, SystemKind
 
 
@@ -27,24 +28,17 @@ class NetworkSystem(SystemKind, Network):
     devices whose upload would end after it; the round then lasts until the deadline.
     """
 
-    rho: float
-    t_min: float
-    inv_mu: float
-    t_dl: float = 1.0
-    mode: str = "pipelined"
-    deadline: float | None = None
+    rho: float = parameter(MISSING, "T_ul / T_dl", low=0, low_open=True, high=MAX_RHO)
+    t_min: float = parameter(MISSING, "minimum compute time (T_dl)", low=0, high=MAX_COMPUTE_TIME)
+    inv_mu: float = parameter(MISSING, "mean extra compute delay 1/mu (T_dl)", low=0, high=MAX_COMPUTE_TIME)
+    t_dl: float = parameter(1.0, "one model's downlink time (the time unit)", low=0, low_open=True)
+    mode: str = parameter("pipelined", "timing mode", kind=str, choices=TIMING_MODES)
+    deadline: float | None = parameter(None, "round deadline (T_dl)", low=0, low_open=True, high=MAX_DEADLINE, none=True)
 
     def __post_init__(self) -> None:
-        if not self.rho > 0:
-            raise ValueError(f"rho must be > 0, got {self.rho}")
-        if not self.t_dl > 0:
-            raise ValueError(f"t_dl must be > 0, got {self.t_dl}")
-        if self.t_min < 0 or self.inv_mu < 0:
-            raise ValueError(f"t_min and inv_mu must be >= 0, got {self.t_min}, {self.inv_mu}")
-        if self.mode not in TIMING_MODES:
-            raise ValueError(f"unknown timing mode {self.mode!r}; choose from {', '.join(TIMING_MODES)}")
-        if self.deadline is not None and not self.deadline > 0:
-            raise ValueError(f"deadline must be > 0, got {self.deadline}")
+        """The declared bounds (``parameter``): a run's ``--rho``, ``--t-min``, ``--inv-mu``,
+        ``--mode`` and ``--deadline`` take theirs from here."""
+        check_declared(self)
 
     @property
     def t_ul(self) -> float:

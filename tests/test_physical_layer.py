@@ -10,6 +10,7 @@ import pytest
 from netsim import energy, pathloss, radio
 from netsim.cell import Cell
 from netsim.physical import LinkBudget, PhysicalSystem
+from netsim.system import NetworkSystem
 
 GHZ = 1e9
 
@@ -211,19 +212,22 @@ def _declared(cls):
 
 
 def _outside(setting):
-    """A value just outside the declared range: below ``low`` or above ``high``."""
+    """A value just outside the declared range: below ``low`` or above ``high`` (a word: unknown)."""
+    if setting.kind is str:
+        return "unknown"
     if setting.low is not None:
         return type(setting.kind(0))(setting.low - (1 if setting.kind is int else abs(setting.low) * 1e-6 + 1e-12))
     return setting.high * 2 + 1
 
 
-@pytest.mark.parametrize("cls, f", [(cls, f) for cls in (Cell, PhysicalSystem, LinkBudget) for f in _declared(cls)],
+@pytest.mark.parametrize("cls, f", [(cls, f) for cls in (Cell, PhysicalSystem, LinkBudget, NetworkSystem) for f in _declared(cls)],
                          ids=lambda item: getattr(item, "name", getattr(item, "__name__", "")))
 def test_every_declared_bound_holds_at_construction(cls, f):
-    """The bounds a radio parameter declares (``contract.setting.parameter``) are the ones its
-    dataclass refuses: one declaration, used by ``--radio`` and by construction alike."""
+    """The bounds a network parameter declares (``contract.setting.parameter``) are the ones its
+    dataclass refuses: one declaration, used by ``--radio``/``--rho``... and by construction alike."""
     budget = LinkBudget(1e6, 0.2, 5.0)
     build = {Cell: lambda **kw: Cell(**kw), PhysicalSystem: lambda **kw: PhysicalSystem(Cell(), budget, budget, **kw),
-             LinkBudget: lambda **kw: PhysicalSystem(Cell(), dataclasses.replace(budget, **kw), budget)}[cls]
+             LinkBudget: lambda **kw: PhysicalSystem(Cell(), dataclasses.replace(budget, **kw), budget),
+             NetworkSystem: lambda **kw: NetworkSystem(**{"rho": 4.0, "t_min": 1.0, "inv_mu": 1.0, **kw})}[cls]
     with pytest.raises(ValueError, match=f"^(downlink )?{f.name} must be "):
         build(**{f.name: _outside(f.metadata["setting"])})

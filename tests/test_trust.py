@@ -337,8 +337,13 @@ def test_a_run_whose_clock_overflows_is_diverged_not_finished(tmp_path):
     from netsim import NetworkSystem
     from scenarios.execution.runner import RunSpec, prepare, resolve, run_prepared
 
+    @dataclasses.dataclass(frozen=True)
+    class Unchecked(NetworkSystem):
+        def __post_init__(self):  # past the declared bounds, on purpose
+            pass
+
     prepared = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=2, training={"backend": "loop"})))
-    network = NetworkSystem(rho=1e307, t_min=0.0, inv_mu=0.0)
+    network = Unchecked(rho=1e307, t_min=0.0, inv_mu=0.0)
     run = dataclasses.replace(prepared.run, system=network)
     summary = run_prepared(dataclasses.replace(prepared, network=network, run=run), tmp_path)
     assert summary["status"] == "diverged" and summary["diverged"]["round"] == 1
@@ -350,7 +355,7 @@ def test_a_run_whose_clock_overflows_is_diverged_not_finished(tmp_path):
 
 
 def test_network_bounds_keep_the_largest_run_exact_to_one_t_dl():
-    """The bounds' derivation (scenarios/definitions/settings.py): what each setting adds to the end of the
+    """The bounds' derivation (netsim/durations.py): what each setting adds to the end of the
     largest run stays below 2**53 T_dl, where an added T_dl is still counted."""
     from scenarios.definitions import settings as s
 

@@ -17,35 +17,19 @@ import dataclasses
 from dataclasses import MISSING, dataclass
 from typing import Literal
 
-from contract.setting import MAX_COUNT, MAX_DEVICES, Setting, UsageError, non_negative, positive, positive_int  # noqa: F401 (the settings' kinds)
+from contract.setting import (MAX_COUNT, MAX_DEVICES, MAX_ROUNDS, Setting, UsageError, bounds, non_negative,  # noqa: F401 (the settings' kinds)
+                               positive, positive_int)
 from learning.options import allowed_text, check_field, default_words, doc_of, field_setting, option
-from netsim.system import TIMING_MODES
+from netsim.durations import EXACT_TIME, MAX_COMPUTE_TIME, MAX_DEADLINE, MAX_RHO, TIMING_MODES  # noqa: F401 (the clock's bounds)
+from netsim.system import NetworkSystem
 
-MAX_ROUNDS = 100_000  # every round's record and plan are kept in memory and written out
 MAX_SEED = 2**63 - 1  # numpy's SeedSequence takes any non-negative int; this keeps it a JSON/CSV int
 MAX_SEEDS = 10_000  # seeds of one command (compare, sweep, reproduce): each is a whole run
 MAX_ROUND_TIME_DEVICES = 1_000_000  # round-time: per-device plan entries and timeline arrays
 MAX_ROUND_TIME_EVENTS = 100_000_000  # round-time: devices x rounds (about a minute at 5 ms per 10,000-device round)
 MAX_CELL_DRAWS = 10_000_000  # cell: devices x fading rounds (two SNRs each, 160 MB)
-
-# Network settings are bounded by what the clock can hold. Simulated time is a float64 on which
-# rounds add up; past 2**53 of the time unit an added T_dl (one model on the downlink) is lost
-# to rounding, so the largest run must end below EXACT_TIME. What each setting can add to the
-# end of the largest run (MAX_ROUNDS rounds of MAX_DEVICES devices):
-# - rho: every device uploads at most 2 models a round (SCAFFOLD's model and control variate),
-#   one after another: 2 rho MAX_DEVICES MAX_ROUNDS = 2e10 rho T_dl, below 2**53 up to
-#   rho = 4.5e5: MAX_RHO = 1e5.
-# - t_min and 1/mu: a round lasts at most t_min + 45/mu of compute (45 bounds numpy's largest
-#   Exp(1) draw: its ziggurat tail adds -ln(2**-53) = 36.7 to 7.7): 46 MAX_ROUNDS x below 2**53
-#   up to 2e9: MAX_COMPUTE_TIME = 1e9.
-# - deadline: a round with a drop lasts until the deadline: MAX_ROUNDS x below 2**53 up to 9e10:
-#   MAX_DEADLINE = 1e10 (T_dl, or seconds on a cell).
-# Bits are counts of models (at most MAX_DEVICES streams of a few models a round) times the
-# model's bits, far below overflow; a run whose numbers still stop being finite is diverged.
-EXACT_TIME = 2.0**53
-MAX_RHO = 1e5
-MAX_COMPUTE_TIME = 1e9
-MAX_DEADLINE = 1e10
+# The network's bounds are what the clock can hold (their derivation: netsim.durations); the
+# network settings below take them from the network systems' own declarations (``bounds``).
 
 
 # --- the declarations ------------------------------------------------------------------
@@ -125,16 +109,16 @@ class RunSpec:
                            flag="--option", metavar="KEY=VALUE", section="spec", sweep=False, default_text="the scenario's")
     mode: Literal[TIMING_MODES] = option("pipelined", "timing mode", flag="--mode", section="network")
     deadline: float | None = option(None, "round deadline (T_dl units; seconds on a physical cell); late devices are dropped "
-                                    "from aggregation", low=0, low_open=True, high=MAX_DEADLINE, flag="--deadline", section="network")
+                                    "from aggregation", **bounds(NetworkSystem, "deadline"), flag="--deadline", section="network")
     evaluate_every: int = option(1, "evaluate every N rounds", low=1, high=MAX_ROUNDS, flag="--eval-every", section="run")
     participation: float | None = option(None, "fraction of devices sampled per round", low=0, high=1, low_open=True,
                                          flag="--participation", section="run", default_text="the scenario's")
-    rho: float | None = option(None, "T_ul / T_dl in place of the system's", low=0, low_open=True, high=MAX_RHO, flag="--rho",
+    rho: float | None = option(None, "T_ul / T_dl in place of the system's", **bounds(NetworkSystem, "rho"), flag="--rho",
                                section="network", default_text="the system's")
-    t_min: float | None = option(None, "minimum compute time in T_dl, in place of the system's", low=0, high=MAX_COMPUTE_TIME,
+    t_min: float | None = option(None, "minimum compute time in T_dl, in place of the system's", **bounds(NetworkSystem, "t_min"),
                                  flag="--t-min", section="network", default_text="the system's")
-    inv_mu: float | None = option(None, "mean extra compute delay 1/mu in T_dl, in place of the system's", low=0,
-                                  high=MAX_COMPUTE_TIME, flag="--inv-mu", section="network", default_text="the system's")
+    inv_mu: float | None = option(None, "mean extra compute delay 1/mu in T_dl, in place of the system's",
+                                  **bounds(NetworkSystem, "inv_mu"), flag="--inv-mu", section="network", default_text="the system's")
     training: dict = option(dict, SECTIONS["training"], section="training", entries=_local_training, default_text="the scenario's")
     devices: int | None = option(None, "number of devices, where the scenario allows it", low=1, high=MAX_DEVICES, flag="--devices",
                                  section="scenario", default_text="the scenario's")

@@ -9,13 +9,13 @@ the x of a point is the seeds' mean at that evaluated round.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
 
 from figures.bands import draw_band, integer_x, legend_below, log_x, seed_band
+from figures.save import save_figure
 from scenarios.records.result_folder import RunCurve
 from figures.style import COLUMN_WIDTH_IN, ieee_style
 
@@ -24,19 +24,8 @@ SCENARIO_STYLE = (("#1f77b4", "o", "-"), ("#d62728", "s", "--"), ("#2ca02c", "^"
 
 
 def save(fig, stem: Path) -> list[Path]:
-    """``stem``.pdf and ``stem``.png, each written to a temporary name and renamed."""
-    written = []
-    for fmt in FORMATS:
-        final = stem.with_suffix(f".{fmt}")
-        tmp = final.with_name(f".{final.name}.tmp")
-        try:
-            fig.savefig(tmp, format=fmt)
-            os.replace(tmp, final)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
-        written.append(final)
-    return written
+    """``stem``.pdf and ``stem``.png, each written atomically (``figures.save``)."""
+    return [save_figure(fig, stem.with_suffix(f".{fmt}"), close=False) for fmt in FORMATS]
 
 
 def accuracy_panels(curves: Mapping[str, Mapping[str, Sequence[RunCurve]]], stem: Path, x: str = "rounds",

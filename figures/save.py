@@ -7,10 +7,12 @@ import tempfile
 from pathlib import Path
 
 
-def save_figure(fig, out_file: str | Path, dpi: int | None = None, metadata: dict[str, str] | None = None) -> Path:
-    """Save ``fig`` to ``out_file`` (PDF when it ends in .pdf, else PNG) and close it; a failed
-    write leaves no partial file and is one line (``scenarios.errors.WriteError``). ``dpi``: the
-    style's when None; ``metadata``: PDF info or PNG text fields."""
+def save_figure(fig, out_file: str | Path, dpi: int | None = None, metadata: dict[str, str] | None = None,
+                close: bool = True) -> Path:
+    """Save ``fig`` to ``out_file`` (PDF when it ends in .pdf, else PNG) and close it (unless
+    ``close`` is False: another format follows); a failed write leaves no partial file and is one
+    line (``scenarios.errors.WriteError``). ``dpi``: the style's when None; ``metadata``: PDF
+    info or PNG text fields."""
     import matplotlib.pyplot as plt
 
     from scenarios.records.atomic import TMP_SUFFIX, current_umask, remove_stale_staging, writing
@@ -27,7 +29,8 @@ def save_figure(fig, out_file: str | Path, dpi: int | None = None, metadata: dic
             fig.savefig(tmp, format="pdf" if out_file.suffix.lower() == ".pdf" else "png", dpi=dpi, metadata=metadata)
             os.replace(tmp, out_file)
     finally:
-        plt.close(fig)
+        if close:
+            plt.close(fig)
         if tmp is not None:
             tmp.unlink(missing_ok=True)
     return out_file

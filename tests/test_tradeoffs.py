@@ -55,3 +55,17 @@ def test_accuracy_at_equal_time_and_time_to_target_by_hand():
     rows = table([curve("quick", [0.0, 1.0], [0.1, 0.8]), curve("slow", [2.0, 3.0, 4.0], [0.2, 0.75, 0.9])]).splitlines()[2:]
     assert rows[0] == "| quick | wired | 0.800 | 0.800 | 0.800 at 1 | 1 | 1 T_dl | 2.00 | 1.00 | - |"
     assert rows[1] == "| slow | wired | 0.900 | 0.900 | - at 1 | 3 | 4 T_dl | 2.00 | 1.00 | - |"
+
+
+def test_the_table_reads_every_time_in_the_curves_unit():
+    """A system whose T_dl is 2 s of the recorded clock: a run recorded as ending at 8 ends at
+    4 T_dl, as its curve's times are (2 T_dl at its second evaluation), not at 8."""
+    from scenarios.records.result_folder import RunCurve
+    from scenarios.reports.tradeoffs import table
+
+    summary = {"system": "slow", "simulated_time": 8.0, "final_mean_accuracy": 0.8, "final_worst_accuracy": 0.8,
+               "uplink_bits": 2e6, "downlink_bits": 1e6}
+    run = RunCurve("quick", [0, 1, 2], [0.0, 2.0, 4.0], [0.1, 0.8, 0.8], [0.1, 0.8, 0.8], [0.0] * 3, [0.0] * 3, summary,
+                   {"system": {}}, time_scale=2.0)
+    assert run.end_time == 4.0
+    assert table([run]).splitlines()[2] == "| quick | slow | 0.800 | 0.800 | 0.800 at 4 | 2 | 4 T_dl | 2.00 | 1.00 | - |"

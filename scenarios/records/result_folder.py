@@ -80,6 +80,12 @@ class RunCurve:
     folder: str = ""
     time_unit: str = "T_dl"
     energy_j: list[float] | None = None  # cumulative energy of all devices (physical cells)
+    time_scale: float = 1.0  # the recorded clock per time unit (its system's T_dl; 1 on a cell)
+
+    @property
+    def end_time(self) -> float:
+        """The run's simulated time at its end, in ``time_unit`` (as ``time``)."""
+        return float(self.summary["simulated_time"]) / self.time_scale
 
 
 def file_sha256(path: Path, follow: bool = True) -> str:
@@ -245,6 +251,7 @@ def read_run(folder: str | Path) -> RunCurve:
             folder=str(folder),
             time_unit=kind.time_unit,
             energy_j=[finite_float(r["energy_j"]) for r in rows] if kind.records_energy else None,
+            time_scale=unit,
         )
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise ResultError(f"{folder} is not a result folder ({error.__class__.__name__}: {error})") from None

@@ -68,7 +68,7 @@ def table(runs: Sequence[RunCurve], with_fairness: bool = False) -> str:
     quickest = {}
     for run in runs:
         system = run.summary["system"]
-        quickest[system] = min(quickest.get(system, np.inf), run.summary["simulated_time"])
+        quickest[system] = min(quickest.get(system, np.inf), run.end_time)
     header = ["run", "system", "mean acc", "worst acc", "acc at equal time", f"time to {TARGET_ACCURACY}", "time",
               "uplink Mbit", "downlink Mbit", "energy J"] + (["never scheduled", "Jain scheduled", "never arrived", "Jain arrived"]
                                    if with_fairness else [])
@@ -81,7 +81,7 @@ def table(runs: Sequence[RunCurve], with_fairness: bool = False) -> str:
         at = accuracy_at(run, equal)
         cells = [run_label(run) if with_fairness else run.label, s["system"] + ("" if deadline is None else f", deadline {deadline:g}"),
                  f"{s['final_mean_accuracy']:.3f}", f"{s['final_worst_accuracy']:.3f}", ("-" if at is None else f"{at:.3f}") + f" at {equal:.4g}",
-                 "-" if reach is None else f"{reach:.4g}", f"{s['simulated_time']:.4g} {run.time_unit}",
+                 "-" if reach is None else f"{reach:.4g}", f"{run.end_time:.4g} {run.time_unit}",
                  f"{s['uplink_bits'] / 1e6:.2f}", f"{s['downlink_bits'] / 1e6:.2f}",
                  f"{s['energy_j']:.4g}" if "energy_j" in s else "-"]
         if with_fairness:

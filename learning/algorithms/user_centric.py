@@ -35,7 +35,7 @@ def variance_batch_sizes(train_sizes: np.ndarray, size: int | None, fraction: fl
 
 @dataclass(frozen=True)
 class UserCentricOptions(Options):
-    streams: int | Literal["auto"] | None = option(None, "stream count k: an integer, 'auto' (Algorithm 2) or none (k = m)", low=1,
+    streams: int | Literal["auto"] | None = option(None, "stream count k: an integer, 'auto' (Algorithm 2) or 'm' (k = m, a stream per device)", low=1,
                                                    high=MAX_DEVICES, flag="--streams", label="k", none_word="m",
                                                    reported="streams_chosen")
     lam: float = option(0.0, "lambda of eq. 12: Algorithm 2 picks argmax_k s_k - lambda k", low=0, requires={"streams": "auto"},

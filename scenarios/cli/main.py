@@ -74,9 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for module in COMMANDS.values():
         module.add_parser(subparsers)
+    from scenarios.plugins import KINDS
+
+    kinds = [f"{kind}s" for kind in KINDS]
     for command in subparsers.choices.values():
         command.add_argument("--plugin", action="append", default=[], metavar="PATH_OR_MODULE",
-                             help="load algorithms, scenarios, models and systems from a .py file, a folder of them or "
+                             help=f"load {', '.join(kinds[:-1])} and {kinds[-1]} from a .py file, a folder of them or "
                              "a module, repeatable (see docs/extending.md)")
     return parser
 

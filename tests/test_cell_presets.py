@@ -2,6 +2,7 @@
 with an SNR gap, against hand-computed values."""
 
 import dataclasses
+import json
 import math
 
 import numpy as np
@@ -183,3 +184,27 @@ def test_fdma_outage_is_tested_on_the_share():
     # each on half of 1 MHz at 2 x 10^-1.1: 0.5e6 log2(1 + 0.15887) bit/s, 1e5 bits
     rate = 0.5e6 * math.log2(1 + 2 * 10 ** -1.1)
     assert records[0].end == pytest.approx(1e5 / rate)
+
+
+@pytest.mark.parametrize("name", sorted(__import__("scenarios.definitions.cells", fromlist=["CELLS"]).CELLS))
+def test_a_recorded_cell_reads_back_as_the_radio_parameters_it_was_built_from(name):
+    """``radio_parameters`` inverts the build: the flat ``--radio`` parameters read from a run's
+    recorded system are those it was built from (a field recorded only when set, k_factor_db,
+    at its default and when set); a normalized system has none."""
+    from scenarios.definitions.cells import cell_parameters, get_cell_system, radio_parameters
+    from scenarios.definitions.systems import get_system
+
+    for overrides in ({}, {"k_factor_db": 20.0}):
+        record = get_cell_system(name, overrides=overrides).record(name)
+        assert radio_parameters(json.loads(json.dumps(record))) == json.loads(json.dumps(cell_parameters(name, overrides)))
+    assert radio_parameters(get_system("wired", "pipelined", None, {}).record("wired")) == {}
+
+
+def test_a_sweep_table_shows_the_radio_parameters_its_runs_differ_in():
+    from scenarios.definitions.cells import get_cell_system
+    from scenarios.execution.sweep import setting_columns
+
+    configs = [{"system": get_cell_system("umi-3.5ghz", overrides=o).record("umi-3.5ghz"), "algorithm_options": {}, "training": {}}
+               for o in ({"k_factor_db": 0.0}, {"k_factor_db": 20.0})]
+    assert [c for c in setting_columns(configs) if c.startswith("radio_")] == ["radio_k_factor_db"]
+    assert not [c for c in setting_columns(configs[:1] * 2) if c.startswith("radio_")]

@@ -86,6 +86,7 @@ def _radio_fields() -> dict[str, tuple[str | None, dataclasses.Field]]:
 
 
 RADIO_FIELDS = _radio_fields()
+CELL_FIELDS = {f.name for f in dataclasses.fields(Cell)}
 RADIO_BOUNDS = {name: f.metadata["setting"] for name, (_, f) in RADIO_FIELDS.items() if "setting" in f.metadata}
 RADIO_DEFAULTS = {name: f.default for name, (_, f) in RADIO_FIELDS.items() if f.default is not dataclasses.MISSING}
 
@@ -226,6 +227,14 @@ def get_cell_system(name: str, mode: str = "pipelined", deadline: float | None =
     return physical_system(cell_parameters(name, overrides), mode, deadline)
 
 
-def system_config(system: PhysicalSystem) -> dict:
-    """JSON form for ``config.json``."""
-    return {"kind": "physical", **dataclasses.asdict(system)}
+def radio_parameters(record: dict) -> dict:
+    """The flat radio parameters (``--radio`` names) of a system as ``config.json`` records it (a
+    field left out of the record holds its declared default); {} for a system without a cell."""
+    cell = record.get("cell")
+    if not isinstance(cell, dict):
+        return {}
+    found = {}
+    for name, (link, f) in RADIO_FIELDS.items():
+        holder = record.get(link, {}) if link else cell if f.name in CELL_FIELDS else record
+        found[name] = holder.get(f.name, f.default)
+    return found

@@ -315,15 +315,26 @@ def run_on_ray(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, done
 
 def setting_columns(configs: Sequence[dict]) -> list[str]:
     """The settings columns of a sweep's table: network, participation, evaluation period, every
-    training field and every algorithm option any run has (``option_KEY``, ``training_KEY``), and the
-    codecs and scheduler when a run sets one (scenarios.definitions.communication)."""
+    training field and every algorithm option any run has (``option_KEY``, ``training_KEY``), the
+    codecs and scheduler when a run sets one (scenarios.definitions.communication), and the radio
+    parameters that differ between the runs' cells (``radio_KEY``)."""
     from scenarios.definitions.settings import COMMUNICATION_DEFAULTS
+    from scenarios.records.atomic import json_text
 
     options = sorted({k for c in configs for k in c["algorithm_options"]})
     training = sorted({k for c in configs for k in c["training"]})
     communication = list(COMMUNICATION_DEFAULTS) if any("communication" in c for c in configs) else []
+    radios = [radio_values(c) for c in configs]
+    radio = [k for k in dict.fromkeys(k for r in radios for k in r) if len({json_text(r.get(k), indent=None) for r in radios}) > 1]
     return (["devices", "alpha", "mode", "deadline", "rho", "t_min", "inv_mu", "participation", "evaluate_every"]
-            + communication + [f"training_{k}" for k in training] + [f"option_{k}" for k in options])
+            + communication + [f"training_{k}" for k in training] + [f"option_{k}" for k in options] + radio)
+
+
+def radio_values(config: dict) -> dict:
+    """``radio_KEY`` -> value of each radio parameter of the run's cell (none off a cell)."""
+    from scenarios.definitions.cells import radio_parameters
+
+    return {f"radio_{k}": v for k, v in radio_parameters(config["system"]).items()}
 
 
 def setting_values(config: dict) -> dict:
@@ -336,6 +347,7 @@ def setting_values(config: dict) -> dict:
     values.update({**COMMUNICATION_DEFAULTS, **config.get("communication", {})})
     values.update({f"training_{k}": v for k, v in config["training"].items()})
     values.update({f"option_{k}": v for k, v in config["algorithm_options"].items()})
+    values.update(radio_values(config))
     return values
 
 

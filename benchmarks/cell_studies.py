@@ -83,7 +83,7 @@ def lambda_table(summaries, cells) -> str:
     """Per cell and lambda: the k Algorithm 2 picks from the set-up on that cell (its own
     outages included), the final accuracy, and the time and bits to 90% of the cell's best final
     mean accuracy (the rule of ``fl-cosim lambda-study``), each lambda's run trained on the cell."""
-    from scenarios.execution.lambda_study import first_reach
+    from scenarios.execution.compare import first_reach
     from scenarios.records.result_folder import read_run
 
     lines = ["| cell | lambda | k* | final mean acc | target | time to target | bits to target | time (all rounds) | energy |",
@@ -94,8 +94,8 @@ def lambda_table(summaries, cells) -> str:
     for name, runs in by_cell.items():
         target = round(0.9 * max(r.summary["final_mean_accuracy"] for r in runs), 4)
         for lam, run in zip(LAMBDAS, runs):
-            bits = [d + u for d, u in zip(run.downlink_bits, run.uplink_bits)]
-            hit = first_reach(run.time, run.mean_accuracy, bits, target)
+            at = first_reach(run, target)
+            hit = None if at is None else (run.time[at], run.downlink_bits[at] + run.uplink_bits[at])
             lines.append(f"| {name} | {lam:g} | {run.summary['streams']} | {run.summary['final_mean_accuracy']:.3f} | {target:.4g} | "
                          f"{'-' if hit is None else f'{hit[0]:.2f} s'} | {'-' if hit is None else f'{hit[1] / 1e6:.1f} Mbit'} | "
                          f"{run.summary['simulated_time']:.2f} s | {run.summary['energy_j']:.3g} J |")

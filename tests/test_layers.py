@@ -140,3 +140,18 @@ def test_no_figure_opens_a_file():
                     if called in READING_CALLS:
                         found.append(f"{name}:{node.lineno} {called}")
     assert not found, f"figures/ reading files: {', '.join(found)}"
+
+
+def test_every_name_the_benchmarks_and_doc_examples_import_exists():
+    """Scripts no test runs (``benchmarks/``, ``docs/examples/``) still import only names that
+    exist: a renamed or moved function breaks them here, not in a reader's hands."""
+    import importlib
+
+    missing = []
+    for path in sorted((ROOT / "benchmarks").glob("*.py")) + sorted((ROOT / "docs").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module.split(".")[0] in PACKAGES:
+                module = importlib.import_module(node.module)
+                missing += [f"{path.relative_to(ROOT)}: {node.module}.{alias.name}" for alias in node.names
+                            if not hasattr(module, alias.name) and f"{node.module}.{alias.name}" not in _modules()]
+    assert not missing

@@ -1,14 +1,20 @@
 """A typed value (``Setting``): its kind, range and allowed words, checked with a one-line
-error naming the key and what is allowed; non-finite numbers are always refused. The
-algorithms' options (``learning.options``) and the run's settings (``scenarios.definitions.settings``)
-are made of it."""
+error naming the key and what is allowed; non-finite numbers are always refused. And the one
+way a field declares it (``option``: the annotation is the kind, the keywords the range, doc
+and what readers need): the algorithms' options (``learning.options``), the run's settings
+(``scenarios.definitions.settings``), the training settings, codecs, network systems and
+cells are all declared with it. Standard library only, so every layer may use it."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
+import types
+import typing
 from dataclasses import dataclass
+from typing import Iterable, Literal, Mapping
 
 MAX_COUNT = 10_000  # any count (epochs, local steps, batch size...) that declares no bound of its own
 MAX_DEVICES = 100_000  # a scenario's devices (its data split into at least one sample each)
@@ -129,32 +135,78 @@ def positive(none: bool = False) -> Setting:
 
 
 
-def parameter(default, doc: str, kind: type = float, omit_default: bool = False, **rule):
-    """A dataclass field that declares its value's ``Setting`` (``kind`` and range) and a one-line
-    doc: a physical parameter declared once, where it is used (a cell's ``--radio KEY=VALUE``
-    checks and ``fl-cosim cell`` read it; ``scenarios.definitions.cells``). ``omit_default``: left
-    out of the record at its default (``recorded``), so a parameter added after runs were
-    recorded leaves their configs and folder names as they were."""
-    return dataclasses.field(default=default, metadata={"doc": doc, "setting": Setting(kind, **rule), "omit_default": omit_default})
+RULE = ("low", "high", "low_open", "high_open", "pattern", "pattern_text")  # the value's range: ``Setting``'s
+DECLARED = ("requires", "flag", "label", "none_word", "words", "check", "metavar", "reported",  # read by learning.options
+            "section", "command", "sweep", "entries", "cli_default", "default_text",  # read by RunSpec's readers
+            "omit_default")  # read by ``recorded``
+
+
+def option(default, doc, **declared):
+    """A declared field of a dataclass (an algorithm's ``Options``, ``RunSpec``, ``LocalTraining``,
+    a codec, a network system or cell): its type is its annotation; its default (``dataclasses.MISSING``: none, ``dict``: an
+    empty table), one-line doc (text, or a function giving it: ``doc_of``), range (``low``, ``high``, ``low_open``, ``high_open`` for numbers;
+    ``pattern`` a regular expression text must match in full, ``pattern_text`` in words) and
+    ``requires``: the other options' values under which it has an effect (``{"formation": "channel"}``).
+    Where it has them: ``flag``, a command-line flag of its own (``--streams``); ``label``, its
+    short name in the run's label (``k``: ``user-centric k=4``, folder ``user-centric_k4``);
+    ``none_word``, the word that stands for None on the command line and in the label (``m``);
+    ``words``, a function giving the allowed words, read when checked (a registry's names);
+    ``check``, ``(key, value) -> value`` for text a parser checks (a codec spec: its canonical
+    form; ValueError for a bad one); ``metavar``, its value's name in ``--help``; ``reported``,
+    the evaluation extra in which the learner reports the value it resolved the option to
+    (``streams="auto"``: the k Algorithm 2 chose; the run's summary shows that). ``RunSpec``'s
+    fields also declare ``section``, ``command``, ``sweep``, ``entries``, ``cli_default`` and
+    ``default_text`` (``scenarios.definitions.settings``); ``omit_default``: left out of the record
+    at its default (``recorded``), so a parameter added after runs were recorded leaves their
+    configs and folder names as they were."""
+    unknown = sorted(set(declared) - set(RULE) - set(DECLARED))
+    if unknown:
+        raise TypeError(f"option() takes no {', '.join(unknown)}")
+    rule = {key: declared.pop(key) for key in RULE if key in declared}
+    metadata = {"doc": doc, "rule": rule, **declared, "requires": dict(declared.get("requires") or {})}
+    if default is dict:
+        return dataclasses.field(default_factory=dict, metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata)
+
+
+def setting_from(hint, rule: Mapping, words: Iterable[str] = ()) -> Setting:
+    """The ``Setting`` of a field annotated ``hint`` (``float``, ``int | None``, ``Literal["a", "b"]``,
+    ``int | Literal["auto"] | None``, ``dict``...) with the range in ``rule`` and ``words`` allowed besides."""
+    parts = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    kinds = [p for p in parts if p is not type(None) and typing.get_origin(p) is not Literal]
+    literal = tuple(word for p in parts if typing.get_origin(p) is Literal for word in typing.get_args(p))
+    if len(kinds) > 1 or (kinds and kinds[0] not in (int, float, str, bool, dict)):
+        raise TypeError(f"an option is one of int, float, str, bool, dict (with Literal words and None), not {hint}")
+    return Setting(kinds[0] if kinds else str, choices=literal + tuple(words), none=type(None) in parts, **rule)
+
+
+def field_setting(cls: type, f: dataclasses.Field) -> Setting:
+    """The ``Setting`` of field ``f`` of the dataclass ``cls`` (its ``words`` read now)."""
+    words = f.metadata.get("words")
+    return setting_from(_hints(cls)[f.name], f.metadata.get("rule", {}), words() if words else ())
+
+
+@functools.cache
+def _hints(cls: type) -> dict:
+    return typing.get_type_hints(cls)
 
 
 def check_declared(obj, prefix: str = "") -> None:
-    """ValueError naming the first field of the dataclass ``obj`` whose declared ``Setting``
-    (``parameter``) refuses its value: the bounds a parameter declares are the ones it is held to."""
+    """ValueError naming the first declared field (``option``) of the dataclass ``obj`` whose
+    ``Setting`` refuses its value: the bounds a parameter declares are the ones it is held to."""
     for f in dataclasses.fields(obj):
-        setting = f.metadata.get("setting")
-        if setting is not None:
+        if "rule" in f.metadata:
             try:
-                setting.check(prefix + f.name, getattr(obj, f.name))
+                field_setting(type(obj), f).check(prefix + f.name, getattr(obj, f.name))
             except UsageError as error:
                 raise ValueError(str(error)) from None
 
 
 def bounds(cls: type, name: str) -> dict:
-    """The range the field ``name`` of ``cls`` declares (``parameter``), as ``low``, ``high``,
+    """The range the field ``name`` of ``cls`` declares (``option``), as ``low``, ``high``,
     ``low_open``, ``high_open`` keywords: another declaration of the same quantity (a run
     setting that overrides it) takes its bounds from here instead of repeating them."""
-    setting = next(f for f in dataclasses.fields(cls) if f.name == name).metadata["setting"]
+    setting = field_setting(cls, next(f for f in dataclasses.fields(cls) if f.name == name))
     return {"low": setting.low, "high": setting.high, "low_open": setting.low_open, "high_open": setting.high_open}
 
 

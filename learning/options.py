@@ -1,10 +1,11 @@
 """Options and settings, declared once: a frozen dataclass whose fields carry their type (the
-annotation), default, allowed range and one-line doc (``option``), the setting they need to
-have any effect (``requires``) and, where they have them, their own command-line flag and their
-short name in the run's label. The command line's flags and checks, ``fl-cosim list``, the config
-record and the run's label are all read from it: an algorithm's options here, the run's settings
+annotation), default, allowed range and one-line doc (``option``, from ``contract.setting``, the
+one way every layer declares a field), the setting they need to have any effect (``requires``)
+and, where they have them, their own command-line flag and their short name in the run's label.
+The command line's flags and checks, ``fl-cosim list``, the config record and the run's label
+are all read from it: an algorithm's options here, the run's settings
 (``scenarios.definitions.settings.RunSpec``) and the training settings (``learning.training.LocalTraining``)
-the same way.
+the same way; the network's parameters (``netsim``) are declared with the same ``option``.
 
     @dataclass(frozen=True)
     class FedProxOptions(Options):
@@ -14,63 +15,13 @@ the same way.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import types
-import typing
-from typing import Iterable, Literal, Mapping
+from typing import Mapping
 
-from contract.setting import Setting, UsageError
+from contract.setting import Setting, UsageError, field_setting, option  # noqa: F401 (option: what the algorithms declare with)
 
 
 class OptionError(UsageError, ValueError):
     """An option that is unknown, of the wrong type, out of range or without effect (one line)."""
-
-
-RULE = ("low", "high", "low_open", "high_open", "pattern", "pattern_text")  # the value's range: ``Setting``'s
-DECLARED = ("requires", "flag", "label", "none_word", "words", "check", "metavar", "reported",  # read here
-            "section", "command", "sweep", "entries", "cli_default", "default_text")  # read by RunSpec's readers
-
-
-def option(default, doc, **declared):
-    """A field of an ``Options`` dataclass: its default (``dataclasses.MISSING``: none, ``dict``: an
-    empty table), one-line doc (text, or a function giving it: ``doc_of``), range (``low``, ``high``, ``low_open``, ``high_open`` for numbers;
-    ``pattern`` a regular expression text must match in full, ``pattern_text`` in words) and
-    ``requires``: the other options' values under which it has an effect (``{"formation": "channel"}``).
-    Where it has them: ``flag``, a command-line flag of its own (``--streams``); ``label``, its
-    short name in the run's label (``k``: ``user-centric k=4``, folder ``user-centric_k4``);
-    ``none_word``, the word that stands for None on the command line and in the label (``m``);
-    ``words``, a function giving the allowed words, read when checked (a registry's names);
-    ``check``, ``(key, value) -> value`` for text a parser checks (a codec spec: its canonical
-    form; ValueError for a bad one); ``metavar``, its value's name in ``--help``; ``reported``,
-    the evaluation extra in which the learner reports the value it resolved the option to
-    (``streams="auto"``: the k Algorithm 2 chose; the run's summary shows that). ``RunSpec``'s
-    fields also declare ``section``, ``command``, ``sweep``, ``entries``, ``cli_default`` and
-    ``default_text`` (``scenarios.definitions.settings``)."""
-    unknown = sorted(set(declared) - set(RULE) - set(DECLARED))
-    if unknown:
-        raise TypeError(f"option() takes no {', '.join(unknown)}")
-    rule = {key: declared.pop(key) for key in RULE if key in declared}
-    metadata = {"doc": doc, "rule": rule, **declared, "requires": dict(declared.get("requires") or {})}
-    if default is dict:
-        return dataclasses.field(default_factory=dict, metadata=metadata)
-    return dataclasses.field(default=default, metadata=metadata)
-
-
-def setting_from(hint, rule: Mapping, words: Iterable[str] = ()) -> Setting:
-    """The ``Setting`` of a field annotated ``hint`` (``float``, ``int | None``, ``Literal["a", "b"]``,
-    ``int | Literal["auto"] | None``, ``dict``...) with the range in ``rule`` and ``words`` allowed besides."""
-    parts = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
-    kinds = [p for p in parts if p is not type(None) and typing.get_origin(p) is not Literal]
-    literal = tuple(word for p in parts if typing.get_origin(p) is Literal for word in typing.get_args(p))
-    if len(kinds) > 1 or (kinds and kinds[0] not in (int, float, str, bool, dict)):
-        raise TypeError(f"an option is one of int, float, str, bool, dict (with Literal words and None), not {hint}")
-    return Setting(kinds[0] if kinds else str, choices=literal + tuple(words), none=type(None) in parts, **rule)
-
-
-def field_setting(cls: type, f: dataclasses.Field) -> Setting:
-    """The ``Setting`` of field ``f`` of the dataclass ``cls`` (its ``words`` read now)."""
-    words = f.metadata.get("words")
-    return setting_from(_hints(cls)[f.name], f.metadata.get("rule", {}), words() if words else ())
 
 
 def check_field(cls: type, f: dataclasses.Field, key: str, value):
@@ -220,11 +171,6 @@ class Options:
     def label_note(cls, given: Mapping) -> str:
         """What a variant adds to its label in words (`` channel``); nothing by default."""
         return ""
-
-
-@functools.cache
-def _hints(cls: type) -> dict:
-    return typing.get_type_hints(cls)
 
 
 def _settings(cls: type) -> dict[str, Setting]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from contract.setting import check_declared, parameter
+from contract.setting import check_declared, option
 from netsim import pathloss
 
 LOS_MODES = ("los", "nlos", "probabilistic")
@@ -30,27 +30,27 @@ class Cell:
     """
 
     scenario: str = "umi"
-    carrier_hz: float = parameter(3.5e9, "carrier frequency (TR 38.901 path loss holds from 0.5 to 100 GHz)", low=5e8, high=1e11)
-    bs_height_m: float = parameter(10.0, "base station height (above the effective environment height, 1 m)", low=1.0, low_open=True, high=1e3)
-    ut_height_m: float = parameter(1.5, "device height (isolated cell)", low=1.0, high=1e3)
-    inner_radius_m: float = parameter(10.0, "devices' smallest distance (d2D <= 5 km)", low=1.0, high=5e3)
-    outer_radius_m: float = parameter(100.0, "devices' largest distance (isolated cell)", low=1.0, high=5e3)
+    carrier_hz: float = option(3.5e9, "carrier frequency (TR 38.901 path loss holds from 0.5 to 100 GHz)", low=5e8, high=1e11)
+    bs_height_m: float = option(10.0, "base station height (above the effective environment height, 1 m)", low=1.0, low_open=True, high=1e3)
+    ut_height_m: float = option(1.5, "device height (isolated cell)", low=1.0, high=1e3)
+    inner_radius_m: float = option(10.0, "devices' smallest distance (d2D <= 5 km)", low=1.0, high=5e3)
+    outer_radius_m: float = option(100.0, "devices' largest distance (isolated cell)", low=1.0, high=5e3)
     distances_m: tuple[float, ...] | None = None
     los: str = "probabilistic"
     shadowing: bool = True
     interference: bool = False
-    inter_site_distance_m: float = parameter(200.0, "19-site layout's inter-site distance (wrap-around links reach 3 ISD)",
+    inter_site_distance_m: float = option(200.0, "19-site layout's inter-site distance (wrap-around links reach 3 ISD)",
                                              low=10.0, high=5e3 / 3)
-    indoor_fraction: float = parameter(0.8, "share of devices indoors (19-site layout)", low=0.0, high=1.0)
-    o2i_low_loss_fraction: float = parameter(0.5, "share of indoor devices behind low-loss walls", low=0.0, high=1.0)
-    bs_elements: int = parameter(10, "vertical array elements of each sector antenna", kind=int, low=1, high=64)
-    downtilt_deg: float = parameter(12.0, "electrical downtilt of the sector antennas", low=0.0, high=90.0)
-    interference_load: float = parameter(1.0, "share of the time the other sectors transmit", low=0.0, high=1.0)
-    k_factor_db: float | None = parameter(None, "mean Ricean K-factor of LOS links (none: TR 38.901 Table 7.5-6's 9 dB)",
-                                          low=-50.0, high=50.0, none=True, omit_default=True)
+    indoor_fraction: float = option(0.8, "share of devices indoors (19-site layout)", low=0.0, high=1.0)
+    o2i_low_loss_fraction: float = option(0.5, "share of indoor devices behind low-loss walls", low=0.0, high=1.0)
+    bs_elements: int = option(10, "vertical array elements of each sector antenna", low=1, high=64)
+    downtilt_deg: float = option(12.0, "electrical downtilt of the sector antennas", low=0.0, high=90.0)
+    interference_load: float = option(1.0, "share of the time the other sectors transmit", low=0.0, high=1.0)
+    k_factor_db: float | None = option(None, "mean Ricean K-factor of LOS links (none: TR 38.901 Table 7.5-6's 9 dB)",
+                                          low=-50.0, high=50.0, omit_default=True)
 
     def __post_init__(self) -> None:
-        """The declared bounds (``parameter``), then what no single field's bounds say."""
+        """The declared bounds (``option``), then what no single field's bounds say."""
         check_declared(self)
         if self.scenario not in pathloss.SCENARIOS:
             raise ValueError(f"unknown propagation scenario {self.scenario!r}; choose from {', '.join(pathloss.SCENARIOS)}")

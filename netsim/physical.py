@@ -15,12 +15,12 @@ from __future__ import annotations
 import copy
 import functools
 from dataclasses import MISSING, dataclass
-from typing import Callable, Sequence
+from typing import Callable, Literal, Sequence
 
 import numpy as np
 
 from contract.seeds import ChannelSeeds
-from contract.setting import check_declared, parameter, recorded
+from contract.setting import check_declared, option, recorded
 from netsim import duplex, energy, fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.distributions import ShiftedExponential
@@ -51,9 +51,9 @@ def pusch_power_dbm(p_cmax_dbm: float, p0_dbm_per_prb: float, alpha: float, allo
 class LinkBudget:
     """One direction: its bandwidth, the transmitter's power, the receiver's noise figure."""
 
-    bandwidth_hz: float = parameter(MISSING, "bandwidth of the channel", low=1e3, high=1e10)
-    tx_power_w: float = parameter(MISSING, "transmit power (-60 to 70 dBm)", low=1e-9, high=1e4)
-    noise_figure_db: float = parameter(MISSING, "receiver's noise figure", low=0.0, high=100.0)
+    bandwidth_hz: float = option(MISSING, "bandwidth of the channel", low=1e3, high=1e10)
+    tx_power_w: float = option(MISSING, "transmit power (-60 to 70 dBm)", low=1e-9, high=1e4)
+    noise_figure_db: float = option(MISSING, "receiver's noise figure", low=0.0, high=100.0)
 
     def check(self, direction: str) -> None:
         check_declared(self, f"{direction} ")
@@ -94,38 +94,38 @@ class PhysicalSystem(SystemKind):
     downlink: LinkBudget
     uplink: LinkBudget
     fading: str = "rayleigh"
-    snr_gap_db: float = parameter(0.0, "SNR gap to the Shannon bound", low=0.0, high=100.0)
-    max_bps_per_hz: float | None = parameter(None, "rate cap (none: no cap)", low=1e-3, high=100.0, none=True)
-    min_bps_per_hz: float | None = parameter(None, "outage floor (none: no outage)", low=1e-3, high=100.0, none=True)
+    snr_gap_db: float = option(0.0, "SNR gap to the Shannon bound", low=0.0, high=100.0)
+    max_bps_per_hz: float | None = option(None, "rate cap (none: no cap)", low=1e-3, high=100.0)
+    min_bps_per_hz: float | None = option(None, "outage floor (none: no outage)", low=1e-3, high=100.0)
     uplink_access: str = "tdma"
-    subbands: int = parameter(1, "independently faded subbands (1: flat fading)", kind=int, low=1)
-    bs_antenna_gain_dbi: float = parameter(0.0, "base station antenna gain (isolated cell)", low=-100.0, high=100.0)
-    ue_antenna_gain_dbi: float = parameter(0.0, "device antenna gain", low=-100.0, high=100.0)
+    subbands: int = option(1, "independently faded subbands (1: flat fading)", low=1)
+    bs_antenna_gain_dbi: float = option(0.0, "base station antenna gain (isolated cell)", low=-100.0, high=100.0)
+    ue_antenna_gain_dbi: float = option(0.0, "device antenna gain", low=-100.0, high=100.0)
     duplex: str = "fdd"
     tdd_pattern: str = "DDDSU"
     tdd_special_symbols: str = "10:2:2"
-    cycles_per_sample: float = parameter(0.0, "CPU cycles per training sample", low=0.0, high=1e12)
-    cpu_hz: float = parameter(1e9, "device CPU clock", low=1e3, high=1e12)
-    kappa: float = parameter(0.0, "effective switched capacitance: compute energy kappa cycles f^2", low=0.0, high=1e-20)
-    compute_extra_s: float = parameter(0.0, "mean of the exponential extra compute delay", low=0.0, high=1e6)
-    receive_power_w: float = parameter(0.0, "device power while receiving", low=0.0, high=1e4)
-    bandwidth_occupancy: float = parameter(1.0, "share of the channel its resource blocks occupy", low=0.0, low_open=True, high=1.0)
-    downlink_overhead: float = parameter(0.0, "share of the downlink's resource elements not carrying data", low=0.0, high=1.0,
+    cycles_per_sample: float = option(0.0, "CPU cycles per training sample", low=0.0, high=1e12)
+    cpu_hz: float = option(1e9, "device CPU clock", low=1e3, high=1e12)
+    kappa: float = option(0.0, "effective switched capacitance: compute energy kappa cycles f^2", low=0.0, high=1e-20)
+    compute_extra_s: float = option(0.0, "mean of the exponential extra compute delay", low=0.0, high=1e6)
+    receive_power_w: float = option(0.0, "device power while receiving", low=0.0, high=1e4)
+    bandwidth_occupancy: float = option(1.0, "share of the channel its resource blocks occupy", low=0.0, low_open=True, high=1.0)
+    downlink_overhead: float = option(0.0, "share of the downlink's resource elements not carrying data", low=0.0, high=1.0,
                                          high_open=True)
-    uplink_overhead: float = parameter(0.0, "share of the uplink's resource elements not carrying data", low=0.0, high=1.0,
+    uplink_overhead: float = option(0.0, "share of the uplink's resource elements not carrying data", low=0.0, high=1.0,
                                        high_open=True)
     ul_power_control: str = "off"
-    p0_dbm_per_prb: float = parameter(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
+    p0_dbm_per_prb: float = option(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
                                       low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1])
-    alpha: float = parameter(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0)
-    mode: str = parameter("pipelined", "timing mode", kind=str, choices=TIMING_MODES)
-    deadline: float | None = parameter(None, "round deadline (s)", low=0, low_open=True, high=MAX_DEADLINE, none=True)
+    alpha: float = option(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0)
+    mode: Literal[TIMING_MODES] = option("pipelined", "timing mode")
+    deadline: float | None = option(None, "round deadline (s)", low=0, low_open=True, high=MAX_DEADLINE)
 
     time_unit = "s"
     records_energy = True
 
     def __post_init__(self) -> None:
-        """The declared bounds (``parameter``), then what no single field's bounds say."""
+        """The declared bounds (``option``), then what no single field's bounds say."""
         check_declared(self)
         self.downlink.check("downlink")
         self.uplink.check("uplink")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import MISSING, dataclass
 from itertools import repeat
+from typing import Literal
 
 import numpy as np
 
 from contract import RoundPlan
-from contract.setting import check_declared, parameter
+from contract.setting import check_declared, option
 from netsim.distributions import ShiftedExponential
 from netsim.durations import MAX_COMPUTE_TIME, MAX_DEADLINE, MAX_RHO, TIMING_MODES, RoundDurations
 from netsim.kind import Network, SystemKind
@@ -28,15 +29,15 @@ class NetworkSystem(SystemKind, Network):
     devices whose upload would end after it; the round then lasts until the deadline.
     """
 
-    rho: float = parameter(MISSING, "T_ul / T_dl", low=0, low_open=True, high=MAX_RHO)
-    t_min: float = parameter(MISSING, "minimum compute time (T_dl)", low=0, high=MAX_COMPUTE_TIME)
-    inv_mu: float = parameter(MISSING, "mean extra compute delay 1/mu (T_dl)", low=0, high=MAX_COMPUTE_TIME)
-    t_dl: float = parameter(1.0, "one model's downlink time (the time unit)", low=0, low_open=True)
-    mode: str = parameter("pipelined", "timing mode", kind=str, choices=TIMING_MODES)
-    deadline: float | None = parameter(None, "round deadline (T_dl)", low=0, low_open=True, high=MAX_DEADLINE, none=True)
+    rho: float = option(MISSING, "T_ul / T_dl", low=0, low_open=True, high=MAX_RHO)
+    t_min: float = option(MISSING, "minimum compute time (T_dl)", low=0, high=MAX_COMPUTE_TIME)
+    inv_mu: float = option(MISSING, "mean extra compute delay 1/mu (T_dl)", low=0, high=MAX_COMPUTE_TIME)
+    t_dl: float = option(1.0, "one model's downlink time (the time unit)", low=0, low_open=True)
+    mode: Literal[TIMING_MODES] = option("pipelined", "timing mode")
+    deadline: float | None = option(None, "round deadline (T_dl)", low=0, low_open=True, high=MAX_DEADLINE)
 
     def __post_init__(self) -> None:
-        """The declared bounds (``parameter``): a run's ``--rho``, ``--t-min``, ``--inv-mu``,
+        """The declared bounds (``option``): a run's ``--rho``, ``--t-min``, ``--inv-mu``,
         ``--mode`` and ``--deadline`` take theirs from here."""
         check_declared(self)
 

@@ -9,6 +9,7 @@ import pytest
 
 from netsim import energy, pathloss, radio
 from netsim.cell import Cell
+from contract.setting import field_setting
 from netsim.physical import LinkBudget, PhysicalSystem
 from netsim.system import NetworkSystem
 
@@ -208,7 +209,7 @@ def test_impossible_systems_are_refused(extra, message):
 
 
 def _declared(cls):
-    return [f for f in dataclasses.fields(cls) if "setting" in f.metadata]
+    return [f for f in dataclasses.fields(cls) if "rule" in f.metadata]
 
 
 def _outside(setting):
@@ -230,4 +231,4 @@ def test_every_declared_bound_holds_at_construction(cls, f):
              LinkBudget: lambda **kw: PhysicalSystem(Cell(), dataclasses.replace(budget, **kw), budget),
              NetworkSystem: lambda **kw: NetworkSystem(**{"rho": 4.0, "t_min": 1.0, "inv_mu": 1.0, **kw})}[cls]
     with pytest.raises(ValueError, match=f"^(downlink )?{f.name} must be "):
-        build(**{f.name: _outside(f.metadata["setting"])})
+        build(**{f.name: _outside(field_setting(cls, f))})

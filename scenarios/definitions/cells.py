@@ -50,6 +50,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from contract.setting import field_setting
 from netsim.cell import Cell
 from netsim.physical import LinkBudget, PhysicalSystem
 from scenarios.errors import UsageError
@@ -59,7 +60,7 @@ CQI15_BPS_PER_HZ = 5.5547  # [38.214] CQI 15
 P0_DBM_PER_PRB, PC_ALPHA = -92.2, 0.8  # [PC] P0_PUSCH per 180 kHz resource block, path-loss compensation
 
 # The radio parameters are declared once, as the fields of ``netsim.cell.Cell``,
-# ``netsim.physical.PhysicalSystem`` and its ``LinkBudget`` each way (``contract.setting.parameter``:
+# ``netsim.physical.PhysicalSystem`` and its ``LinkBudget`` each way (``contract.setting.option``:
 # kind, range, doc); here their flat names (a link's fields named by their end of the link) and ranges.
 # The upper bounds are far beyond any real cell, and low enough that an airtime (bits over a
 # rate of at most 100 bit/s/Hz over 10 GHz), a power times an airtime and kappa cycles f^2 stay
@@ -87,7 +88,8 @@ def _radio_fields() -> dict[str, tuple[str | None, dataclasses.Field]]:
 
 RADIO_FIELDS = _radio_fields()
 CELL_FIELDS = {f.name for f in dataclasses.fields(Cell)}
-RADIO_BOUNDS = {name: f.metadata["setting"] for name, (_, f) in RADIO_FIELDS.items() if "setting" in f.metadata}
+RADIO_BOUNDS = {name: field_setting(LinkBudget if link else Cell if f.name in CELL_FIELDS else PhysicalSystem, f)
+                for name, (link, f) in RADIO_FIELDS.items() if "rule" in f.metadata}
 RADIO_DEFAULTS = {name: f.default for name, (_, f) in RADIO_FIELDS.items() if f.default is not dataclasses.MISSING}
 
 # [38.101] Table 5.3.2-1: 51 resource blocks of 12 subcarriers at 30 kHz fill 18.36 MHz of a 20 MHz channel

@@ -137,7 +137,7 @@ def positive(none: bool = False) -> Setting:
 
 RULE = ("low", "high", "low_open", "high_open", "pattern", "pattern_text")  # the value's range: ``Setting``'s
 DECLARED = ("requires", "flag", "label", "none_word", "words", "check", "metavar", "reported",  # read by learning.options
-            "section", "command", "sweep", "entries", "cli_default", "default_text",  # read by RunSpec's readers
+            "section", "command", "sweep", "entries", "cli_default", "default_text", "recorded",  # read by RunSpec's readers
             "omit_default")  # read by ``recorded``
 
 

@@ -181,3 +181,19 @@ def test_every_radio_parameter_reaches_the_cell_from_run_sweep_and_api():
         link, f = RADIO_FIELDS[name]
         holder = getattr(system, link) if link else system.cell if hasattr(system.cell, f.name) else system
         assert getattr(holder, f.name) == value, name
+
+
+def test_every_recorded_setting_is_read_back_from_the_config_where_it_is_recorded():
+    """A declared setting's ``recorded`` path (what a sweep's tables show) leads to the value the
+    run resolved: each setting given off its default reads back as given from the real config."""
+    from scenarios.definitions.settings import RunSpec, declared, recorded_value
+    from scenarios.execution.runner import prepare, resolve
+
+    given = {"mode": "barrier", "deadline": 50.0, "evaluate_every": 2, "participation": 0.5, "rho": 2.0, "t_min": 0.5,
+             "inv_mu": 0.25, "devices": 8, "alpha": 0.7, "uplink_codec": "qsgd:bits=4,bucket=512", "downlink_codec": "topk:ef=0,fraction=0.5",
+             "scheduler": "age-based"}
+    recorded = [f for f in declared() if "recorded" in f.metadata]
+    assert sorted(f.name for f in recorded) == sorted(given)
+    config = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}, **given))).config
+    assert {f.name: recorded_value(config, f) for f in recorded} == given
+    assert {f.name: recorded_value({}, f) for f in recorded} == {f.name: f.default for f in recorded}

@@ -94,8 +94,9 @@ class RunSpec:
     command gives the flag its own form: ``--algorithm`` takes several names), ``sweep`` (False:
     a sweep file gives it otherwise: seeds, ``[[algorithm]]``), ``label`` (shown in the run's
     label when not the default: ``ul=qsgd:bits=4``), ``entries`` (a table whose entries are
-    declared by a class: ``training``) and ``cli_default`` (the command line's default where
-    the API has none)."""
+    declared by a class: ``training``), ``cli_default`` (the command line's default where
+    the API has none) and ``recorded`` (where ``config.json`` records its resolved value, a
+    dotted path: a sweep's tables show it from there)."""
 
     scenario: str = option(MISSING, "scenario name (see 'fl-cosim list')", flag="--scenario", section="spec",
                            cli_default=DEFAULT_SCENARIO)
@@ -107,32 +108,32 @@ class RunSpec:
     seed: int = option(0, "run seed", low=0, high=MAX_SEED, flag="--seed", section="run", command=True, sweep=False)
     options: dict = option(dict, "algorithm option, repeatable (e.g. mu=0.5); goes to every algorithm of the run that takes it",
                            flag="--option", metavar="KEY=VALUE", section="spec", sweep=False, default_text="the scenario's")
-    mode: Literal[TIMING_MODES] = option("pipelined", "timing mode", flag="--mode", section="network")
+    mode: Literal[TIMING_MODES] = option("pipelined", "timing mode", flag="--mode", section="network", recorded="system.mode")
     deadline: float | None = option(None, "round deadline (T_dl units; seconds on a physical cell); late devices are dropped "
-                                    "from aggregation", **bounds(NetworkSystem, "deadline"), flag="--deadline", section="network")
-    evaluate_every: int = option(1, "evaluate every N rounds", low=1, high=MAX_ROUNDS, flag="--eval-every", section="run")
+                                    "from aggregation", **bounds(NetworkSystem, "deadline"), flag="--deadline", section="network", recorded="system.deadline")
+    evaluate_every: int = option(1, "evaluate every N rounds", low=1, high=MAX_ROUNDS, flag="--eval-every", section="run", recorded="evaluate_every")
     participation: float | None = option(None, "fraction of devices sampled per round", low=0, high=1, low_open=True,
-                                         flag="--participation", section="run", default_text="the scenario's")
+                                         flag="--participation", section="run", default_text="the scenario's", recorded="participation")
     rho: float | None = option(None, "T_ul / T_dl in place of the system's", **bounds(NetworkSystem, "rho"), flag="--rho",
-                               section="network", default_text="the system's")
+                               section="network", default_text="the system's", recorded="system.rho")
     t_min: float | None = option(None, "minimum compute time in T_dl, in place of the system's", **bounds(NetworkSystem, "t_min"),
-                                 flag="--t-min", section="network", default_text="the system's")
+                                 flag="--t-min", section="network", default_text="the system's", recorded="system.t_min")
     inv_mu: float | None = option(None, "mean extra compute delay 1/mu in T_dl, in place of the system's",
-                                  **bounds(NetworkSystem, "inv_mu"), flag="--inv-mu", section="network", default_text="the system's")
+                                  **bounds(NetworkSystem, "inv_mu"), flag="--inv-mu", section="network", default_text="the system's", recorded="system.inv_mu")
     training: dict = option(dict, SECTIONS["training"], section="training", entries=_local_training, default_text="the scenario's")
     devices: int | None = option(None, "number of devices, where the scenario allows it", low=1, high=MAX_DEVICES, flag="--devices",
-                                 section="scenario", default_text="the scenario's")
+                                 section="scenario", default_text="the scenario's", recorded="num_devices")
     alpha: float | None = option(None, "Dirichlet label-shift alpha, where the scenario allows it", low=0, low_open=True,
-                                 flag="--alpha", section="scenario", default_text="the scenario's")
+                                 flag="--alpha", section="scenario", default_text="the scenario's", recorded="scenario.settings.alpha")
     radio: dict = option(dict, "override a physical cell preset's parameter, repeatable (e.g. uplink_access=fdma; see "
                          "'fl-cosim cell')", flag="--radio", metavar="KEY=VALUE", section="network", default_text="the preset's")
     uplink_codec: str = option("none", _codec_doc("codec of the uploaded model differences"), flag="--uplink-codec",
-                               metavar="CODEC", label="ul", check=_codec(downlink=False), section="communication")
+                               metavar="CODEC", label="ul", check=_codec(downlink=False), section="communication", recorded="communication.uplink_codec")
     downlink_codec: str = option("none", "codec of the downlink models (their difference from the last received): as "
                                  "--uplink-codec, with ef=0 the default (error feedback is the uplink's)", flag="--downlink-codec",
-                                 metavar="CODEC", label="dl", check=_codec(downlink=True), section="communication")
+                                 metavar="CODEC", label="dl", check=_codec(downlink=True), section="communication", recorded="communication.downlink_codec")
     scheduler: str = option("random", _policies_doc, words=_policies,
-                            flag="--scheduler", metavar="POLICY", label="sched", section="communication")
+                            flag="--scheduler", metavar="POLICY", label="sched", section="communication", recorded="communication.scheduler")
 
 
 def declared(section: str | None = None) -> list[dataclasses.Field]:
@@ -149,6 +150,17 @@ RUN_SETTINGS = settings_of("run")
 NETWORK_SETTINGS = settings_of("network")
 SCENARIO_KNOBS = settings_of("scenario")  # what a scenario may let a run change (Scenario.knobs)
 COMMUNICATION_DEFAULTS = {f.name: f.default for f in declared("communication")}
+
+
+def recorded_value(config: dict, f: dataclasses.Field):
+    """The resolved value of the declared field ``f`` that a run's ``config.json`` records at its
+    ``recorded`` path (absent: the field's default, as a setting left at its default is not recorded)."""
+    value = config
+    for key in f.metadata["recorded"].split("."):
+        if not isinstance(value, dict) or key not in value:
+            return None if f.default is MISSING else f.default
+        value = value[key]
+    return value
 
 
 def reference() -> list[dict]:

@@ -39,7 +39,7 @@ from typing import Callable, Sequence
 from scenarios.errors import UsageError
 from scenarios.execution.runner import RunSpec
 from scenarios.records.reading import MAX_DEPTH, MAX_SWEEP_BYTES, ReadError, check_depth, read_text
-from scenarios.definitions.settings import DEFAULT_SCENARIO, MAX_SEEDS, RUN_SETTINGS, SWEEP_KEYS, Setting, declared
+from scenarios.definitions.settings import DEFAULT_SCENARIO, MAX_SEEDS, RUN_SETTINGS, SWEEP_KEYS, Setting, declared, recorded_value
 
 TABLE_KEYS = tuple(f.name for f in declared() if f.name in SWEEP_KEYS and f.default_factory is dict)  # training, radio
 TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run", "plugins")
@@ -314,20 +314,19 @@ def run_on_ray(runs: Sequence[PlannedRun], out: Path, data_dir: str | None, done
 
 
 def setting_columns(configs: Sequence[dict]) -> list[str]:
-    """The settings columns of a sweep's table: network, participation, evaluation period, every
-    training field and every algorithm option any run has (``option_KEY``, ``training_KEY``), the
-    codecs and scheduler when a run sets one (scenarios.definitions.communication), and the radio
-    parameters that differ between the runs' cells (``radio_KEY``)."""
-    from scenarios.definitions.settings import COMMUNICATION_DEFAULTS
+    """The settings columns of a sweep's table: every declared run setting whose resolved value
+    a config records (``recorded``; the communication settings when a run sets one), every
+    training field and every algorithm option any run has (``training_KEY``, ``option_KEY``),
+    and the radio parameters that differ between the runs' cells (``radio_KEY``)."""
     from scenarios.records.atomic import json_text
 
+    coded = any("communication" in c for c in configs)
+    recorded = [f.name for f in declared() if "recorded" in f.metadata and (coded or f.metadata["section"] != "communication")]
     options = sorted({k for c in configs for k in c["algorithm_options"]})
     training = sorted({k for c in configs for k in c["training"]})
-    communication = list(COMMUNICATION_DEFAULTS) if any("communication" in c for c in configs) else []
     radios = [radio_values(c) for c in configs]
     radio = [k for k in dict.fromkeys(k for r in radios for k in r) if len({json_text(r.get(k), indent=None) for r in radios}) > 1]
-    return (["devices", "alpha", "mode", "deadline", "rho", "t_min", "inv_mu", "participation", "evaluate_every"]
-            + communication + [f"training_{k}" for k in training] + [f"option_{k}" for k in options] + radio)
+    return recorded + [f"training_{k}" for k in training] + [f"option_{k}" for k in options] + radio
 
 
 def radio_values(config: dict) -> dict:
@@ -338,13 +337,8 @@ def radio_values(config: dict) -> dict:
 
 
 def setting_values(config: dict) -> dict:
-    system = config["system"]
-    values = {"devices": config["num_devices"], "alpha": config["scenario"]["settings"].get("alpha")}
-    values.update({k: system.get(k) for k in ("mode", "deadline", "rho", "t_min", "inv_mu")})
-    values.update({"participation": config["participation"], "evaluate_every": config["evaluate_every"]})
-    from scenarios.definitions.settings import COMMUNICATION_DEFAULTS
-
-    values.update({**COMMUNICATION_DEFAULTS, **config.get("communication", {})})
+    """The run's value of each settings column (``setting_columns``), read from its config."""
+    values = {f.name: recorded_value(config, f) for f in declared() if "recorded" in f.metadata}
     values.update({f"training_{k}": v for k, v in config["training"].items()})
     values.update({f"option_{k}": v for k, v in config["algorithm_options"].items()})
     values.update(radio_values(config))

@@ -76,7 +76,9 @@ def execute(args):
         system = NetworkSystem(rho=args.rho, t_min=args.t_min, inv_mu=args.inv_mu, mode=args.mode)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    rng = np.random.default_rng(np.random.SeedSequence(args.seed))
+    from scenarios.definitions.seeds import seed_streams
+
+    rng = np.random.default_rng(seed_streams(args.seed).network)  # the compute draws of a run of this seed
     records, _ = simulate_rounds([round_plan(args.devices, args.streams)] * args.rounds, system, MODEL_BITS, rng,
                                  keep_trace=False)
     durations = np.array([r.duration for r in records])

@@ -36,6 +36,12 @@ class SystemKind:
     time_unit = "T_dl"
     records_energy = False
 
+    @property
+    def time_scale(self) -> float:
+        """The simulated clock per time unit: ``t_dl`` (a normalized system's unit is one model's
+        downlink time); 1 where the clock is in the unit itself (a cell: seconds)."""
+        return float(self.t_dl)
+
     def record(self, name: str) -> dict:
         """The system as a run's config records it (its folder name hashes it): ``name`` and
         every field."""

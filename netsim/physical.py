@@ -123,6 +123,7 @@ class PhysicalSystem(SystemKind):
 
     time_unit = "s"
     records_energy = True
+    time_scale = 1.0
 
     def __post_init__(self) -> None:
         """The declared bounds (``option``), then what no single field's bounds say."""

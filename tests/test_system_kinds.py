@@ -169,3 +169,27 @@ def test_an_adopted_system_times_rounds_as_itself():
     alone, _ = simulate_rounds(plans, Duck(), 8.0, np.random.default_rng(0))
     adopted_, _ = simulate_rounds(plans, adopted(Duck()), 8.0, np.random.default_rng(0))
     assert [r.end for r in adopted_] == [r.end for r in alone] == [2.0 + 1.0 + 12.0]
+
+
+def test_run_prints_the_clock_in_t_dl_on_a_system_whose_t_dl_is_not_one(tmp_path, capsys):
+    """A plugin system with T_dl = 2 (fedavg on 4 devices, rho = 1, no compute time, barrier):
+    each training round is 1 broadcast + 4 uploads = 5 T_dl = 10 on the clock (FedAvg's set-up round
+    sends nothing). The table shows 2 rounds in T_dl (10), the JSON keeps the clock (20); a cell's
+    clock is in its unit."""
+    import json
+
+    from netsim.physical import PhysicalSystem
+    from scenarios.cli.main import main
+
+    plugin = tmp_path / "double_t_dl.py"
+    plugin.write_text("from netsim.system import NetworkSystem\nfrom scenarios.definitions.systems import SystemFactory\n\n"
+                      "SYSTEMS = [SystemFactory('double-t-dl', 'T_dl = 2', lambda mode, deadline: NetworkSystem(rho=1.0, "
+                      "t_min=0.0, inv_mu=0.0, t_dl=2.0, mode=mode, deadline=deadline))]\n")
+    argv = ["run", "--plugin", str(plugin), "--system", "double-t-dl", "--algorithm", "fedavg", "--devices", "4", "--rounds", "2",
+            "--mode", "barrier", "--backend", "loop", "--quiet", "--no-figure", "--out", str(tmp_path / "out")]
+    assert main(argv) == 0
+    row = capsys.readouterr().out.splitlines()[2].split()
+    assert row[0] == "fedavg" and row[4] == "10.0"
+    assert main(argv + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["runs"][0]["simulated_time"] == 20.0
+    assert NetworkSystem(rho=1.0, t_min=0.0, inv_mu=0.0, t_dl=2.0).time_scale == 2.0 and PhysicalSystem.time_scale == 1.0

@@ -83,9 +83,9 @@ def execute(args):
     unit = next((s["time_unit"] for s in summaries if "time_unit" in s), "T_dl")  # one system: one unit
     energy = any("energy_j" in s for s in summaries)  # a network that records energy (and drops devices)
     rows = [[s["label"], s["streams"], _acc(s["final_mean_accuracy"]), _acc(s["final_worst_accuracy"]),
-             _number(s["simulated_time"], TIME_FORMATS[unit]), bits(s["downlink_bits"]),
+             _number(_in_unit(s["simulated_time"], p.run.system.time_scale), TIME_FORMATS[unit]), bits(s["downlink_bits"]),
              bits(s["uplink_bits"]), _status(s)]
-            + ([_number(s["energy_j"], ".4g"), sum(s["dropped"].values())] if energy else []) for s in summaries]
+            + ([_number(s["energy_j"], ".4g"), sum(s["dropped"].values())] if energy else []) for s, p in zip(summaries, prepared)]
     header = ["algorithm", "streams", "mean acc", "worst acc", TIME_COLUMNS[unit], "downlink", "uplink", "status"]
     text = table(header + (["energy (J)", "dropped"] if energy else []), rows)
     if figure:
@@ -107,6 +107,11 @@ def execute(args):
 
 def _acc(value) -> str:
     return _number(value, ".3f")
+
+
+def _in_unit(time: float | None, scale: float) -> float | None:
+    """A run's clock in its system's time unit (``SystemKind.time_scale``: T_dl, or 1 on a cell)."""
+    return None if time is None else time / scale
 
 
 def _number(value, spec: str) -> str:

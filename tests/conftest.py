@@ -5,3 +5,33 @@ torch.set_num_threads(1)  # many tiny local updates: one thread is fastest and d
 from learning.engine.workers import set_workers  # noqa: E402
 
 set_workers(1)  # the processes backend trains in the test process; tests/test_engine_workers.py starts workers itself
+
+
+import sys  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def plugin_registries():
+    """A test that loads plugins leaves every registry they add to, and the plugins' own records,
+    as it found them: later tests in the same worker see only the built-ins."""
+    from learning.algorithms import ALGORITHMS
+    from learning.codecs import CODECS
+    from learning.models import MODELS
+    from netsim.scheduling import POLICIES
+    from scenarios import plugins
+    from scenarios.definitions.registry import SCENARIOS
+    from scenarios.definitions.systems import SYSTEMS
+
+    tables = (ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, POLICIES, CODECS, plugins.ORIGINS, plugins.LOADED, plugins.FILES)
+    saved = [(table, dict(table)) for table in tables]
+    installed = plugins._installed_loaded
+    yield
+    for source, module in plugins.LOADED.items():
+        if source not in saved[7][1]:
+            sys.modules.pop(module.__name__, None)
+    for table, content in saved:
+        table.clear()
+        table.update(content)
+    plugins._installed_loaded = installed

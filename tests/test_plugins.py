@@ -15,13 +15,8 @@ from pathlib import Path
 import pytest
 
 from learning.algorithms import ALGORITHMS
-from learning.codecs import CODECS
-from learning.models import MODELS
-from netsim.scheduling import POLICIES
 from scenarios import plugins
 from scenarios.cli.main import main
-from scenarios.definitions.registry import SCENARIOS
-from scenarios.definitions.systems import SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "plugin"
@@ -33,16 +28,10 @@ SMALL = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rou
 
 
 @pytest.fixture(autouse=True)
-def registries():
-    """Each test loads its plugins afresh and leaves the registries as it found them."""
-    saved = [(table, dict(table)) for table in (ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, POLICIES, CODECS, plugins.ORIGINS,
-                                                plugins.LOADED, plugins.FILES)]
-    installed = plugins._installed_loaded
+def registries(plugin_registries):
+    """Each test loads its plugins afresh and leaves the registries as it found them
+    (``plugin_registries``), the modules its plugins imported forgotten too."""
     yield
-    for table, content in saved:
-        table.clear()
-        table.update(content)
-    plugins._installed_loaded = installed
     for name in PLUGIN_MODULES:
         sys.modules.pop(name, None)
 

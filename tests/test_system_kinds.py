@@ -171,7 +171,7 @@ def test_an_adopted_system_times_rounds_as_itself():
     assert [r.end for r in adopted_] == [r.end for r in alone] == [2.0 + 1.0 + 12.0]
 
 
-def test_run_prints_the_clock_in_t_dl_on_a_system_whose_t_dl_is_not_one(tmp_path, capsys):
+def test_run_prints_the_clock_in_t_dl_on_a_system_whose_t_dl_is_not_one(tmp_path, capsys, plugin_registries):
     """A plugin system with T_dl = 2 (fedavg on 4 devices, rho = 1, no compute time, barrier):
     each training round is 1 broadcast + 4 uploads = 5 T_dl = 10 on the clock (FedAvg's set-up round
     sends nothing). The table shows 2 rounds in T_dl (10), the JSON keeps the clock (20); a cell's

@@ -162,7 +162,7 @@ def timed_cli(timings: str, argv: list[str]) -> int:
 
     runner.build_learner = build_timed
     code = cli.main(argv)
-    Path(timings).write_text(json.dumps(spent))
+    Path(timings).write_text(json.dumps(spent, allow_nan=False))
     return code
 
 

@@ -100,12 +100,6 @@ def file_sha256(path: Path, follow: bool = True) -> str:
     return digest.hexdigest()
 
 
-def strict_json(text: str):
-    """``json.loads`` that refuses NaN, Infinity, numbers that overflow to them (``1e999``) and
-    deep nesting (ValueError): no such number passes as one."""
-    return parse_json(text)
-
-
 def seal(files: dict[str, str]) -> str:
     """The seal of an index: the SHA-256 of its file list in canonical JSON."""
     return hashlib.sha256(json.dumps(files, sort_keys=True, separators=(",", ":"), allow_nan=False).encode("utf-8")).hexdigest()

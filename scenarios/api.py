@@ -134,17 +134,16 @@ def plot(result_dirs, out_file: str | Path, x: tuple[str, ...] = ("time",), wors
          systems: tuple[str, ...] = (), title: str | None = None) -> Path:
     """The figure ``fl-cosim plot`` draws from ``result_dirs`` into ``out_file`` (.pdf or .png):
     one panel per x axis (and per system in ``systems``, every run re-timed on it with its own
-    network stream), seeds of one configuration as their mean with a min-max band."""
+    network stream; a system is a preset with overrides, ``wired:rho=10``), seeds of one configuration as their mean with a min-max band."""
     from figures.accuracy_time import PlotOptions, plot_accuracy_vs_time
     from figures.bands import X_AXES
     from figures.style import WIDTHS_IN
-    from scenarios.definitions.systems import get_system
-    from scenarios.reports.retime import curves_by_system
+    from scenarios.reports.retime import curves_by_system, retime_systems
 
     if width not in WIDTHS_IN or not set(x) <= set(X_AXES):
         raise UsageError(f"width must be one of {', '.join(WIDTHS_IN)} and x axes among {', '.join(X_AXES)}")
     if Path(out_file).suffix.lower() not in (".png", ".pdf"):
         raise UsageError(f"out_file must end in .png or .pdf, got {str(out_file)!r}")
-    named = {name: get_system(name) for name in systems} or None
+    named = retime_systems(systems) if systems else None
     return plot_accuracy_vs_time(curves_by_system([str(d) for d in result_dirs], named), out_file,
                                  PlotOptions(title, tuple(x), worst, width))

@@ -47,8 +47,7 @@ def execute(args):
         out = Path(args.out)
         if out.suffix.lower() not in (".png", ".pdf"):
             raise UsageError(f"--out must end in .png or .pdf, got {str(out)!r}")
-        if not out.parent.is_dir():
-            raise UsageError(f"cannot write {str(out)!r}: folder {str(out.parent)!r} does not exist")
+        check_output_dir(out.parent)  # created with the figure, as every --out folder is
         if out.exists() and not args.force:
             raise UsageError(f"{args.out!r} exists; give another --out or --force to replace it")
     info = describe_cell(args.preset, args.seed, args.devices, overrides, args.rounds)  # checks the overrides

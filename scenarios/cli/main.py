@@ -8,8 +8,8 @@ import os
 import shlex
 import sys
 
-from scenarios.cli import (cell, compare, datasets, export, lambda_study, listing, penalty, plot, reproduce, round_time,
-                               run, scenario, streams, sweep)
+from scenarios.cli import (cell, compare, datasets, export, lambda_study, listing, penalty, plot, reproduce, retime,
+                               round_time, run, scenario, streams, sweep)
 from scenarios.errors import UsageError
 from scenarios.log import cli_messages
 from scenarios.records.provenance import fl_cosim_version
@@ -28,6 +28,7 @@ COMMANDS = {
     "lambda-study": lambda_study,
     "round-time": round_time,
     "plot": plot,
+    "retime": retime,
     "export": export,
     "reproduce": reproduce,
     "list": listing,

@@ -24,7 +24,7 @@ def add_parser(subparsers) -> None:
         "only (every file matching its checksum). An existing figure is not replaced without --force.",
     )
     parser.add_argument("result_dirs", nargs="+", metavar="RESULT_DIR")
-    parser.add_argument("--out", default="accuracy_vs_time.pdf", help="figure file, .pdf or .png (default accuracy_vs_time.pdf)")
+    parser.add_argument("--out", default="accuracy_vs_time.pdf", help="figure file, .pdf or .png (default accuracy_vs_time.pdf; its folder is created)")
     parser.add_argument("--x", nargs="+", default=["time"], choices=list(X_AXES), metavar="AXIS",
                         help=f"x axes, one panel each: {', '.join(X_AXES)} (default time; bits is downlink + uplink)")
     parser.add_argument("--worst", action="store_true", help="add a row of panels with the worst device's accuracy")
@@ -34,7 +34,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--systems", nargs="+", metavar="SYSTEM",
                         help="one panel per network system and x axis, each run re-timed on it from its recorded "
                         "plans (no retraining; runs without a deadline or dropped devices; a physical cell is "
-                        "re-timed without outages, and --x energy draws its accuracy-vs-energy panel)")
+                        "re-timed without outages, and --x energy draws its accuracy-vs-energy panel); a system is "
+                        "NAME or NAME:KEY=VALUE,... (wireless-slow-ul:rho=10,mode=barrier), as 'fl-cosim retime' takes")
     parser.add_argument("--seed", type=int, help="when re-timing, draw every run's compute times (and a cell's layout and "
                         "fading) from this seed's network stream (default: each run's own, those it ran with)")
     parser.add_argument("--force", action="store_true", help="replace an existing figure file")
@@ -43,23 +44,24 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from figures.accuracy_time import PlotOptions, plot_accuracy_vs_time
-    from scenarios.definitions.systems import get_system
+    from scenarios.records.atomic import check_output_dir, output_dir
     from scenarios.records.result_folder import ResultError
-    from scenarios.reports.retime import curves_by_system
+    from scenarios.reports.retime import curves_by_system, retime_systems
 
     out = Path(args.out)
     if out.suffix.lower() not in (".png", ".pdf"):
         raise UsageError(f"--out must end in .png or .pdf, got {args.out!r}")
-    if not out.parent.exists() or not out.parent.is_dir():
-        raise UsageError(f"cannot write {args.out!r}: folder {str(out.parent)!r} does not exist")
+    check_output_dir(out.parent)  # created with the figure, as every --out folder is
     if out.exists() and not args.force:
         raise UsageError(f"{args.out!r} exists; give another --out or --force to replace it")
     if args.seed is not None:
         RUN_SETTINGS["seed"].check("--seed", args.seed)
-    systems = {name: get_system(name) for name in args.systems} if args.systems else None
+    systems = retime_systems(args.systems) if args.systems else None
     try:  # every folder is read (and re-timed) before the figure is written
         options = PlotOptions(args.title, tuple(dict.fromkeys(args.x)), args.worst, args.width, getattr(args, "command_line", None))
-        written = plot_accuracy_vs_time(curves_by_system(args.result_dirs, systems, args.seed), out, options)
+        curves = curves_by_system(args.result_dirs, systems, args.seed)
+        with output_dir(out.parent):
+            written = plot_accuracy_vs_time(curves, out, options)
     except ResultError as error:
         raise UsageError(str(error)) from None
     except OSError as error:

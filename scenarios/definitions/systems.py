@@ -51,6 +51,98 @@ def system_names() -> list[str]:
     return list(SYSTEMS) + list(CELLS)
 
 
+SPEC_SEPARATOR = ":"
+SYSTEM_KEYS = ("mode", "deadline")  # what every system takes besides its own parameters
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """A system as a user names it: a preset and its overrides, ``wireless-slow-ul:rho=10,mode=barrier``
+    (``parse_system``). ``text`` is how tables and figures name it."""
+
+    text: str
+    name: str
+    overrides: dict
+
+    @property
+    def mode(self) -> str:
+        return self.overrides.get("mode", "pipelined")
+
+    @property
+    def deadline(self) -> float | None:
+        return self.overrides.get("deadline")
+
+    @property
+    def radio(self) -> dict:
+        """A cell preset's radio overrides (``--radio``): every override but ``SYSTEM_KEYS``."""
+        return {k: v for k, v in self.overrides.items() if k not in SYSTEM_KEYS}
+
+    def build(self):
+        """The system it names (``get_system``): UsageError naming the spec for an impossible value."""
+        try:
+            if self.name in SYSTEMS and isinstance(SYSTEMS[self.name], SystemPreset):
+                preset = SYSTEMS[self.name]
+                values = {"rho": preset.rho, "t_min": preset.t_min, "inv_mu": preset.inv_mu, **self.overrides}
+                return NetworkSystem(**values)
+            return get_system(self.name, self.mode, self.deadline, self.radio)
+        except (UsageError, ValueError) as error:
+            raise UsageError(f"system {self.text!r}: {error}") from None
+
+
+def parse_system(text: str) -> SystemSpec:
+    """``NAME`` or ``NAME:KEY=VALUE,KEY=VALUE``: a preset (``system_names``) and overrides of its
+    declared parameters, each typed and range-checked by its declaration (``option``): on a
+    normalized preset ``NetworkSystem``'s ``rho``, ``t_min``, ``inv_mu``, ``mode`` and
+    ``deadline``; on a cell preset ``mode``, ``deadline`` and its radio parameters (as
+    ``--radio``); on a plugin's system ``mode`` and ``deadline``. A piece without ``=`` continues
+    the value before it (``distances_m=10,20``). The one place a system's text is read: UsageError,
+    one line naming the text, for an unknown preset, key or value."""
+    import dataclasses
+
+    from contract.setting import field_setting
+    from scenarios.cli.common import parse_option
+    from scenarios.definitions.cells import CELLS, PARAMETERS
+
+    if not isinstance(text, str) or not text:
+        raise UsageError(f"a system is a name (see 'fl-cosim list'), got {text!r}")
+    name, _, rest = text.partition(SPEC_SEPARATOR)
+    if name not in SYSTEMS and name not in CELLS:
+        raise UsageError(f"unknown system {name!r}; choose from: {', '.join(system_names())}")
+    pieces: list[str] = []
+    for piece in rest.split(",") if rest else []:
+        if "=" not in piece and pieces:
+            pieces[-1] += "," + piece
+        else:
+            pieces.append(piece)
+    declared = {f.name: f for f in dataclasses.fields(NetworkSystem) if f.name in ("rho", "t_min", "inv_mu", *SYSTEM_KEYS)}
+    if name in CELLS:
+        keys = (*SYSTEM_KEYS, *PARAMETERS)
+    elif isinstance(SYSTEMS[name], SystemPreset):
+        keys = tuple(declared)
+    else:
+        keys = SYSTEM_KEYS
+    overrides: dict = {}
+    for piece in pieces:
+        if "=" not in piece:
+            raise UsageError(f"system {text!r}: {piece!r} must look like key=value (NAME:KEY=VALUE,KEY=VALUE)")
+        key, value = parse_option(piece)
+        if key not in keys:
+            raise UsageError(f"system {text!r}: {name} has no parameter {key!r}; known: {', '.join(keys)}")
+        if key in overrides:
+            raise UsageError(f"system {text!r}: {key} is given twice; give it once")
+        if key in declared:
+            value = field_setting(NetworkSystem, declared[key]).check(f"system {text!r}: {key}", value)
+        overrides[key] = value
+    spec = SystemSpec(text, name, overrides)
+    spec.build()  # every value checked now (a cell's radio parameters where its cell is built)
+    return spec
+
+
+def parse_systems(texts) -> dict[str, SystemSpec]:
+    """Each text's ``SystemSpec`` (``parse_system``) by its text, duplicates kept once."""
+    return {text: parse_system(text) for text in dict.fromkeys(texts)}
+
+
 def get_system(name: str, mode: str = "pipelined", deadline: float | None = None, radio: dict | None = None):
     """The named system: a ``NetworkSystem``, or for a cell preset a ``PhysicalSystem`` with the
     ``radio`` overrides applied (refused for the normalized systems)."""

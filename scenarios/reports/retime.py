@@ -1,9 +1,13 @@
 """Re-time a finished run on another network without retraining (journal Fig. 6 from one run).
 
 The learning does not depend on the network when every device arrives (no deadline, no
-outage), so the recorded plans, simulated again on another system, give the run's curve on
-that system. On a physical cell the re-timing turns the outage threshold off (every listener
-is served, however slow: outages would have changed the learning) and gives energy too.
+outage) and who takes part is drawn without looking at the network (a scheduler that needs no
+channel report or deadline), so the recorded plans, simulated again on another system, give the
+run's curve on that system. Anything else is refused in one line (``check_retimable``): a run
+recorded with a deadline, dropped devices or a network-aware scheduler, and a target system with
+a deadline or an outage threshold given. On a physical cell the re-timing turns the outage
+threshold off (every listener is served, however slow: outages would have changed the learning)
+and gives energy too.
 A report over finished folders: it reads them (``read_run``, ``read_plans``), runs the clock
 (``netsim``) and writes nothing.
 """
@@ -31,10 +35,7 @@ def retimed_curve(folder: str | Path, system, rng: np.random.Generator | None = 
     if rng is None and network_seq is None:
         network_seq = seed_streams(int(curve.config["seed"])).network
         rng = np.random.default_rng(network_seq)
-    if curve.config["system"].get("deadline") is not None:
-        raise ResultError(f"{folder} ran with a deadline: its learning depends on the network, re-run it instead")
-    if curve.summary.get("dropped"):
-        raise ResultError(f"{folder} had dropped devices ({curve.summary['dropped']}): its learning depends on the network, re-run it instead")
+    check_retimable(curve, system)
     plans = read_plans(folder)
     model_bits = float(curve.config["model"]["bits"])
     if not system.records_energy:
@@ -49,6 +50,25 @@ def retimed_curve(folder: str | Path, system, rng: np.random.Generator | None = 
     spent = np.cumsum([sum((r.energy_j or {}).values()) for r in records])
     return dataclasses.replace(curve, time=[records[r].end for r in curve.rounds], time_unit="s",
                                energy_j=[float(spent[r]) for r in curve.rounds])
+
+
+def check_retimable(curve: RunCurve, system) -> None:
+    """ResultError (one line) where re-timing ``curve`` on ``system`` would not give that
+    system's run: its arrivals would have changed the learning."""
+    from netsim.scheduling import POLICIES
+
+    folder = curve.folder
+    if curve.config["system"].get("deadline") is not None:
+        raise ResultError(f"{folder} ran with a deadline: its learning depends on the network, re-run it instead")
+    if curve.summary.get("dropped"):
+        raise ResultError(f"{folder} had dropped devices ({curve.summary['dropped']}): its learning depends on the network, re-run it instead")
+    policy = POLICIES.get(curve.config.get("communication", {}).get("scheduler", "random"))
+    if policy is not None and (policy.needs_channel or policy.needs_deadline):
+        raise ResultError(f"{folder} ran with scheduler {policy.name!r}, which picks devices from the network: "
+                          "its learning depends on the network, re-run it instead")
+    if getattr(system, "deadline", None) is not None:
+        raise ResultError("a system with a deadline drops late devices, which changes the learning: "
+                          "re-timing takes none (run on it instead)")
 
 
 def curves_by_system(result_dirs: Sequence[str | Path], systems: Mapping | None = None,
@@ -66,3 +86,51 @@ def curves_by_system(result_dirs: Sequence[str | Path], systems: Mapping | None 
         return retimed_curve(folder, system, np.random.default_rng(network), network)
 
     return {name: [retimed(folder, system) for folder in result_dirs] for name, system in systems.items()}
+
+
+def retime_systems(texts: Sequence[str]) -> dict:
+    """The systems named by ``texts`` (``parse_system``: a preset and its overrides) that a run
+    can be re-timed onto, text -> system; UsageError, one line, for one whose arrivals would
+    change the learning: a deadline (late devices dropped), an outage threshold given (a cell's
+    re-timing serves every listener)."""
+    from scenarios.definitions.systems import parse_systems
+    from scenarios.errors import UsageError
+
+    specs = parse_systems(texts)
+    for text, spec in specs.items():
+        if spec.deadline is not None:
+            raise UsageError(f"system {text!r}: a deadline drops late devices, which changes the learning; "
+                             "re-timing takes none (run on it instead)")
+        if spec.overrides.get("min_bps_per_hz") is not None:
+            raise UsageError(f"system {text!r}: an outage threshold drops devices, which changes the learning; "
+                             "re-timing serves every listener (leave out min_bps_per_hz)")
+    return {text: spec.build() for text, spec in specs.items()}
+
+
+def retime_table(result_dirs: Sequence[str | Path], systems: Mapping, target: float | None) -> tuple[list[dict], float | None]:
+    """Per run and system (``retime_systems``), the run re-timed there with its own network
+    stream: its final mean accuracy, the time (in the system's unit) and, on a cell, the energy
+    of all devices to ``target`` (None: never reached) and at the run's end. The target
+    defaults to 90% of the best final mean accuracy of the runs. Every run is read and re-timed
+    before anything is returned (ResultError, one line, for one that cannot be)."""
+    from scenarios.execution.compare import first_reach
+
+    curves = {str(folder): read_run(folder) for folder in result_dirs}
+    if target is None:
+        finals = [c.summary.get("final_mean_accuracy") for c in curves.values()]
+        finals = [f for f in finals if isinstance(f, (int, float))]
+        target = round(0.9 * max(finals), 4) if finals else None
+    rows = []
+    for folder, curve in curves.items():
+        for name, system in systems.items():
+            timed = retimed_curve(folder, system)
+            hit = first_reach(timed, target) if target is not None else None
+            energy = timed.energy_j
+            rows.append({
+                "run": Path(folder).name, "label": curve.config.get("label"), "system": name, "time_unit": timed.time_unit,
+                "final_mean_accuracy": curve.summary.get("final_mean_accuracy"),
+                "time_to_target": None if hit is None else timed.time[hit], "end_time": timed.time[-1],
+                "energy_to_target_j": None if hit is None or energy is None else energy[hit],
+                "energy_j": None if energy is None else energy[-1],
+            })
+    return rows, target

@@ -101,3 +101,30 @@ def test_accuracy_against_simulated_time_bits_and_energy_as_integer_steps(finish
         assert [step for step, _ in logged[tag]] == steps
         assert [value for _, value in logged[tag]] == pytest.approx(mean, rel=1e-6)
     assert "accuracy/mean" in logged and not any("energy" in tag for tag in logged)  # no energy off a cell
+
+
+def test_step_time_adds_to_the_per_round_series_with_units_and_simulated_wall_times(finished_run, tmp_path, capsys):
+    assert main(["export", str(finished_run), "--tensorboard", str(tmp_path / "tb"), "--step", "time", "--json"]) == 0
+    (written,) = json.loads(capsys.readouterr().out)["tensorboard"]
+    events = EventAccumulator(str(written))
+    events.Reload()
+    with open(finished_run / "rounds.csv", newline="") as handle:
+        rows = [row for row in csv.DictReader(handle) if row["mean_accuracy"] != ""]
+    t_dl = json.loads((finished_run / "config.json").read_text())["system"]["t_dl"]
+    mean = [float(r["mean_accuracy"]) for r in rows]
+    per_round, against_time = events.Scalars("accuracy/mean"), events.Scalars("accuracy_vs_time_mTdl/mean")
+    assert [e.step for e in per_round] == [int(r["round"]) for r in rows]  # kept: --step adds, never replaces
+    assert [e.step for e in against_time] == [round(1000 * float(r["time"]) / t_dl) for r in rows]
+    for series in (per_round, against_time):
+        assert [e.value for e in series] == pytest.approx(mean, rel=1e-6)
+        assert [e.wall_time for e in series] == pytest.approx([float(r["time"]) / t_dl for r in rows])  # simulated time
+    # the units, in the custom-scalars layout TensorBoard's Custom Scalars tab shows
+    from tensorboard.plugins.custom_scalar import layout_pb2, metadata
+
+    tensor = events.Tensors(metadata.CONFIG_SUMMARY_TAG)[0].tensor_proto
+    shown = layout_pb2.Layout.FromString(tensor.string_val[0])
+    titles = {category.title: [chart.title for chart in category.chart] for category in shown.category}
+    assert titles["against round"][:2] == ["accuracy/mean [fraction]", "accuracy/worst [fraction]"]
+    assert "network/time [T_dl]" in titles["against round"]
+    assert titles["against time (thousandths of T_dl)"] == ["accuracy_vs_time_mTdl/mean [mean accuracy (fraction)]",
+                                                             "accuracy_vs_time_mTdl/worst [worst accuracy (fraction)]"]

@@ -18,9 +18,12 @@ def add_parser(subparsers) -> None:
         description="Reads complete result folders (every file matching its checksum; never retrains) and "
         "writes, per run, TensorBoard event files under OUT/RUN_FOLDER: per evaluated round the mean and "
         "worst accuracy and, as their own series, simulated time, downlink and uplink bits (and energy on "
-        "a cell); with --step, also the accuracy against simulated time, bits or energy as series whose "
-        "step is that axis in an integer unit (trackers take integer steps); the resolved config as "
-        "hparams. With --mlflow URI, also one MLflow run per folder (pip install mlflow).",
+        "a cell); with --step, also (besides those) the accuracy against simulated time, bits or energy as "
+        "series whose step is that axis in an integer unit (trackers take integer steps); a custom-scalars "
+        "layout whose titles name each series' unit and x axis; every event at its round's simulated time "
+        "(TensorBoard's Relative axis: seconds on a cell, T_dl otherwise); the resolved config as "
+        "hparams. With --mlflow URI, also one MLflow run per folder (pip install mlflow), with a unit.METRIC "
+        "tag per metric and the simulated time as each value's timestamp.",
     )
     parser.add_argument("result_dirs", nargs="+", metavar="RESULT_DIR")
     parser.add_argument("--tensorboard", default="results/tensorboard", metavar="OUT",
@@ -28,7 +31,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--mlflow", metavar="URI", help="also log to this MLflow tracking URI (e.g. sqlite:///mlflow.db or http://host:5000)")
     parser.add_argument("--experiment", default="fl-cosim", help="MLflow experiment name (default fl-cosim)")
     parser.add_argument("--step", nargs="+", choices=STEP_AXES, default=["round"], metavar="AXIS",
-                        help="x axes of the accuracy series, one pair (mean, worst) each: round (the default), time "
+                        help="x axes of the accuracy series besides round (always written), one pair (mean, worst) each: time "
                         "(accuracy_vs_time_ms on a cell, accuracy_vs_time_mTdl: thousandths of T_dl, otherwise), bits "
                         "(accuracy_vs_bits, down + up), energy (accuracy_vs_energy_uJ, all devices; runs on a cell)")
     parser.add_argument("--force", action="store_true", help="replace existing TensorBoard log folders of these runs")

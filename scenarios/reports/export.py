@@ -7,10 +7,19 @@ own series, ``network/time`` (simulated, in the run's time unit), ``network/down
 ``a.b.c`` keys, goes in as hyper-parameters, with the final numbers as their metrics.
 
 Trackers take integer steps only, so the accuracy against another x axis (``steps``) is its
-own pair of series whose step is that axis in a stated integer unit: ``accuracy_vs_time_ms``
-(milliseconds, on a cell) or ``accuracy_vs_time_mTdl`` (thousandths of ``T_dl``),
-``accuracy_vs_bits`` (downlink + uplink bits), ``accuracy_vs_energy_uJ`` (microjoules, all
-devices; runs on a cell only), each ``/mean`` and ``/worst``.
+own pair of series, added to the per-round ones, whose step is that axis in a stated integer
+unit: ``accuracy_vs_time_ms`` (milliseconds, on a cell) or ``accuracy_vs_time_mTdl``
+(thousandths of ``T_dl``), ``accuracy_vs_bits`` (downlink + uplink bits),
+``accuracy_vs_energy_uJ`` (microjoules, all devices; runs on a cell only), each ``/mean`` and
+``/worst``.
+
+Units where the trackers show them: TensorBoard's x axis is always "step", so each log folder
+holds a custom-scalars layout (TensorBoard's "Custom Scalars" tab) whose categories and chart
+titles name each series' unit and what its step counts (``layout``); every event's wall time is
+the round's simulated time (``wall_times``: seconds on a cell, ``T_dl`` counted as seconds
+otherwise), so TensorBoard's "Relative" x axis is simulated time. MLflow has no unit field: each
+run carries a ``unit.METRIC`` tag per metric, and each metric's timestamp is the simulated time
+(milliseconds, MLflow's unit), so its "Relative time" axis is simulated time too.
 """
 
 from __future__ import annotations
@@ -68,10 +77,50 @@ def step_series(run: RunCurve, axis: str) -> tuple[str, list[int]] | None:
     return None
 
 
+ROUND_UNITS = {"accuracy/mean": "fraction", "accuracy/worst": "fraction", "network/downlink_bits": "bits",
+               "network/uplink_bits": "bits", "network/energy_j": "J"}  # network/time: the run's time unit
+STEP_UNITS = {"time": {"s": "ms", "T_dl": "thousandths of T_dl"}, "bits": "bits, downlink + uplink", "energy": "microjoules, all devices"}
+
+
+def units(run: RunCurve, steps: tuple[str, ...]) -> dict[str, str]:
+    """Per tag ``logged_series`` writes for ``steps``: its values' unit and what its step counts."""
+    found = {}
+    for axis in _with_rounds(steps):
+        if axis == "round":
+            found.update({tag: f"{ROUND_UNITS.get(tag, run.time_unit)} against round" for tag in round_series(run)})
+        elif (pair := step_series(run, axis)) is not None:
+            unit = STEP_UNITS[axis][run.time_unit] if axis == "time" else STEP_UNITS[axis]
+            found.update({f"{pair[0]}/{name}": f"{name} accuracy (fraction) against {axis} ({unit})" for name in ("mean", "worst")})
+    return found
+
+
+def layout(run: RunCurve, steps: tuple[str, ...]) -> dict:
+    """The custom-scalars layout (TensorBoard's ``Custom Scalars`` tab): one category per x axis
+    titled with its unit, one chart per series titled with its own."""
+    categories: dict[str, dict[str, list[str]]] = {}
+    for tag, unit in units(run, steps).items():
+        axis = unit.rsplit(" against ", 1)[1]
+        categories.setdefault(f"against {axis}", {})[f"{tag} [{unit.rsplit(' against ', 1)[0]}]"] = [tag]
+    return {category: {title: ["Multiline", tags] for title, tags in charts.items()} for category, charts in categories.items()}
+
+
+def wall_times(run: RunCurve) -> list[float]:
+    """Per evaluated round, the event wall time a tracker is given: its simulated time (seconds on
+    a cell; a ``T_dl`` counted as a second otherwise)."""
+    return [float(t) for t in run.time]
+
+
+def _with_rounds(steps: tuple[str, ...]) -> tuple[str, ...]:
+    """The per-round series always, then the other axes asked for (``--step`` adds)."""
+    return tuple(dict.fromkeys(("round", *steps)))
+
+
 def logged_series(run: RunCurve, steps: tuple[str, ...] = ("round",)):
-    """Every (tag, step, value) a tracker receives for ``steps``; an unevaluated number (NaN) is
-    left out, never logged as a value."""
-    for axis in steps:
+    """Every (tag, step, value, simulated time) a tracker receives: the per-round series and the
+    series of each other axis of ``steps``; an unevaluated number (NaN) is left out, never
+    logged as a value."""
+    times = wall_times(run)
+    for axis in _with_rounds(steps):
         if axis == "round":
             series = [(tag, run.rounds, values) for tag, values in round_series(run).items()]
         else:
@@ -79,9 +128,9 @@ def logged_series(run: RunCurve, steps: tuple[str, ...] = ("round",)):
             series = [] if found is None else [(f"{found[0]}/{name}", found[1], values) for name, values in
                                                (("mean", run.mean_accuracy), ("worst", run.worst_accuracy))]
         for tag, positions, values in series:
-            for step, value in zip(positions, values):
+            for step, value, time in zip(positions, values, times):
                 if value == value:
-                    yield tag, step, value
+                    yield tag, step, value, time
 
 
 def final_metrics(run: RunCurve) -> dict[str, float]:
@@ -90,12 +139,14 @@ def final_metrics(run: RunCurve) -> dict[str, float]:
 
 
 def write_tensorboard(run: RunCurve, folder: Path, steps: tuple[str, ...] = ("round",)) -> None:
-    """One TensorBoard log folder for one run (the scalars, then the hparams summary)."""
+    """One TensorBoard log folder for one run (the scalars at their simulated wall times, the
+    custom-scalars layout with the units, then the hparams summary)."""
     from torch.utils.tensorboard import SummaryWriter
 
     with SummaryWriter(log_dir=str(folder)) as writer:
-        for tag, step, value in logged_series(run, steps):
-            writer.add_scalar(tag, value, step)
+        for tag, step, value, time in logged_series(run, steps):
+            writer.add_scalar(tag, value, step, walltime=time)
+        writer.add_custom_scalars(layout(run, steps))
         writer.add_hparams(flat_config(run.config), final_metrics(run), run_name="hparams")
 
 
@@ -143,8 +194,9 @@ def _mlflow_run(mlflow, run: RunCurve, steps: tuple[str, ...]) -> str:
     """One MLflow run; MLflow's metric names take no '/', so ``accuracy/mean`` is ``accuracy_mean``."""
     with mlflow.start_run(run_name=Path(run.folder).name) as active:
         mlflow.log_params({key: str(value)[:500] for key, value in flat_config(run.config).items()})
-        for tag, step, value in logged_series(run, steps):
-            mlflow.log_metric(tag.replace("/", "_"), value, step=step)
+        mlflow.set_tags({f"unit.{tag.replace('/', '_')}": unit for tag, unit in units(run, steps).items()})
+        for tag, step, value, time in logged_series(run, steps):
+            mlflow.log_metric(tag.replace("/", "_"), value, step=step, timestamp=round(1000 * time))
         mlflow.log_metrics({key.replace("/", "_"): value for key, value in final_metrics(run).items()})
         return active.info.run_id
 

@@ -34,7 +34,7 @@ def _draw(plt, study: dict, out_file: str | Path) -> Path:
     top_axes, bottom_axes = top.subplots(1, 2), bottom.subplots(1, len(units) + 1, squeeze=False)[0]
     _silhouette(top_axes[0], study, len(seeds))
     _staircase(top_axes[1], study["staircase"])
-    ks = sorted({step["k"] for step in study["staircase"]})
+    ks = sorted({r["k"] for r in study["rows"]})  # the staircase's, or every k trained
     for ax, unit in zip(bottom_axes, units):
         for index, system in enumerate(s for s in study["systems"] if _unit(study, s) == unit):
             rows = sorted((r for r in study["rows"] if r["system"] == system), key=lambda r: r["k"])

@@ -137,3 +137,41 @@ def test_a_cell_is_trained_on_itself_not_retimed(study):
         assert config["system"]["name"] == expected, (row["system"], config["system"]["name"])
         if row["system"] == CELL:
             assert row["total_time"] == read_run(out / row["run"]).time[-1]
+
+
+def test_listed_k_on_systems_with_parameters_crossed_in(tmp_path, capsys):
+    """``--k 1,3`` trains exactly those k, once each; ``--rho`` and ``--mode`` cross their values
+    into every system of ``--systems`` (a cell takes the mode alone); each system's times are the
+    recorded runs re-timed on it, and a k off the staircase has no lambda."""
+    from scenarios.definitions.systems import parse_system
+
+    out = tmp_path / "study"
+    assert main(["lambda-study", "--rounds", "2", "--k", "3,1", "--systems", "wired", "--rho", "1", "10", "--mode", "barrier",
+                 "pipelined", "--target", "0.3", "--out", str(out), "--json", "--quiet", "--jobs", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    systems = ["wired:rho=1,mode=barrier", "wired:rho=1,mode=pipelined", "wired:rho=10,mode=barrier", "wired:rho=10,mode=pipelined"]
+    assert data["systems"] == systems
+    assert sorted({r["k"] for r in data["rows"]}) == [1, 3] and len(data["rows"]) == 2 * len(systems)
+    assert len({r["run"] for r in data["runs"]}) == 2  # one training per k
+    staircase_ks = {s["k"] for s in data["staircase"]}
+    for row in data["runs"]:
+        retimed = retimed_curve(out / row["run"], parse_system(row["system"]).build())
+        assert row["total_time"] == retimed.time[-1]
+        step = next(r for r in data["rows"] if r["k"] == row["k"] and r["system"] == row["system"])
+        assert (step["lambda_from"] is None) == (row["k"] not in staircase_ks)
+    ends = {r["system"]: r["total_time"] for r in data["runs"] if r["k"] == 1}
+    assert ends["wired:rho=10,mode=barrier"] > ends["wired:rho=1,mode=barrier"] >= ends["wired:rho=1,mode=pipelined"]
+    page = Path(data["markdown"]).read_text()
+    assert "## Time to target per k and system" in page and "| k | lambda | wired:rho=1,mode=barrier (T_dl) |" in page
+
+
+def test_system_texts_cross_the_parameters_into_each_system():
+    from argparse import Namespace
+
+    from scenarios.cli.lambda_study import system_texts
+
+    args = Namespace(systems=["wired", "wireless-slow-ul:t_min=2", "uma-3.5ghz"], rho=[1.0, 2.5], t_min=None, inv_mu=None,
+                     mode=["barrier"])
+    assert system_texts(args) == ["wired:rho=1,mode=barrier", "wired:rho=2.5,mode=barrier",
+                                  "wireless-slow-ul:t_min=2,rho=1,mode=barrier", "wireless-slow-ul:t_min=2,rho=2.5,mode=barrier",
+                                  "uma-3.5ghz:mode=barrier"]

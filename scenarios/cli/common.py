@@ -78,10 +78,11 @@ def add_quiet(parser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr (also off under --json)")
 
 
-def add_setting(parser, cls: type, f, default=None, default_text: str | None = None) -> None:
+def add_setting(parser, cls: type, f, default=None, default_text: str | None = None, many: bool = False) -> None:
     """The declared field ``f`` of ``cls`` as an argument: its flag, value type, choices,
     default and help. A table (dict) is ``KEY=VALUE``, repeatable (``parse_options``); a value
-    with words besides a number (``--streams auto``) is text (``parse_flag``)."""
+    with words besides a number (``--streams auto``) is text (``parse_flag``); ``many``: one or
+    more values (a list)."""
     from learning.options import field_setting, help_text
 
     setting = field_setting(cls, f)
@@ -96,6 +97,8 @@ def add_setting(parser, cls: type, f, default=None, default_text: str | None = N
         elif setting.kind in (int, float) and not setting.choices and not f.metadata.get("none_word"):
             kwargs["type"] = setting.kind
         kwargs["default"] = default
+        if many:
+            kwargs["nargs"] = "+"
     parser.add_argument(flag, **kwargs)
 
 

@@ -6,22 +6,27 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scenarios.cli.common import add_data_dir, add_declared, add_json, add_quiet, add_training, parse_options, seed_range, show_progress, table, training_overrides
+from scenarios.cli.common import (add_data_dir, add_declared, add_json, add_quiet, add_setting, add_training, parse_options, seed_range,
+                                  show_progress, table, training_overrides)
 from scenarios.errors import UsageError
 from scenarios.definitions.settings import Setting
 
 JOBS = Setting(int, low=1, high=256)
 TARGET = Setting(float, low=0, high=1, low_open=True, none=True)
+RETIMED = ("rho", "t_min", "inv_mu", "mode")  # the normalized parameters the study re-times on, lists crossed with --systems
 
 
 def add_parser(subparsers) -> None:
+    from scenarios.definitions.settings import RunSpec, declared
     from scenarios.definitions.systems import SYSTEMS
 
     parser = subparsers.add_parser(
         "lambda-study",
         help="which lambda for my system: silhouette, k*(lambda), time and bits to accuracy per k and system",
         description="The user-centric set-up's silhouette curve; the staircase k*(lambda) of Algorithm 2; one "
-        "training per k on the staircase and seed (on --system), re-timed on every system from its recorded plans; "
+        "training per k (those on the staircase, every k with --k all, or a list) and seed (on --system), re-timed on "
+        "every system of --systems from its recorded plans (a system: NAME or NAME:KEY=VALUE,..., as 'fl-cosim retime' "
+        "takes; --rho, --t-min, --inv-mu and --mode take several values each, crossed with every system that has them); "
         "the time (in each system's own unit: T_dl, or seconds on a physical cell) and bits to the target "
         "accuracy of each k on each system, over seeds (seeds that never reach it counted at their run's end, "
         "censored); and per system the lambdas that reach the target soonest. Writes a JSON file, CSV and "
@@ -34,7 +39,13 @@ def add_parser(subparsers) -> None:
                         "min-max band), each k trains on every seed, times are mean and sample std over seeds")
     add_declared(parser, "rounds", "system")  # of each k's training
     parser.add_argument("--systems", nargs="+", metavar="SYSTEM", default=list(SYSTEMS),
-                        help="systems to re-time on (default: all)")
+                        help="systems to re-time on, NAME or NAME:KEY=VALUE,... (default: the normalized ones); a cell "
+                        "trains each k on itself")
+    parser.add_argument("--k", metavar="K", help="the k to train: all (1..m), a list (1,2,4,8), or by default those on the staircase")
+    group = parser.add_argument_group("the systems' parameters to re-time on (each a list, crossed with --systems)")
+    fields = {f.name: f for f in declared()}
+    for name in RETIMED:
+        add_setting(group, RunSpec, fields[name], None, "the system's", many=True)
     parser.add_argument("--target", type=float, help="target mean accuracy (default: 90%% of the best final mean accuracy)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="user-centric option, repeatable (not streams or lam: the study varies k)")
@@ -57,13 +68,18 @@ def execute(args):
     from scenarios.execution.runner import RunSpec, prepare, resolve
     from scenarios.execution.silhouette import setup_silhouette
     from scenarios.reports.over_seeds import CENSORED, SPREAD, mean_std
-    from scenarios.definitions.systems import get_system
+    from scenarios.definitions.systems import parse_systems
+    from scenarios.reports.retime import retime_systems
     from scenarios.reports.tables import rows_csv
 
     JOBS.check("--jobs", args.jobs)
     TARGET.check("--target", args.target)
     seeds = seed_range(args)
-    systems = {name: get_system(name) for name in dict.fromkeys(args.systems)}
+    asked = parse_k(args.k)
+    specs_of = parse_systems(system_texts(args))
+    cells = {text for text, s in specs_of.items() if s.build().records_energy}  # trained on themselves
+    systems = {**retime_systems([t for t in specs_of if t not in cells]), **{t: specs_of[t].build() for t in cells}}
+    systems = {text: systems[text] for text in specs_of}  # in the order given
     options = parse_options(args.option, "--option")
     for key in ("streams", "lam"):
         if key in options:
@@ -72,27 +88,31 @@ def execute(args):
     data_dir = str(resolve_data_dir(args.data_dir))
     out = check_output_dir(Path(args.out))
 
-    def spec(streams, seed: int, system: str = args.system) -> RunSpec:
-        return RunSpec(args.scenario, "user-centric", system=system, rounds=args.rounds, seed=seed,
-                       options={**options, "streams": streams}, training=training)
+    def spec(streams, seed: int, system: str | None = None) -> RunSpec:
+        on = specs_of[system] if system is not None else None  # a cell of --systems, with its overrides
+        where = {"system": on.name, "mode": on.mode, "deadline": on.deadline, "radio": on.radio} if on else {"system": args.system}
+        return RunSpec(args.scenario, "user-centric", rounds=args.rounds, seed=seed,
+                       options={**options, "streams": streams}, training=training, **where)
 
     curves = {seed: setup_silhouette(prepare(resolve(spec("auto", seed)), data_dir)) for seed in seeds}
     silhouette = {k: mean_std([c[k] for c in curves.values()])[0] for k in curves[seeds[0]]}
     steps = staircase(silhouette)  # Algorithm 2 on the mean curve over seeds
+    ks = stream_counts(asked, max(silhouette), steps)
     # each k trained on --system (re-timed on the normalized systems), and on each cell itself
-    trained_on = {name: name if system.records_energy else args.system for name, system in systems.items()}
+    trained_on = {name: name if name in cells else None for name in systems}
     where = list(dict.fromkeys(trained_on.values()))
-    specs = [spec(step.k, seed, system) for system in where for step in steps for seed in seeds]
+    specs = [spec(k, seed, system) for system in where for k in ks for seed in seeds]
     names = [prepare(resolve(s), data_dir).name for s in specs]  # every training checked before anything is written
     make_output_dir(out)
     remove_stale_staging(out)
     trained = iter(run_all(specs, out, data_dir, args.jobs, show_progress(args), not args.force))
-    by_system = {system: {step.k: {seed: next(trained) for seed in seeds} for step in steps} for system in where}
+    by_system = {system: {k: {seed: next(trained) for seed in seeds} for k in ks} for system in where}
     rows, runs, target = measure({name: by_system[trained_on[name]] for name in systems}, systems, args.target)
     answer = choices(steps, rows, systems)
     step_of = {step.k: step for step in steps}
-    for row in rows:
-        row.update(lambda_from=step_of[row["k"]].lambda_from, lambda_to=step_of[row["k"]].lambda_to)
+    for row in rows:  # a k that no lambda picks (off the staircase): no lambdas
+        step = step_of.get(row["k"])
+        row.update(lambda_from=step and step.lambda_from, lambda_to=step and step.lambda_to)
     tag = sha256_text("\n".join(names) + f"\n{sorted(systems)}\ntarget={args.target}")[:10]
     seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
     stem = out / (f"lambda_study_{args.scenario}_s{args.seed}" + (f"-{seeds[-1]}" if len(seeds) > 1 else "") + f"_{tag}")
@@ -112,21 +132,79 @@ def execute(args):
                       "reached", "censored", "bits_to_target"]
     atomic_write_text(paths["choices"], rows_csv(answer, choice_columns))
     header, body = choice_table(answer, len(seeds))
+    k_header, k_body = k_table(rows, list(systems), len(seeds))
     staircase_header, staircase_body = ["lambda", "k*"], [[_interval(s.lambda_from, s.lambda_to), s.k] for s in steps]
     note = (f"Target mean accuracy: {target}. Over {len(seeds)} seeds: mean ({SPREAD}); {CENSORED}."
             if len(seeds) > 1 else f"Target mean accuracy: {target}.")
     atomic_write_text(paths["markdown"], f"# Which lambda? {args.scenario}, {seed_text}\n\n{note}\n\n"
-                      + markdown(header, body) + "\n" + markdown(staircase_header, [list(map(str, r)) for r in staircase_body]))
+                      + markdown(header, body) + "\n" + markdown(staircase_header, [list(map(str, r)) for r in staircase_body])
+                      + "\n## Time to target per k and system\n\n" + markdown(k_header, k_body))
     plot_lambda_study(read_json(paths["json"]), paths["figure"])  # drawn from what the file holds
     text = (f"{args.scenario}, {seed_text}. {note}\n\nAlgorithm 2's staircase"
             + (" (on the mean silhouette curve)" if len(seeds) > 1 else "") + "\n"
-            + table(staircase_header, staircase_body) + "\n\nwhich lambda for my system\n" + table(header, body)
+            + table(staircase_header, staircase_body) + "\n\ntime to target per k and system\n" + table(k_header, k_body)
+            + "\n\nwhich lambda for my system\n" + table(header, body)
             + "\n\nwrote " + ", ".join(str(p) for p in paths.values()))
     return {**study, **{k: str(p) for k, p in paths.items()}}, text
 
 
-def _interval(start: float, end: float | None) -> str:
+def _interval(start: float | None, end: float | None) -> str:
+    if start is None:
+        return "-"
     return f"[{start:.4g}, {'inf' if end is None else f'{end:.4g}'})"
+
+
+def system_texts(args) -> list[str]:
+    """``--systems`` with ``--rho``, ``--t-min``, ``--inv-mu`` and ``--mode`` crossed in: each system
+    once per combination of the values it has (a cell: ``mode`` alone), as ``NAME:KEY=VALUE,...``."""
+    import itertools
+
+    from scenarios.definitions.cells import CELLS
+
+    given = {name: list(dict.fromkeys(getattr(args, name))) for name in RETIMED if getattr(args, name)}
+    texts = []
+    for text in args.systems:
+        keys = [k for k in given if k == "mode" or text.partition(":")[0] not in CELLS]
+        for values in itertools.product(*(given[k] for k in keys)):
+            extra = ",".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in zip(keys, values))
+            texts.append(text if not extra else text + ("," if ":" in text else ":") + extra)
+    return texts
+
+
+def parse_k(text: str | None) -> str | list[int] | None:
+    """``--k``: ``all``, a comma-separated list of stream counts, or None (the staircase's)."""
+    if text is None or text == "all":
+        return text
+    try:
+        return [int(piece) for piece in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--k must be all or a comma-separated list of stream counts, got {text!r}") from None
+
+
+def stream_counts(asked: str | list[int] | None, m: int, steps) -> list[int]:
+    """The k to train (``parse_k``): every k from 1 to m, the ones listed (each in 1..m), or the staircase's."""
+    if asked is None:
+        return [step.k for step in steps]
+    if asked == "all":
+        return list(range(1, m + 1))
+    bound = Setting(int, low=1, high=m)
+    return sorted(dict.fromkeys(bound.check(f"--k (this scenario has {m} devices)", k) for k in asked))
+
+
+def k_table(rows: list[dict], systems: list[str], seeds: int = 1) -> tuple[list[str], list[list[str]]]:
+    """Time to target per k (a row) and system (a column, in its unit), censored means as ``>= x``."""
+    from scenarios.reports.over_seeds import TIME_FORMATS, ToTarget, target_cell
+
+    unit = {r["system"]: r["time_unit"] for r in rows}
+    header = ["k", "lambda"] + [f"{name} ({unit[name]})" for name in systems]
+    body = []
+    for k in sorted({r["k"] for r in rows}):
+        mine = {r["system"]: r for r in rows if r["k"] == k}
+        first = mine[systems[0]]
+        body.append([str(k), _interval(first["lambda_from"], first["lambda_to"])]
+                    + [target_cell(ToTarget(r["time_to_target"], r["time_to_target_std"], r["reached"], seeds), TIME_FORMATS[r["time_unit"]])
+                       for r in (mine[name] for name in systems)])
+    return header, body
 
 
 

@@ -2,8 +2,9 @@
 
 The user-centric set-up gives the silhouette curve ``s_k``; Algorithm 2 picks
 ``k*(lambda) = argmax_k s_k - lambda k``, a staircase that never rises with lambda (over several
-seeds: of the mean silhouette curve). Each k on the staircase is trained once per seed
-(user-centric with k streams); its recorded plans are re-timed on every normalized system
+seeds: of the mean silhouette curve). Each k on the staircase (or every k from 1 to m, or a
+list) is trained once per seed (user-centric with k streams); its recorded plans are re-timed on
+every normalized system, a preset or one with overrides (``wired:rho=10,mode=barrier``)
 (``netsim.retime_plans``: no outage there, so the learning does not depend on the system). On a
 cell, where outages drop devices and so change the learning, each k is trained on the cell
 itself. This gives the time to a target accuracy of that k on each system, in the system's own
@@ -106,12 +107,13 @@ def measure(folders: dict[str, dict[int, dict[int, str]]], systems: dict, target
 
 
 def choices(steps: list[Step], rows: list[dict], systems) -> list[dict]:
-    """Per system, the k that reaches the target soonest: on the most seeds, then the lowest
-    mean time (censored seeds at their run's end), then fewer bits, then fewer streams; and the
-    lambdas that pick it; no k when none reaches the target on any seed."""
-    answer = []
+    """Per system, the k on the staircase that reaches the target soonest: on the most seeds,
+    then the lowest mean time (censored seeds at their run's end), then fewer bits, then fewer
+    streams; and the lambdas that pick it; no k when none reaches the target on any seed (a k
+    off the staircase, trained with ``--k``, is no lambda's choice)."""
+    answer, picked = [], {s.k for s in steps}
     for name in systems:
-        reached = [r for r in rows if r["system"] == name and r["reached"]]
+        reached = [r for r in rows if r["system"] == name and r["reached"] and r["k"] in picked]
         if not reached:
             answer.append({"system": name, "k": None, "lambda_from": None, "lambda_to": None, "time_unit": None,
                            "time_to_target": None, "time_to_target_std": None, "reached": 0, "censored": None,

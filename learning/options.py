@@ -26,8 +26,14 @@ class OptionError(UsageError, ValueError):
 
 def check_field(cls: type, f: dataclasses.Field, key: str, value):
     """``value`` of field ``f`` checked (UsageError naming ``key``) and converted: its ``Setting``,
-    then its own ``check`` (a ValueError from it becomes ``KEY: why``)."""
-    value = field_setting(cls, f).check(key, value)
+    then its own ``check`` (a ValueError from it becomes ``KEY: why``). The words the command
+    line reads as None are None here too, so a sweep file (TOML has no null) and the API take the
+    same words: the field's ``none_word`` (``streams = "m"``), and ``none`` where a field that is
+    not text allows None (as ``--option KEY=none``)."""
+    setting = field_setting(cls, f)
+    if isinstance(value, str) and (value == f.metadata.get("none_word") or (value == "none" and setting.none and setting.kind is not str)):
+        value = None
+    value = setting.check(key, value)
     check = f.metadata.get("check")
     if check is not None and value is not None:
         try:

@@ -243,3 +243,113 @@ def test_gpu_share_needs_ray_and_a_fraction(tmp_path, capsys):
     assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--gpu-share", "0.5"]) == 2
     assert "--gpu-share needs --ray" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_tied_keys_go_together_and_the_command_lines_words_are_taken():
+    specs = expand({
+        "settings": {"rounds": 1, "system": "umi-3.5ghz", "deadline": "none"},
+        "grid": {"radio": {"downlink_bandwidth_hz": [10e6, 20e6], "uplink_bandwidth_hz": [10e6, 20e6]},
+                 "tie": [["radio.downlink_bandwidth_hz", "radio.uplink_bandwidth_hz"]], "mode": ["barrier", "pipelined"]},
+        "algorithm": [{"name": "user-centric", "grid": {"streams": ["m", 2]}}],
+    })
+    assert [(s.radio["downlink_bandwidth_hz"], s.radio["uplink_bandwidth_hz"], s.mode, s.options["streams"]) for s in specs] == [
+        (bw, bw, mode, k) for bw in (10e6, 20e6) for mode in ("barrier", "pipelined") for k in ("m", 2)]  # tied, not crossed
+
+
+@pytest.mark.parametrize("grid,message", [
+    ({"rounds": [1, 2], "devices": [4], "tie": [["rounds", "devices"]]}, r"tied keys need lists of one length, got rounds \(2\), devices \(1\)"),
+    ({"rounds": [1], "tie": [["rounds", "seeds"]]}, "tie names 'seeds', which is not a key of the grid"),
+    ({"rounds": [1], "devices": [4], "tie": ["rounds"]}, "tie must be a list of lists of two or more grid keys"),
+    ({"rounds": [1], "devices": [4], "alpha": [1.0], "tie": [["rounds", "devices"], ["devices", "alpha"]]}, "'devices' is in two tie lists"),
+])
+def test_malformed_ties_are_refused(grid, message):
+    with pytest.raises(UsageError, match=message):
+        expand({"grid": grid, "algorithm": [{"name": "fedavg"}]})
+
+
+def test_a_refused_run_names_its_grid_point():
+    from scenarios.execution.sweep import expand_points, plan
+
+    config = {"settings": {"rounds": 1, "system": "umi-3.5ghz"},
+              "grid": {"radio": {"downlink_bandwidth_hz": [20e6], "uplink_bandwidth_hz": [20e6, 10e6]}},
+              "algorithm": [{"name": "fedavg"}]}
+    specs, points = zip(*expand_points(config, "tdd.toml"))
+    with pytest.raises(UsageError) as refused:
+        plan(specs, os.environ.get("FL_COSIM_DATA"), points=points)
+    assert str(refused.value).startswith("tdd.toml: [grid] radio.downlink_bandwidth_hz=20000000.0, "
+                                         "radio.uplink_bandwidth_hz=10000000.0; [[algorithm]] #1; seed 0: ")
+    assert "TDD shares one carrier" in str(refused.value)
+
+
+def test_summary_columns_that_never_vary_are_left_out_whatever_they_hold():
+    from scenarios.execution.sweep import constant_columns
+
+    header = ["scenario", "label", "mean_accuracy", "uplink_outage_drops", "energy_uplink_j"]  # any column: another's too
+    rows = [["digits", "a", 0.5, 0, 1.0], ["digits", "b", 0.6, 0, 2.0]]
+    assert constant_columns(header, rows) == ([1, 2, 4], {"scenario": "digits", "uplink_outage_drops": 0})
+    assert constant_columns(header, rows[:1]) == ([0, 1, 2, 3, 4], {})  # one row: nothing to compare, all kept
+
+
+@pytest.mark.parametrize("value,expected", [
+    (0.8, (0.8, 0.9)), ("0.8", (0.8, 0.9)), ("0.95*best", (None, 0.95)), (" 0.5 * best", (None, 0.5)),
+])
+def test_a_target_is_a_number_or_a_fraction_of_each_groups_best(value, expected):
+    from scenarios.execution.sweep import parse_target
+
+    found = parse_target(value, "target")
+    assert (found.target, found.fraction) == expected
+
+
+@pytest.mark.parametrize("summary,message", [
+    ({"target": "best"}, "target must be a mean accuracy in"),
+    ({"target": "1.5*best"}, r"fraction of the best must be a finite number in \(0, 1\]"),
+    ({"target": 0}, r"target must be a finite number in \(0, 1\]"),
+    ({"group": "devices"}, "group must be a list of settings columns"),
+    ({"targett": 0.5}, "unknown key 'targett'"),
+])
+def test_malformed_summaries_are_refused(summary, message):
+    with pytest.raises(UsageError, match=message):
+        expand({"summary": summary, "algorithm": [{"name": "fedavg"}]})
+
+
+TDD_SWEEP = """
+seeds = 2
+[settings]
+scenario = "digits-rotation"
+system = "umi-3.5ghz"
+rounds = 1
+devices = 8
+[grid]
+radio = { downlink_bandwidth_hz = [10e6, 20e6], uplink_bandwidth_hz = [10e6, 20e6] }
+tie = [["radio.downlink_bandwidth_hz", "radio.uplink_bandwidth_hz"]]
+[summary]
+target = "0.9*best"
+group = ["algorithm"]
+[[algorithm]]
+name = "user-centric"
+options = { streams = "m" }
+[[algorithm]]
+name = "fedavg"
+"""
+
+
+def test_a_tied_tdd_bandwidth_sweep_with_streams_m_summarizes_what_varies(tmp_path, capsys):
+    pandas = pytest.importorskip("pandas")
+    config = tmp_path / "tdd.toml"
+    config.write_text(TDD_SWEEP)
+    assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--json", "--jobs", "1"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["runs"] == 2 * 2 * 2
+    runs = pandas.read_csv(data["tables"][0])
+    assert (runs["radio_downlink_bandwidth_hz"] == runs["radio_uplink_bandwidth_hz"]).all()
+    assert set(runs["label"]) == {"user-centric k=m", "fedavg"}
+    summary = pandas.read_csv(next(t for t in data["tables"] if t.endswith("_summary.csv")))
+    assert len(summary) == 4
+    for column in summary.columns:  # only what varies: no scenario, system, rounds, option or never-set column
+        assert summary[column].nunique(dropna=False) > 1, column
+    assert "radio_downlink_bandwidth_hz" in summary and "scenario" not in summary
+    for _, group in summary.groupby("label"):  # each algorithm's target: 90% of its own best grid point
+        assert group["target"].nunique() == 1
+        assert group["target"].iloc[0] == pytest.approx(round(0.9 * group["mean_accuracy"].max(), 4))
+    page = Path(next(t for t in data["tables"] if t.endswith("_summary.md"))).read_text()
+    assert "Same in every row (left out of the table): scenario = digits-rotation; system = umi-3.5ghz" in page

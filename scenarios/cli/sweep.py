@@ -12,7 +12,6 @@ from scenarios.definitions.settings import Setting
 
 JOBS = Setting(int, low=1, high=256)
 GPU_SHARE = Setting(float, low=0, high=1, low_open=True)
-TARGET = Setting(float, low=0, high=1, low_open=True, none=True)
 
 
 def add_parser(subparsers) -> None:
@@ -38,8 +37,10 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--gpu-share", type=float, default=None, metavar="FRACTION",
                         help="with --ray: the share of a GPU each run on CUDA asks for (default 1: one run per GPU; "
                         "0.25: four runs share one)")
-    parser.add_argument("--target", type=float, help="target mean accuracy of the summary's to-target columns "
-                        "(default: per scenario, 90%% of its best grid point's mean final accuracy)")
+    parser.add_argument("--target", help="target mean accuracy of the summary's to-target columns, or a fraction of "
+                        "each group's best grid point (0.9*best); replaces the file's [summary] target (default: 90%% of "
+                        "the best grid point's mean final accuracy of each group: a scenario, and a value of each "
+                        "[summary] group setting)")
     add_quiet(parser)
     add_data_dir(parser)
     add_json(parser)
@@ -49,7 +50,6 @@ def execute(args):
     from scenarios.execution.sweep import run_sweep
 
     JOBS.check("--jobs", args.jobs)
-    TARGET.check("--target", args.target)
     if args.gpu_share is not None:
         if args.ray is None:
             raise UsageError("--gpu-share needs --ray (local workers share this machine's GPU as they are)")

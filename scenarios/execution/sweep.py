@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import os
 import tomllib
 from dataclasses import dataclass
@@ -42,7 +43,9 @@ from scenarios.records.reading import MAX_DEPTH, MAX_SWEEP_BYTES, ReadError, che
 from scenarios.definitions.settings import DEFAULT_SCENARIO, MAX_SEEDS, RUN_SETTINGS, SWEEP_KEYS, Setting, declared, recorded_value
 
 TABLE_KEYS = tuple(f.name for f in declared() if f.name in SWEEP_KEYS and f.default_factory is dict)  # training, radio
-TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run", "plugins")
+TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run", "plugins", "summary")
+TIE = "tie"  # [grid] tie = [["radio.downlink_bandwidth_hz", "radio.uplink_bandwidth_hz"]]: keys whose lists go together
+SUMMARY_KEYS = ("target", "group")
 ALGORITHM_KEYS = ("name", "options", "grid")
 RUN_KEYS = SWEEP_KEYS + ("algorithm", "options")
 SEEDS = Setting(int, low=1, high=MAX_SEEDS)
@@ -79,11 +82,19 @@ def load_sweep_plugins(config: dict, folder: Path, where: str = "sweep") -> None
 
 def expand(config: dict, where: str = "sweep") -> list[RunSpec]:
     """The runs a sweep file names, in order, duplicates removed (not yet checked: ``prepare``)."""
+    return [spec for spec, _ in expand_points(config, where)]
+
+
+def expand_points(config: dict, where: str = "sweep") -> list[tuple[RunSpec, str]]:
+    """``expand``'s runs, each with where the file names it in words (its grid point, algorithm
+    entry and option values, seed), so a refused run names its point."""
     _known(config, TOP_KEYS, where)
+    summary_settings(config, where)
     seeds = _seeds(config.get("seeds", [0]), where)
     settings = _table(config.get("settings", {}), f"{where} [settings]")
     _known(settings, SWEEP_KEYS, f"{where} [settings]")
-    grid = _table(config.get("grid", {}), f"{where} [grid]")
+    grid = dict(_table(config.get("grid", {}), f"{where} [grid]"))
+    ties = grid.pop(TIE, [])
     _known(grid, SWEEP_KEYS, f"{where} [grid]")
     algorithms = _list_of_tables(config.get("algorithm", []), f"{where} [[algorithm]]")
     explicit = _list_of_tables(config.get("run", []), f"{where} [[run]]")
@@ -97,18 +108,22 @@ def expand(config: dict, where: str = "sweep") -> list[RunSpec]:
         if "name" not in entry:
             raise UsageError(f"{label}: needs name = \"ALGORITHM\"")
         option_grids.append((label, _table(entry.get("options", {}), f"{label} options"), _table(entry.get("grid", {}), f"{label} grid")))
+    axes = _axes(grid, ties, f"{where} [grid]")
+    option_axes = [_axes(g, [], f"{label} grid") for label, _, g in option_grids]
     # counted from the lists' lengths before any run is built: a huge grid is refused at once
-    count = (_size(grid, f"{where} [grid]") * sum(_size(g, f"{label} grid") for label, _, g in option_grids)
-             + len(explicit)) * len(seeds)
+    count = (_size(axes) * sum(map(_size, option_axes)) + len(explicit)) * len(seeds)
     if count > MAX_RUNS:
         raise UsageError(f"{where}: {count:,} runs; at most {MAX_RUNS:,} in one sweep")
-    specs: list[RunSpec] = []
-    for combination in _combinations(grid):
+    specs: list[tuple[RunSpec, str]] = []
+    for combination in _combinations(axes):
         base = _merge(settings, combination)
-        for (label, options, option_grid), entry in zip(option_grids, algorithms):
-            for option_combination in _combinations(option_grid):
+        point = f"[grid] {_words(combination)}; " if combination else ""
+        for (label, options, _), option_axis, entry in zip(option_grids, option_axes, algorithms):
+            for option_combination in _combinations(option_axis):
+                chosen = f" {_words(option_combination)}" if option_combination else ""
                 for seed in seeds:
-                    specs.append(_spec(base, entry["name"], {**options, **option_combination}, seed, label))
+                    specs.append((_spec(base, entry["name"], {**options, **option_combination}, seed, label),
+                                  f"{where}: {point}{label[len(where) + 1:]}{chosen}; seed {seed}"))
     for index, entry in enumerate(explicit):
         label = f"{where} [[run]] #{index + 1}"
         _known(entry, RUN_KEYS, label)
@@ -116,14 +131,20 @@ def expand(config: dict, where: str = "sweep") -> list[RunSpec]:
             raise UsageError(f"{label}: needs algorithm = \"ALGORITHM\"")
         base = _merge(settings, {k: v for k, v in entry.items() if k in SWEEP_KEYS})
         for seed in seeds:
-            specs.append(_spec(base, entry["algorithm"], _table(entry.get("options", {}), f"{label} options"), seed, label))
+            specs.append((_spec(base, entry["algorithm"], _table(entry.get("options", {}), f"{label} options"), seed, label),
+                          f"{label}; seed {seed}"))
     unique, seen = [], set()
-    for spec in specs:
+    for spec, point in specs:
         key = repr(spec)
         if key not in seen:
             seen.add(key)
-            unique.append(spec)
+            unique.append((spec, point))
     return unique
+
+
+def _words(combination: dict) -> str:
+    """A grid point in words: ``radio.downlink_bandwidth_hz=1e+07, system=wired``."""
+    return ", ".join(f"{key}={value}" for key, value in combination.items())
 
 
 def _spec(settings: dict, algorithm, options: dict, seed: int, where: str) -> RunSpec:
@@ -172,20 +193,46 @@ def _flatten(grid: dict) -> dict:
     return flat
 
 
-def _size(grid: dict, where: str) -> int:
-    """How many combinations ``grid`` has (each value a non-empty list: UsageError otherwise)."""
-    size = 1
+def _axes(grid: dict, ties, where: str) -> list[tuple[tuple[str, ...], list[tuple]]]:
+    """The grid's axes, each (its keys, its points): one key per axis, or the keys of a ``tie``
+    together, their lists (of one length) read side by side, the i-th value of each with the
+    i-th of the others. Each value a non-empty list (UsageError otherwise)."""
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise UsageError(f"{where}: {key} must be a non-empty list of values, got {values!r}")
-        size *= len(values)
-    return size
+    if not isinstance(ties, list) or not all(isinstance(t, list) and len(t) >= 2 and all(isinstance(k, str) for k in t) for t in ties):
+        raise UsageError(f"{where}: {TIE} must be a list of lists of two or more grid keys, got {ties!r}")
+    tied: dict[str, int] = {}
+    for index, keys in enumerate(ties):
+        for key in keys:
+            if key not in grid:
+                raise UsageError(f"{where}: {TIE} names {key!r}, which is not a key of the grid; its keys: {', '.join(grid)}")
+            if key in tied:
+                raise UsageError(f"{where}: {key!r} is in two {TIE} lists; tie it once")
+            tied[key] = index
+        lengths = {key: len(grid[key]) for key in keys}
+        if len(set(lengths.values())) > 1:
+            raise UsageError(f"{where}: tied keys need lists of one length, got "
+                             + ", ".join(f"{key} ({n})" for key, n in lengths.items()))
+    axes, done = [], set()
+    for key in grid:
+        if key in done:
+            continue
+        keys = tuple(ties[tied[key]]) if key in tied else (key,)
+        done.update(keys)
+        axes.append((keys, list(zip(*(grid[k] for k in keys)))))
+    return axes
 
 
-def _combinations(grid: dict):
-    """Every combination of a checked ``grid`` (``_size``), one at a time."""
-    keys = list(grid)
-    return (dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys)))
+def _size(axes) -> int:
+    """How many combinations the grid's ``axes`` have."""
+    return math.prod(len(points) for _, points in axes)
+
+
+def _combinations(axes):
+    """Every combination of the grid's ``axes`` (``_axes``) as a key -> value table, one at a time."""
+    return ({key: value for (keys, _), point in zip(axes, points) for key, value in zip(keys, point)}
+            for points in itertools.product(*(points for _, points in axes)))
 
 
 def _merge(settings: dict, combination: dict) -> dict:
@@ -213,14 +260,21 @@ class PlannedRun:
     config: dict
 
 
-def plan(specs: Sequence[RunSpec], data_dir: str | None, progress: Callable[[int], None] | None = None) -> list[PlannedRun]:
+def plan(specs: Sequence[RunSpec], data_dir: str | None, progress: Callable[[int], None] | None = None,
+         points: Sequence[str] | None = None) -> list[PlannedRun]:
     """Every run checked and named (its data and learner built once) before anything is written;
-    runs whose configs resolve to the same folder are kept once."""
+    runs whose configs resolve to the same folder are kept once. ``points``: where the file names
+    each run (``expand_points``), which a refused run's one line starts with."""
     from scenarios.execution.runner import prepare, resolve
 
     planned, names = [], set()
     for index, spec in enumerate(specs):
-        prepared = prepare(resolve(spec), data_dir)
+        try:
+            prepared = prepare(resolve(spec), data_dir)
+        except UsageError as error:
+            if points is None:
+                raise
+            raise UsageError(f"{points[index]}: {error}") from None
         if prepared.name not in names:
             names.add(prepared.name)
             planned.append(PlannedRun(prepared.run.spec, prepared.name, prepared.config))
@@ -345,38 +399,125 @@ def setting_values(config: dict) -> dict:
     return values
 
 
-def grid_summary(runs: Sequence[PlannedRun], out: Path, target: float | None) -> tuple[list[str], list[list], str]:
+@dataclass(frozen=True)
+class SummarySettings:
+    """How a sweep's summary sets its target: ``target`` for every group, else ``fraction`` of
+    each group's best grid point (its mean final accuracy); a group is the grid points of one
+    scenario and one value of each setting column in ``group`` (``algorithm``, ``system``,
+    ``devices``, ``radio_KEY``...)."""
+
+    target: float | None = None
+    fraction: float = 0.9
+    group: tuple[str, ...] = ()
+
+
+FRACTION = Setting(float, low=0, high=1, low_open=True)
+TARGET = Setting(float, low=0, high=1, low_open=True)
+
+
+def parse_target(value, where: str) -> SummarySettings:
+    """A target mean accuracy (``0.8``) or a fraction of each group's best (``"0.9*best"``)."""
+    if isinstance(value, str):  # the command line's text: a number, or FRACTION*best
+        text = value.replace(" ", "")
+        number, best = (text[:-len("*best")], True) if text.endswith("*best") else (text, False)
+        try:
+            number = float(number)
+        except ValueError:
+            number = None
+        if number is not None and best:
+            return SummarySettings(fraction=FRACTION.check(f"{where} fraction of the best", number))
+        if number is not None:
+            return SummarySettings(target=TARGET.check(where, number))
+        raise UsageError(f"{where} must be a mean accuracy in (0, 1] or a fraction of each group's best "
+                         f"(\"0.9*best\"), got {value!r}")
+    return SummarySettings(target=TARGET.check(where, value))
+
+
+def summary_settings(config: dict, where: str = "sweep", target=None) -> SummarySettings:
+    """The file's ``[summary]`` (``target``, ``group``), its target replaced by ``target`` when
+    given (the command line's ``--target``)."""
+    table = _table(config.get("summary", {}), f"{where} [summary]")
+    _known(table, SUMMARY_KEYS, f"{where} [summary]")
+    group = table.get("group", [])
+    if not isinstance(group, list) or not all(isinstance(g, str) for g in group):
+        raise UsageError(f"{where} [summary] group must be a list of settings columns (algorithm, devices, radio_KEY...), got {group!r}")
+    chosen = target if target is not None else table.get("target")
+    found = SummarySettings() if chosen is None else parse_target(chosen, "--target" if target is not None else f"{where} [summary] target")
+    return dataclasses.replace(found, group=tuple(dict.fromkeys(group)))
+
+
+def check_groups(runs: Sequence[PlannedRun], summary: SummarySettings, where: str = "sweep") -> None:
+    """UsageError naming a ``group`` column that no run's settings have (``setting_values``)."""
+    known = dict.fromkeys(["system", "algorithm", *(k for run in runs for k in setting_values(run.config))])
+    for name in summary.group:
+        if name not in known:
+            raise UsageError(f"{where} [summary] group: no settings column {name!r}; the runs' columns: {', '.join(known)}")
+
+
+def constant_columns(header: Sequence[str], rows: Sequence[Sequence]) -> tuple[list[int], dict[str, object]]:
+    """Which columns of a table vary (their indices) and the value of each that does not (a
+    column the same in every row, with two rows or more): any column, whatever it holds."""
+    if len(rows) < 2:
+        return list(range(len(header))), {}
+    keep = [i for i in range(len(header)) if len({str(row[i]) for row in rows}) > 1]
+    return keep, {header[i]: rows[0][i] for i in range(len(header)) if i not in keep}
+
+
+def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings | float | None = None
+                 ) -> tuple[list[str], list[list], str]:
     """Per grid point (runs whose resolved configs differ in the seed alone), aggregated over its
     seeds as ``compare`` does (``scenarios.execution.compare.label_row``): (CSV header, CSV rows,
-    Markdown). The target defaults, per scenario, to 90% of its best grid point's mean final
-    accuracy. Columns: the scenario, label and system, the settings that vary over the grid,
-    then the numbers."""
+    Markdown). The target is ``summary``'s: given, or a fraction (default 90%) of the best mean
+    final accuracy of each group (a scenario and one value of each ``group`` setting). Columns:
+    the scenario, system and label, the settings, the numbers and the target; a column the same
+    in every row is left out of both tables (the Markdown says its value above the table)."""
     from scenarios.records.atomic import json_text, number_cell
     from scenarios.reports.tables import cell
-    from scenarios.execution.compare import legend, markdown, numeric_rows, summarize, table_rows
+    from scenarios.execution.compare import CENSORED, SPREAD, markdown, numeric_rows, summarize, table_rows
     from scenarios.execution.spec import run_label
     from scenarios.records.result_folder import SEED_KEYS, read_run
 
+    if not isinstance(summary, SummarySettings):
+        summary = SummarySettings(target=summary)
     points: dict[str, list[PlannedRun]] = {}
     for run in runs:
         points.setdefault(json_text({k: v for k, v in run.config.items() if k not in SEED_KEYS}, indent=None), []).append(run)
-    settings = [dict(scenario=p[0].spec.scenario, system=p[0].spec.system, **setting_values(p[0].config)) for p in points.values()]
-    keys = dict.fromkeys(k for s in settings for k in s)
-    varying = [k for k in keys if len({json_text(s.get(k), indent=None) for s in settings}) > 1]
-    rows, targets = [], {}
-    for scenario in dict.fromkeys(s["scenario"] for s in settings):
-        mine = [(key, p) for (key, p), s in zip(points.items(), settings) if s["scenario"] == scenario]
-        found, targets[scenario] = summarize({key: [read_run(out / r.name) for r in p] for key, p in mine}, target)
-        rows += [dataclasses.replace(row, label=run_label(p[0].spec)) for row, (_, p) in zip(found, mine)]
+    settings = [dict(scenario=p[0].spec.scenario, system=p[0].spec.system, algorithm=p[0].spec.algorithm, **setting_values(p[0].config))
+                for p in points.values()]
+    columns = [k for k in dict.fromkeys(k for s in settings for k in s) if k not in ("scenario", "system", "algorithm")]
+    groups = [json_text([s["scenario"], *(s.get(g) for g in summary.group)], indent=None) for s in settings]
+    rows: list = [None] * len(settings)
+    targets: dict[str, float | None] = {}
+    for group in dict.fromkeys(groups):
+        mine = [i for i, g in enumerate(groups) if g == group]
+        curves = {key: [read_run(out / r.name) for r in p] for i, (key, p) in enumerate(points.items()) if i in mine}
+        target = summary.target
+        if target is None:
+            finals = [row.mean_accuracy[0] for row in summarize(curves, None)[0]]
+            finals = [f for f in finals if f is not None]
+            target = round(summary.fraction * max(finals), 4) if finals else None
+        found, targets[group] = summarize(curves, target)
+        for i, row in zip(mine, found):
+            rows[i] = dataclasses.replace(row, label=run_label(list(points.values())[i][0].spec))
     header, body = numeric_rows(rows)
-    csv_header = ["scenario", "system", *(k for k in varying if k not in ("scenario", "system")), "label", *header[1:], "target"]
-    csv_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) for k in varying if k not in ("scenario", "system")), *cells,
-                 number_cell(targets[s["scenario"]])]
-                for s, cells in zip(settings, body)]
+    csv_header = ["scenario", "system", *columns, "label", *header[1:], "target"]
+    csv_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) for k in columns), *cells, number_cell(targets[g])]
+                for s, cells, g in zip(settings, body, groups)]
+    keep, same = constant_columns(csv_header, csv_rows)
     text_header, text_body = table_rows(rows)
-    page = "\n".join(f"- {scenario}: {legend(t)}" for scenario, t in targets.items()) + "\n\n" + markdown(
-        varying + text_header, [[str(s.get(k, "-")) for k in varying] + cells for s, cells in zip(settings, text_body)])
-    return csv_header, csv_rows, page
+    page_header = ["scenario", "system", *columns, *text_header, "target"]
+    page_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) or "-" for k in columns), *cells, str(targets[g])]
+                 for s, cells, g in zip(settings, text_body, groups)]
+    page_keep, page_same = constant_columns(page_header, page_rows)
+    how = (f"target mean accuracy {summary.target} for every row" if summary.target is not None else
+           f"target: {summary.fraction:g} x the best mean final accuracy of its group (scenario"
+           + "".join(f", {g}" for g in summary.group) + ")")
+    note = (f"One row per grid point. {how}. Cells: mean over the seeds that finished, ({SPREAD}) in brackets; "
+            f"to target: {CENSORED}.")
+    if page_same:
+        note += "\n\nSame in every row (left out of the table): " + "; ".join(f"{k} = {v}" for k, v in page_same.items()) + "."
+    page = note + "\n\n" + markdown([page_header[i] for i in page_keep], [[r[i] for i in page_keep] for r in page_rows])
+    return [csv_header[i] for i in keep], [[r[i] for i in keep] for r in csv_rows], page
 
 
 def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = None, jobs: int = 1,
@@ -399,12 +540,14 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
         check_ray()
     out = check_output_dir(Path(out) if out else Path("results") / path.stem)
     load_sweep_plugins(config, path.parent, path.name)
-    specs = expand(config, path.name)
+    specs, points = zip(*expand_points(config, path.name))
+    summary = summary_settings(config, path.name, target)
     data_dir = str(resolve_data_dir(data_dir))
     checking = Progress("checking", len(specs), unit="runs") if progress else None
-    runs = plan(specs, data_dir, checking.update if checking else None)
+    runs = plan(specs, data_dir, checking.update if checking else None, points)
     if checking:
         checking.close()
+    check_groups(runs, summary, path.name)
     if ray is not None:
         start_ray(ray, jobs)  # before anything is written: an unreachable cluster is one line
     make_output_dir(out)
@@ -430,7 +573,7 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     rows = [run_row({**summary, "result_dir": run.name}, setting_values(run.config)) for run, summary in zip(runs, summaries)]
     stem = out / f"{path.stem}_{sha256_text(chr(10).join(run.name for run in runs))[:10]}"
     tables = write_tables(rows, columns, stem)
-    summary_header, summary_rows, summary_page = grid_summary(runs, out, target)
+    summary_header, summary_rows, summary_page = grid_summary(runs, out, summary)
     tables += [stem.with_name(stem.name + "_summary.csv"), stem.with_name(stem.name + "_summary.md")]
     atomic_write_text(tables[-2], csv_text(summary_header, summary_rows))
     atomic_write_text(tables[-1], f"# {path.name}: one row per grid point, over its seeds\n\n{summary_page}")

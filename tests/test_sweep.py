@@ -284,10 +284,12 @@ def test_a_refused_run_names_its_grid_point():
 def test_summary_columns_that_never_vary_are_left_out_whatever_they_hold():
     from scenarios.execution.sweep import constant_columns
 
-    header = ["scenario", "label", "mean_accuracy", "uplink_outage_drops", "energy_uplink_j"]  # any column: another's too
-    rows = [["digits", "a", 0.5, 0, 1.0], ["digits", "b", 0.6, 0, 2.0]]
-    assert constant_columns(header, rows) == ([1, 2, 4], {"scenario": "digits", "uplink_outage_drops": 0})
-    assert constant_columns(header, rows[:1]) == ([0, 1, 2, 3, 4], {})  # one row: nothing to compare, all kept
+    header = ["scenario", "label", "mean_accuracy", "uplink_outage_drops", "energy_uplink_j", "option_mu", "option_lam"]  # any column
+    rows = [["digits", "fedprox", 0.5, 0, 1.0, 0.1, ""], ["digits", "fedprox", 0.6, 0, 2.0, 1.0, ""], ["digits", "fedavg", 0.4, 0, 3.0, "", ""]]
+    assert constant_columns(header, rows) == ([1, 2, 4, 5], {"scenario": "digits", "uplink_outage_drops": "0", "option_lam": "-"})
+    assert constant_columns(header, rows[:1]) == (list(range(7)), {})  # one row: nothing to compare, all kept
+    # an option that one algorithm has, at one value: the same wherever it is set
+    assert constant_columns(["label", "option_mu"], [["fedprox", 0.5], ["fedavg", ""]]) == ([0], {"option_mu": "0.5"})
 
 
 @pytest.mark.parametrize("value,expected", [
@@ -346,10 +348,11 @@ def test_a_tied_tdd_bandwidth_sweep_with_streams_m_summarizes_what_varies(tmp_pa
     summary = pandas.read_csv(next(t for t in data["tables"] if t.endswith("_summary.csv")))
     assert len(summary) == 4
     for column in summary.columns:  # only what varies: no scenario, system, rounds, option or never-set column
-        assert summary[column].nunique(dropna=False) > 1, column
+        assert summary[column].nunique() > 1, column
     assert "radio_downlink_bandwidth_hz" in summary and "scenario" not in summary
     for _, group in summary.groupby("label"):  # each algorithm's target: 90% of its own best grid point
         assert group["target"].nunique() == 1
         assert group["target"].iloc[0] == pytest.approx(round(0.9 * group["mean_accuracy"].max(), 4))
     page = Path(next(t for t in data["tables"] if t.endswith("_summary.md"))).read_text()
-    assert "Same in every row (left out of the table): scenario = digits-rotation; system = umi-3.5ghz" in page
+    assert "Same in every row where set (left out of the table): scenario = digits-rotation; system = umi-3.5ghz" in page
+    assert not any(column.startswith("option_") for column in summary)  # user-centric's, one value each

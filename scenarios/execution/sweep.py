@@ -454,13 +454,19 @@ def check_groups(runs: Sequence[PlannedRun], summary: SummarySettings, where: st
             raise UsageError(f"{where} [summary] group: no settings column {name!r}; the runs' columns: {', '.join(known)}")
 
 
+EMPTY_CELLS = ("", "-")  # a cell without a value: CSV, Markdown
+
+
 def constant_columns(header: Sequence[str], rows: Sequence[Sequence]) -> tuple[list[int], dict[str, object]]:
-    """Which columns of a table vary (their indices) and the value of each that does not (a
-    column the same in every row, with two rows or more): any column, whatever it holds."""
+    """Which columns of a table vary (their indices: two values or more among the rows that
+    have one) and the value of each that does not (the same wherever it is set, with two rows
+    or more): any column, whatever it holds (an option only one algorithm has, at one value, is
+    left out with the rest)."""
     if len(rows) < 2:
         return list(range(len(header))), {}
-    keep = [i for i in range(len(header)) if len({str(row[i]) for row in rows}) > 1]
-    return keep, {header[i]: rows[0][i] for i in range(len(header)) if i not in keep}
+    values = [[str(row[i]) for row in rows if str(row[i]) not in EMPTY_CELLS] for i in range(len(header))]
+    keep = [i for i, found in enumerate(values) if len(set(found)) > 1]
+    return keep, {header[i]: found[0] if found else "-" for i, found in enumerate(values) if i not in keep}
 
 
 def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings | float | None = None
@@ -515,7 +521,8 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
     note = (f"One row per grid point. {how}. Cells: mean over the seeds that finished, ({SPREAD}) in brackets; "
             f"to target: {CENSORED}.")
     if page_same:
-        note += "\n\nSame in every row (left out of the table): " + "; ".join(f"{k} = {v}" for k, v in page_same.items()) + "."
+        note += ("\n\nSame in every row where set (left out of the table): "
+                 + "; ".join(f"{k} = {v}" for k, v in page_same.items()) + ".")
     page = note + "\n\n" + markdown([page_header[i] for i in page_keep], [[r[i] for i in page_keep] for r in page_rows])
     return [csv_header[i] for i in keep], [[r[i] for i in keep] for r in csv_rows], page
 

@@ -12,6 +12,10 @@ The file (every key optional except at least one ``[[algorithm]]`` or ``[[run]]`
     [grid]                         # every combination of these lists (a table's entries too)
     system = ["wired", "wireless-slow-ul"]
     training = { epochs = [1, 2] }
+    tie = [["training.epochs", "system"]]  # keys whose lists go together (i-th with i-th), not crossed
+    [summary]                      # the summary's target: a number, or a fraction of each group's best
+    target = "0.9*best"
+    group = ["algorithm"]          # settings columns that split the grid points into groups
     [[algorithm]]                  # each algorithm, with fixed options and an option grid
     name = "user-centric"
     options = { variance_batch_fraction = 0.6 }
@@ -22,8 +26,10 @@ The file (every key optional except at least one ``[[algorithm]]`` or ``[[run]]`
     system = "wired"
 
 Runs are expanded in file order (grid combinations, then algorithms and their option
-combinations, then seeds; then the ``[[run]]`` list) and identical runs are kept once. The
-results table has one row per run and seed, in that order, with plain numbers.
+combinations, then seeds; then the ``[[run]]`` list) and identical runs are kept once; a run
+that cannot be built is refused naming its grid point. The results table has one row per run and
+seed, in that order, with plain numbers; the summary one per grid point, without the columns
+that hold one value throughout (docs/sweep-files.md).
 """
 
 from __future__ import annotations

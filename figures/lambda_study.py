@@ -44,6 +44,9 @@ def _draw(plt, study: dict, out_file: str | Path) -> Path:
             censored = [r for r in rows if r["censored"]]
             ax.plot([r["k"] for r in censored], [r["time_to_target"] for r in censored], linestyle="none",
                     marker=style["marker"], markersize=6, markerfacecolor="white", color=line.get_color())
+        times = [r["time_to_target"] for r in study["rows"] if r["time_unit"] == unit and r["time_to_target"]]
+        if times and max(times) > 5 * min(times):  # systems an order of magnitude apart (rho = 1 and 10): both readable
+            ax.set_yscale("log")
         ax.set_ylabel(TIME_AXES.get(unit, f"time to target ({unit})"))
         ax.set_title(UNIT_TITLES.get(unit, f"time to target ({unit})"))
         ax.legend(fontsize=6)

@@ -488,6 +488,7 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
     from scenarios.execution.compare import CENSORED, SPREAD, markdown, numeric_rows, summarize, table_rows
     from scenarios.execution.spec import run_label
     from scenarios.records.result_folder import SEED_KEYS, read_run
+    from scenarios.reports.over_seeds import mean_std
 
     if not isinstance(summary, SummarySettings):
         summary = SummarySettings(target=summary)
@@ -498,19 +499,20 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
                 for p in points.values()]
     columns = [k for k in dict.fromkeys(k for s in settings for k in s) if k not in ("scenario", "system", "algorithm")]
     groups = [json_text([s["scenario"], *(s.get(g) for g in summary.group)], indent=None) for s in settings]
+    point_runs = list(points.values())
     rows: list = [None] * len(settings)
     targets: dict[str, float | None] = {}
     for group in dict.fromkeys(groups):
         mine = [i for i, g in enumerate(groups) if g == group]
-        curves = {key: [read_run(out / r.name) for r in p] for i, (key, p) in enumerate(points.items()) if i in mine}
+        curves = {i: [read_run(out / r.name) for r in point_runs[i]] for i in mine}
         target = summary.target
         if target is None:
-            finals = [row.mean_accuracy[0] for row in summarize(curves, None)[0]]
+            finals = [mean_std([c.summary["final_mean_accuracy"] for c in cs])[0] for cs in curves.values()]
             finals = [f for f in finals if f is not None]
             target = round(summary.fraction * max(finals), 4) if finals else None
         found, targets[group] = summarize(curves, target)
         for i, row in zip(mine, found):
-            rows[i] = dataclasses.replace(row, label=run_label(list(points.values())[i][0].spec))
+            rows[i] = dataclasses.replace(row, label=run_label(point_runs[i][0].spec))
     header, body = numeric_rows(rows)
     csv_header = ["scenario", "system", *columns, "label", *header[1:], "target"]
     csv_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) for k in columns), *cells, number_cell(targets[g])]
@@ -554,13 +556,13 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     out = check_output_dir(Path(out) if out else Path("results") / path.stem)
     load_sweep_plugins(config, path.parent, path.name)
     specs, points = zip(*expand_points(config, path.name))
-    summary = summary_settings(config, path.name, target)
+    targeting = summary_settings(config, path.name, target)
     data_dir = str(resolve_data_dir(data_dir))
     checking = Progress("checking", len(specs), unit="runs") if progress else None
     runs = plan(specs, data_dir, checking.update if checking else None, points)
     if checking:
         checking.close()
-    check_groups(runs, summary, path.name)
+    check_groups(runs, targeting, path.name)
     if ray is not None:
         start_ray(ray, jobs)  # before anything is written: an unreachable cluster is one line
     make_output_dir(out)
@@ -586,7 +588,7 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     rows = [run_row({**summary, "result_dir": run.name}, setting_values(run.config)) for run, summary in zip(runs, summaries)]
     stem = out / f"{path.stem}_{sha256_text(chr(10).join(run.name for run in runs))[:10]}"
     tables = write_tables(rows, columns, stem)
-    summary_header, summary_rows, summary_page = grid_summary(runs, out, summary)
+    summary_header, summary_rows, summary_page = grid_summary(runs, out, targeting)
     tables += [stem.with_name(stem.name + "_summary.csv"), stem.with_name(stem.name + "_summary.md")]
     atomic_write_text(tables[-2], csv_text(summary_header, summary_rows))
     atomic_write_text(tables[-1], f"# {path.name}: one row per grid point, over its seeds\n\n{summary_page}")

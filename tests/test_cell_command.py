@@ -19,7 +19,7 @@ def run_cli(capsys, *argv):
 
 
 def test_cell_json_describes_the_layout_and_draws_it(capsys, tmp_path):
-    figure = tmp_path / "cell.png"
+    figure = tmp_path / "new" / "cell.png"  # its folder created, as every --out's
     code, out, _ = run_cli(capsys, "cell", "uma-3.5ghz", "--devices", "12", "--seed", "3", "--rounds", "200",
                            "--out", str(figure), "--json")
     data = json.loads(out)

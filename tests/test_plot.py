@@ -1,7 +1,9 @@
 """``fl-cosim plot`` for papers: seeds of one configuration as one mean line with a min-max band,
 IEEE column width, vector PDF with TrueType fonts, the command line in the file's metadata."""
 
+import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -55,10 +57,37 @@ def test_pdf_at_column_width_with_truetype_fonts_and_the_command_line(runs, tmp_
 
 
 def test_energy_axis_without_a_cell_is_one_line(runs, tmp_path, capsys):
-    assert main(["plot", *runs, "--x", "energy", "--out", str(tmp_path / "e.pdf")]) == 2
+    assert main(["plot", *runs, "--x", "energy", "--out", str(tmp_path / "new" / "e.pdf")]) == 2
     err = capsys.readouterr().err
     assert "no run has energy to plot" in err and len(err.strip().splitlines()) == 1
-    assert not (tmp_path / "e.pdf").exists()
+    assert not (tmp_path / "new").exists()  # refused: no folder left behind
+    assert main(["plot", *runs, "--out", str(tmp_path / "new" / "t.pdf")]) == 0  # its folder created
+    assert (tmp_path / "new" / "t.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_retime_onto_named_systems_with_overrides(runs, capsys):
+    """``retime``: on the run's own system its own times; on a preset with overrides the run's
+    plans re-timed on that system (the one ``parse_system`` builds), barrier never faster."""
+    from scenarios.definitions.systems import parse_system
+    from scenarios.reports.retime import retimed_curve
+
+    systems = ["wired", "wired:rho=10", "wired:rho=10,mode=barrier", "wireless-slow-ul:inv_mu=0,t_min=2"]
+    assert main(["retime", *runs, "--systems", *systems, "--target", "0.2", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert [(r["run"], r["system"]) for r in rows] == [(Path(f).name, s) for f in runs for s in systems]
+    for row in rows:
+        folder = next(f for f in runs if Path(f).name == row["run"])
+        timed = retimed_curve(folder, parse_system(row["system"]).build())
+        assert row["end_time"] == timed.time[-1] and row["time_unit"] == "T_dl" and row["energy_j"] is None
+        reached = [t for t, a in zip(timed.time, timed.mean_accuracy) if a >= 0.2]
+        assert row["time_to_target"] == (reached[0] if reached else None)
+        if row["system"] == "wired":  # its own system: its own times
+            assert row["end_time"] == read_run(folder).summary["simulated_time"]
+    ends = {(r["run"], r["system"]): r["end_time"] for r in rows}
+    for folder in runs:  # a slower uplink costs FedAvg time; Local uploads nothing
+        name = Path(folder).name
+        assert ends[name, "wired:rho=10,mode=barrier"] >= ends[name, "wired:rho=10"] >= ends[name, "wired"]
+        assert (ends[name, "wired:rho=10"] > ends[name, "wired"]) == ("fedavg" in name)
 
 
 def drawn_figure(monkeypatch, runs, *argv):

@@ -82,26 +82,25 @@ ROUND_UNITS = {"accuracy/mean": "fraction", "accuracy/worst": "fraction", "netwo
 STEP_UNITS = {"time": {"s": "ms", "T_dl": "thousandths of T_dl"}, "bits": "bits, downlink + uplink", "energy": "microjoules, all devices"}
 
 
-def units(run: RunCurve, steps: tuple[str, ...]) -> dict[str, str]:
-    """Per tag ``logged_series`` writes for ``steps``: its values' unit and what its step counts."""
+def units(run: RunCurve, steps: tuple[str, ...]) -> dict[str, tuple[str, str]]:
+    """Per tag ``logged_series`` writes for ``steps``: (its values' unit, what its step counts)."""
     found = {}
     for axis in _with_rounds(steps):
         if axis == "round":
-            found.update({tag: f"{ROUND_UNITS.get(tag, run.time_unit)} against round" for tag in round_series(run)})
+            found.update({tag: (ROUND_UNITS.get(tag, run.time_unit), "round") for tag in round_series(run)})
         elif (pair := step_series(run, axis)) is not None:
             unit = STEP_UNITS[axis][run.time_unit] if axis == "time" else STEP_UNITS[axis]
-            found.update({f"{pair[0]}/{name}": f"{name} accuracy (fraction) against {axis} ({unit})" for name in ("mean", "worst")})
+            found.update({f"{pair[0]}/{name}": (f"{name} accuracy (fraction)", f"{axis} ({unit})") for name in ("mean", "worst")})
     return found
 
 
 def layout(run: RunCurve, steps: tuple[str, ...]) -> dict:
     """The custom-scalars layout (TensorBoard's ``Custom Scalars`` tab): one category per x axis
     titled with its unit, one chart per series titled with its own."""
-    categories: dict[str, dict[str, list[str]]] = {}
-    for tag, unit in units(run, steps).items():
-        axis = unit.rsplit(" against ", 1)[1]
-        categories.setdefault(f"against {axis}", {})[f"{tag} [{unit.rsplit(' against ', 1)[0]}]"] = [tag]
-    return {category: {title: ["Multiline", tags] for title, tags in charts.items()} for category, charts in categories.items()}
+    categories: dict[str, dict[str, list]] = {}
+    for tag, (unit, axis) in units(run, steps).items():
+        categories.setdefault(f"against {axis}", {})[f"{tag} [{unit}]"] = ["Multiline", [tag]]
+    return categories
 
 
 def wall_times(run: RunCurve) -> list[float]:
@@ -194,7 +193,7 @@ def _mlflow_run(mlflow, run: RunCurve, steps: tuple[str, ...]) -> str:
     """One MLflow run; MLflow's metric names take no '/', so ``accuracy/mean`` is ``accuracy_mean``."""
     with mlflow.start_run(run_name=Path(run.folder).name) as active:
         mlflow.log_params({key: str(value)[:500] for key, value in flat_config(run.config).items()})
-        mlflow.set_tags({f"unit.{tag.replace('/', '_')}": unit for tag, unit in units(run, steps).items()})
+        mlflow.set_tags({f"unit.{tag.replace('/', '_')}": f"{unit} against {axis}" for tag, (unit, axis) in units(run, steps).items()})
         for tag, step, value, time in logged_series(run, steps):
             mlflow.log_metric(tag.replace("/", "_"), value, step=step, timestamp=round(1000 * time))
         mlflow.log_metrics({key.replace("/", "_"): value for key, value in final_metrics(run).items()})

@@ -8,6 +8,7 @@ is redrawn every round by the physical system (``netsim.physical``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -48,6 +49,15 @@ class Cell:
     interference_load: float = option(1.0, "share of the time the other sectors transmit", low=0.0, high=1.0)
     k_factor_db: float | None = option(None, "mean Ricean K-factor of LOS links (none: TR 38.901 Table 7.5-6's 9 dB)",
                                           low=-50.0, high=50.0, omit_default=True)
+    speed_kmh: float | Literal["38.901"] = option(
+        0.0, "devices' speed (0: static, fading i.i.d. per round; above 0 the channel moves in time: netsim.dynamics; "
+             "38.901: TR 38.901 Table 7.8-1's, 3 km/h indoors and 30 km/h outdoors, 19-site layout)",
+        low=0.0, high=500.0, omit_default=True)
+    handover_margin_db: float = option(0.0, "a moving device's handover offset to a stronger sector (TS 38.331 A3 event)",
+                                       low=0.0, high=30.0, omit_default=True)
+    coverage: Literal["network", "site"] = option(
+        "network", "which sites reach the parameter server for a moving device: every site (the server in the core network) "
+                   "or only the centre site (served by another, a device is out of coverage: dropped)", omit_default=True)
 
     def __post_init__(self) -> None:
         """The declared bounds (``option``), then what no single field's bounds say."""
@@ -68,6 +78,14 @@ class Cell:
             raise ValueError(f"unknown LOS mode {self.los!r}; choose from {', '.join(LOS_MODES)}")
         if self.interference:
             self._check_network()
+        elif self.speed_kmh == "38.901":
+            raise ValueError("speed_kmh=38.901 sets speeds by the devices' indoor states, which the 19-site layout draws; "
+                             "give interference=on or a speed in km/h")
+
+    @property
+    def moving(self) -> bool:
+        """Whether the devices move (the channel lives in time: ``netsim.dynamics.motion``)."""
+        return self.speed_kmh != 0.0
 
     def _check_network(self) -> None:
         """The 19-site layout's own limits (``netsim.multicell``)."""

@@ -80,7 +80,7 @@ class SumOfSinusoids:
         (linear, broadcast against the links)."""
         wt = (self.omega_rad_s * t_s)[..., None]
         scale = np.sqrt(1.0 / self.cos_a.shape[-1])  # sqrt(2/M) per quadrature, over sqrt(2)
-        scatter = scale * (np.cos(wt * self.cos_a + self.phi).sum(axis=-1) + 1j * np.cos(wt * self.sin_a + self.psi).sum(axis=-1))
+        scatter = scale * (_cos_sum(wt, self.cos_a, self.phi) + 1j * _cos_sum(wt, self.sin_a, self.psi))
         k = np.asarray(k_factor, dtype=float)
         if not k.any():
             return scatter
@@ -91,6 +91,17 @@ class SumOfSinusoids:
         """``|h(t)|^2``."""
         h = self.gain(t_s, k_factor)
         return h.real**2 + h.imag**2
+
+
+def _cos_sum(wt: np.ndarray, factor: np.ndarray, phase: np.ndarray) -> np.ndarray:
+    """``sum_n cos(wt factor_n + phase_n)``: the phase formed in double precision and reduced to
+    ``[0, 2 pi)`` there, its cosine taken in single precision (vectorized, an order of magnitude
+    faster; the error, ~1e-7, is far below the model's)."""
+    arg = wt * factor
+    arg += phase
+    np.remainder(arg, 2.0 * np.pi, out=arg)
+    single = arg.astype(np.float32)
+    return np.cos(single, out=single).sum(axis=-1, dtype=np.float64)
 
 
 def autocorrelation(process: SumOfSinusoids, lags_s, starts_s) -> np.ndarray:

@@ -91,8 +91,9 @@ class Cell:
         """The 19-site layout's own limits (``netsim.multicell``)."""
         if self.distances_m is not None:
             raise ValueError("distances_m places devices in the isolated cell; give interference=off with it")
-        if self.los != "probabilistic":
-            raise ValueError("the 19-site layout draws every link's LOS state; give interference=off for los=los or los=nlos")
+        if self.los != "probabilistic" and not self.moving:
+            raise ValueError("the 19-site layout draws every link's LOS state; give interference=off for los=los or los=nlos "
+                             "(or a speed: a moving device's links all LOS or all NLOS)")
         if not 2 * self.inner_radius_m < self.inter_site_distance_m:
             raise ValueError(f"inter_site_distance_m must exceed twice the minimum distance {self.inner_radius_m:g} m, "
                              f"got {self.inter_site_distance_m:g}")

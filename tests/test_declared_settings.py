@@ -167,7 +167,7 @@ def test_every_radio_parameter_reaches_the_cell_from_run_sweep_and_api():
         if setting.kind is int:
             value = now + 1 if setting.high is None or now + 1 <= setting.high else now - 1
         elif setting.kind is str:
-            value = next(word for word in setting.choices if word != now)
+            value = next((word for word in setting.choices if word != now), "trace.json")  # a word, or a path
         elif now is None:
             value = (setting.low + setting.high) / 2
         else:

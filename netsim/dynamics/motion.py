@@ -132,7 +132,7 @@ class ChannelInTime:
         h = self.layout.height_m[:, None]
         indoor = self.layout.indoor[:, None]
         d_out = np.maximum(d2d - self.indoor_distance_m[:, None], 0.0)
-        los = ndtr(self.fields.select(x, y, np.full(d2d.shape, LOS_FIELD))) < prop.los_probability(d_out, h)
+        los = self._los(x, y, lambda: prop.los_probability(d_out, h), d2d.shape)
         loss = prop.path_loss_db(np.maximum(d2d, pathloss.MIN_DISTANCE_M), los, cell.bs_height_m, h, cell.carrier_hz, self.effective_height_m)
         if cell.shadowing:
             which = np.where(indoor, SF_O2I, np.where(los, SF_LOS, SF_NLOS))
@@ -171,18 +171,20 @@ class ChannelInTime:
                             interferer_coupling_loss_db=self.layout.interferer_coupling_loss_db)
         return layout, out
 
+    def _los(self, x, y, probability, shape) -> np.ndarray:
+        """Every link's LOS state (devices x sites): the cell's fixed state, or ``Phi(g) < P_LOS``."""
+        los = self.system.cell.los
+        if los != "probabilistic":
+            return np.full(shape, los == "los")
+        return ndtr(self.fields.select(x, y, np.full(shape, LOS_FIELD))) < probability()
+
     def _isolated(self, x: np.ndarray, y: np.ndarray) -> CellLayout:
         cell = self.system.cell
         prop = cell.propagation
         d = np.maximum(np.hypot(x, y), cell.inner_radius_m)
-        g = self.fields.at(x, y)[:, 0, :]  # devices x kinds
-        if cell.los == "los":
-            los = np.ones(x.size, dtype=bool)
-        elif cell.los == "nlos":
-            los = np.zeros(x.size, dtype=bool)
-        else:
-            los = ndtr(g[:, LOS_FIELD]) < prop.los_probability(d)
-        shadowing = prop.sigma_sf_db(los) * np.where(los, g[:, SF_LOS], g[:, SF_NLOS]) if cell.shadowing else np.zeros(x.size)
+        los = self._los(x, y, lambda: prop.los_probability(d), (x.size, 1))[:, 0]
+        g = self.fields.select(x, y, np.where(los, SF_LOS, SF_NLOS)[:, None])[:, 0]
+        shadowing = prop.sigma_sf_db(los) * g if cell.shadowing else np.zeros(x.size)
         loss = prop.path_loss_db(d, los, cell.bs_height_m, cell.ut_height_m, cell.carrier_hz)
         return CellLayout(x, y, los, shadowing, loss, self.k_los * los)
 

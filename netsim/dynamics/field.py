@@ -28,11 +28,10 @@ WAVES = 16  # N
 
 @dataclass(frozen=True)
 class ExponentialField:
-    """``fields`` independent unit-variance fields (any leading shape), each ``WAVES`` sinusoids."""
+    """Independent unit-variance fields (any shape of fields), ``WAVES`` sinusoids each:
+    ``waves[0]``, ``waves[1]`` the wave vectors' components (rad/m), ``waves[2]`` the phases."""
 
-    kx: np.ndarray  # fields x N (rad/m)
-    ky: np.ndarray
-    phase: np.ndarray
+    waves: np.ndarray  # 3 x fields x N, single precision
 
     @classmethod
     def draw(cls, rng: np.random.Generator, correlation_m, waves: int = WAVES) -> "ExponentialField":
@@ -43,27 +42,28 @@ class ExponentialField:
         direction = rng.uniform(0.0, 2.0 * np.pi, u.shape)
         phase = rng.uniform(0.0, 2.0 * np.pi, u.shape)
         k = np.sqrt((1.0 - u) ** -2 - 1.0) / d
-        single = np.float32
-        return cls((k * np.cos(direction)).astype(single), (k * np.sin(direction)).astype(single), phase.astype(single))
+        return cls(np.stack([k * np.cos(direction), k * np.sin(direction), phase]).astype(np.float32))
 
     def at(self, x_m, y_m) -> np.ndarray:
         """Every field at every point: ``x``, ``y`` of one shape ``P`` give ``P + fields``."""
         x = np.asarray(x_m, dtype=np.float32)
-        lead = x.shape + (1,) * (self.kx.ndim - 1) + (1,)
-        return self._sum(x.reshape(lead), np.asarray(y_m, dtype=np.float32).reshape(lead), self.kx, self.ky, self.phase)
+        lead = x.shape + (1,) * (self.waves.ndim - 2) + (1,)
+        return _sum(x.reshape(lead), np.asarray(y_m, dtype=np.float32).reshape(lead), self.waves)
 
     def select(self, x_m, y_m, which) -> np.ndarray:
         """Fields of shape ``(sites, kinds)``: at each of ``n`` points and every site, the field of
-        kind ``which[point, site]`` (``n x sites``), so each link reads only the field it needs."""
-        sites = np.arange(self.kx.shape[0])
-        pick = (sites, np.asarray(which))
+        kind ``which`` (an int: the same for all; else an array ``n x sites``), ``n x sites``, so
+        each link reads only the field it needs."""
         x = np.asarray(x_m, dtype=np.float32)[:, None, None]
         y = np.asarray(y_m, dtype=np.float32)[:, None, None]
-        return self._sum(x, y, self.kx[pick], self.ky[pick], self.phase[pick])
+        if np.ndim(which) == 0:
+            return _sum(x, y, self.waves[:, :, int(which)])
+        return _sum(x, y, self.waves[:, np.arange(self.waves.shape[1]), np.asarray(which)])
 
-    @staticmethod
-    def _sum(x, y, kx, ky, phase) -> np.ndarray:
-        arg = x * kx
-        arg += y * ky
-        arg += phase
-        return np.sqrt(2.0 / kx.shape[-1]) * np.cos(arg, out=arg).sum(axis=-1, dtype=np.float64)
+
+def _sum(x, y, waves) -> np.ndarray:
+    """``sqrt(2/N) sum_n cos(kx x + ky y + phase)`` over the last axis."""
+    arg = x * waves[0]
+    arg += y * waves[1]
+    arg += waves[2]
+    return np.sqrt(2.0 / waves.shape[-1]) * np.cos(arg, out=arg).sum(axis=-1, dtype=np.float64)

@@ -130,19 +130,23 @@ class ChannelInTime:
         vx, vy = _site_vectors(x, y, cell.inter_site_distance_m)
         d2d = np.hypot(vx, vy)
         h = self.layout.height_m[:, None]
-        indoor = self.layout.indoor[:, None]
         d_out = np.maximum(d2d - self.indoor_distance_m[:, None], 0.0)
         los = self._los(x, y, lambda: prop.los_probability(d_out, h), d2d.shape)
         loss = prop.path_loss_db(np.maximum(d2d, pathloss.MIN_DISTANCE_M), los, cell.bs_height_m, h, cell.carrier_hz, self.effective_height_m)
-        if cell.shadowing:
-            which = np.where(indoor, SF_O2I, np.where(los, SF_LOS, SF_NLOS))
-            shadowing = prop.sigma_sf_db(los) * self.fields.select(x, y, which)
+        if cell.shadowing:  # an indoor device reads the O2I field to every site; an outdoor one its link's LOS or NLOS field
+            z = np.empty(d2d.shape)
+            inside = self.layout.indoor
+            z[inside] = self.fields.select(x[inside], y[inside], SF_O2I)
+            z[~inside] = self.fields.select(x[~inside], y[~inside], np.where(los[~inside], SF_LOS, SF_NLOS))
+            shadowing = prop.sigma_sf_db(los) * z
         else:
             shadowing = np.zeros_like(d2d)
         zenith = np.degrees(np.arctan2(d2d, h - cell.bs_height_m))
         array = array_gain_db(zenith, cell.bs_elements, cell.downtilt_deg)
         bearing = np.degrees(np.arctan2(vy, vx))
-        relative = (bearing[:, :, None] - np.array(multicell.SECTOR_AZIMUTHS_DEG) + 180.0) % 360.0 - 180.0
+        relative = bearing[:, :, None] - np.array(multicell.SECTOR_AZIMUTHS_DEG)  # in (-450, 150]: wrapped to (-180, 180]
+        relative[relative <= -180.0] += 360.0
+        relative[relative <= -180.0] += 360.0
         antenna = (multicell.element_gain_db(zenith[:, :, None], relative) + array[:, :, None]).reshape(x.size, -1)
         coupling = antenna - np.repeat(loss + shadowing + self.o2i_loss_db[:, None], 3, axis=1)
         serving = association.strongest(coupling, self.serving, cell.handover_margin_db)
@@ -176,7 +180,7 @@ class ChannelInTime:
         los = self.system.cell.los
         if los != "probabilistic":
             return np.full(shape, los == "los")
-        return ndtr(self.fields.select(x, y, np.full(shape, LOS_FIELD))) < probability()
+        return ndtr(self.fields.select(x, y, LOS_FIELD)) < probability()
 
     def _isolated(self, x: np.ndarray, y: np.ndarray) -> CellLayout:
         cell = self.system.cell
@@ -191,18 +195,25 @@ class ChannelInTime:
 
 def array_gain_db(zenith_deg, elements: int, downtilt_deg: float) -> np.ndarray:
     """``netsim.multicell.array_gain_db`` in closed form, ``sin^2(M psi/2) / (M sin^2(psi/2))``
-    (``M`` at ``psi = 0``): the same gain without summing the elements."""
-    psi = np.pi * (np.cos(np.radians(zenith_deg)) - np.cos(np.radians(90.0 + downtilt_deg)))
-    half = np.sin(psi / 2.0)
-    tiny = np.abs(half) < 1e-12
-    ratio = np.where(tiny, float(elements), np.sin(elements * psi / 2.0) ** 2 / (elements * np.where(tiny, 1.0, half) ** 2))
-    return 10.0 * np.log10(np.maximum(ratio, 1e-30))
+    (``M`` at ``psi = 0``): the same gain without summing the elements (in single precision:
+    within 1e-4 dB of it outside the nulls)."""
+    psi = (np.pi * (np.cos(np.radians(zenith_deg)) - np.cos(np.radians(90.0 + downtilt_deg)))).astype(np.float32)
+    half = np.sin(psi / 2)
+    tiny = np.abs(half) < 1e-6
+    ratio = np.where(tiny, np.float32(elements), np.sin(elements * psi / 2) ** 2 / (elements * np.where(tiny, 1, half) ** 2))
+    return 10.0 * np.log10(np.maximum(ratio, 1e-30).astype(float))
 
 
 def _site_vectors(x, y, isd_m: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per device and site, the vector from the site's nearest wrap-around image to the device (devices x sites)."""
+    """Per device and site, the vector from the site's nearest wrap-around image to the device
+    (devices x sites; the image picked in single precision, the vector in double)."""
     images = multicell.hex_sites(isd_m)[None, :, :] + multicell.wrap_shifts(isd_m)[:, None, :]  # 7 x 19 x 2
-    vx = np.asarray(x)[:, None, None] - images[None, :, :, 0]
-    vy = np.asarray(y)[:, None, None] - images[None, :, :, 1]
-    nearest = np.argmin(vx * vx + vy * vy, axis=1)[:, None, :]
-    return np.take_along_axis(vx, nearest, axis=1)[:, 0, :], np.take_along_axis(vy, nearest, axis=1)[:, 0, :]
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    vx = x.astype(np.float32)[:, None, None] - images[None, :, :, 0].astype(np.float32)
+    vy = y.astype(np.float32)[:, None, None] - images[None, :, :, 1].astype(np.float32)
+    vx *= vx
+    vy *= vy
+    vx += vy
+    nearest = np.argmin(vx, axis=1)  # devices x sites: which of the 7 images
+    sites = np.arange(images.shape[1])
+    return x[:, None] - images[nearest, sites, 0], y[:, None] - images[nearest, sites, 1]

@@ -2,7 +2,8 @@
 their large-scale channel (TR 38.901 path loss, LOS state, log-normal shadowing).
 
 Devices do not move, so the large-scale channel is drawn once per layout; small-scale fading
-is redrawn every round by the physical system (``netsim.physical``).
+is redrawn every round by the physical system (``netsim.physical``). With ``speed_kmh`` they
+move from where the layout put them (``netsim.dynamics``).
 """
 
 from __future__ import annotations

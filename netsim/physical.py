@@ -25,7 +25,7 @@ from contract.setting import check_declared, option, recorded
 from netsim import duplex, energy, fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.distributions import ShiftedExponential
-from netsim.dynamics.rounds import dynamics_of, round_in_time
+from netsim.dynamics.rounds import RoundInTime, dynamics_of
 from netsim.durations import MAX_DEADLINE, TIMING_MODES
 from netsim.kind import Network, SystemKind
 from netsim.physical_round import physical_round_process
@@ -355,7 +355,7 @@ class PhysicalNetwork(Network):
         ``netsim.physical_timeline``) or per-device processes (``netsim.physical_round``)."""
         process = physical_round_fast if simulator == "timeline" else physical_round_process
         if self.dynamics is not None:
-            return functools.partial(round_in_time, channel_rng=channel_rng, inner=process)
+            return functools.partial(RoundInTime(process), channel_rng=channel_rng)
         return functools.partial(process, channel_rng=channel_rng)
 
     def channel_report(self, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> ChannelReport:

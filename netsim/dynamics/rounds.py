@@ -2,7 +2,7 @@
 
 ``Dynamics`` holds a run's moving channel (``netsim.dynamics.motion``; None on a static cell),
 its devices' availability (``netsim.dynamics.availability``) and batteries
-(``netsim.dynamics.battery``). ``round_in_time`` wraps a physical round process: at the
+(``netsim.dynamics.battery``). ``RoundInTime`` wraps a physical round process: at the
 round's start (``env.now``) a participant that is out of the parameter server's coverage
 (``out-of-coverage``), switched off (``unavailable``) or empty (``battery``) is taken out of the
 plan (its streams go to the others; a stream left without listeners is not sent) and dropped
@@ -14,9 +14,8 @@ the round's energy (a device that ran out in it loses its upload: ``battery``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import numpy as np
+from dataclasses import dataclass
+from typing import Callable
 
 from contract import RoundOutcome, RoundPlan, Stream
 from netsim.trace import TraceEvent
@@ -31,7 +30,7 @@ class Dynamics:
     motion: object = None  # netsim.dynamics.motion.ChannelInTime
     availability: object = None  # OnOff or TraceAvailability
     batteries: object = None  # netsim.dynamics.battery.Batteries
-    logged_handovers: int = field(default=0)
+    logged_handovers: int = 0
 
     def absent(self, t_s: float, devices) -> dict[int, str]:
         """Of ``devices``, those that cannot take part at ``t_s``, with why."""
@@ -64,8 +63,19 @@ def without(plan: RoundPlan, absent) -> RoundPlan:
                      {d: c for d, c in plan.compute_scale.items() if d not in absent})
 
 
-def round_in_time(env, plan: RoundPlan, network, model_bits: float, rng, trace, server_round, channel_rng=None, inner=None):
-    """``inner`` (a physical round process) on the devices present at ``env.now``; same contract."""
+@dataclass(frozen=True)
+class RoundInTime:
+    """A physical round process (``inner``) run on the devices present at ``env.now``; the same contract."""
+
+    inner: Callable
+
+    def __call__(self, env, plan: RoundPlan, network, model_bits: float, rng, trace, server_round, channel_rng=None):
+        return _round_in_time(env, plan, network, (model_bits, rng, trace, server_round, channel_rng), self.inner)
+
+
+def _round_in_time(env, plan: RoundPlan, network, round_args: tuple, inner: Callable):
+    """The SimPy process: ``round_args`` are ``inner``'s (model bits, compute generator, trace, round, channel generator)."""
+    model_bits, rng, trace, server_round, channel_rng = round_args
     dynamics = network.dynamics
     start = env.now
     absent = dynamics.absent(start, plan.participants)

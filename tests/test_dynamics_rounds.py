@@ -105,3 +105,13 @@ def test_the_report_is_the_channel_at_its_instant():
     delayed, _ = _bind(speed_kmh=3.0, csi_delay_s=0.5)
     old = delayed.channel_report(channel_rng, 2.5)
     np.testing.assert_array_equal(old.uplink_bps, perfect.uplink_bps)
+
+
+def test_the_fast_path_and_the_processes_agree_on_a_moving_cell():
+    plans = _plans(5)
+    ends = []
+    for simulator in ("timeline", "processes"):
+        network, channel_rng = _bind(speed_kmh=30.0, mean_off_s=5.0, mean_on_s=5.0)
+        records, _ = simulate_rounds(plans, network, 1e5, np.random.default_rng(0), simulator=simulator, channel_rng=channel_rng)
+        ends.append([(r.end, r.outcome.arrived, dict(r.outcome.dropped)) for r in records])
+    assert ends[0] == ends[1]

@@ -76,3 +76,12 @@ def test_moving_network_reads_the_same_channel_at_the_same_time(coverage):
     assert not out.any() if coverage == "network" else out.any()
     later = channel.at(60.0)[0]  # 500 m later the devices are elsewhere
     assert np.median(np.hypot(later.x_m - at_5.x_m, later.y_m - at_5.y_m)) > 100.0
+
+
+def test_table_7_8_1_speeds_follow_the_indoor_states_and_need_the_network():
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": "38.901"})
+    layout = system.cell.place(100, np.random.default_rng(0))
+    channel = ChannelInTime.start(system, layout, np.random.default_rng(1))
+    np.testing.assert_allclose(channel.speed_m_s, np.where(layout.indoor, 3.0, 30.0) / 3.6)
+    with pytest.raises(Exception, match="speed_kmh=38.901 sets speeds by the devices' indoor states"):
+        get_cell_system("uma-3.5ghz", overrides={"speed_kmh": "38.901", "interference": False})

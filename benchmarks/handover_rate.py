@@ -12,7 +12,7 @@ instead would give ``4 / ISD``. The association is read every ``--step`` seconds
 back and forth within one step is missed: the step is far below the ~27 s a device takes
 between crossings here).
 
-Usage: python3 -m benchmarks.handover_rate [--devices 300] [--minutes 2] [--step 0.1] [--seed 0] [--shadowing on|off] [--los probabilistic|nlos] [--margin 0] [--elements 10]
+Usage: python3 -m benchmarks.handover_rate [--devices 300] [--minutes 2] [--step 0.1] [--seed 0] [--shadowing on|off] [--los probabilistic|nlos] [--margin 0] [--ttt 0] [--elements 10]
 """
 
 from __future__ import annotations
@@ -55,15 +55,17 @@ def main(argv=None) -> None:
     parser.add_argument("--shadowing", choices=("on", "off"), default="on")
     parser.add_argument("--los", choices=("probabilistic", "nlos"), default="probabilistic")
     parser.add_argument("--margin", type=float, default=0.0)
+    parser.add_argument("--ttt", type=float, default=0.0, help="time to trigger (s)")
     parser.add_argument("--elements", type=int, default=10, help="vertical array elements (1: no array nulls)")
     args = parser.parse_args(argv)
-    radio = {"shadowing": args.shadowing == "on", "los": args.los, "handover_margin_db": args.margin, "bs_elements": args.elements}
+    radio = {"shadowing": args.shadowing == "on", "los": args.los, "handover_margin_db": args.margin, "handover_ttt_s": args.ttt,
+             "bs_elements": args.elements}
     rate = measured_per_minute(args.devices, args.minutes, args.step, args.seed, radio)
     isd = get_cell_system("uma-3.5ghz").cell.inter_site_distance_m
     print(f"`python3 -m benchmarks.handover_rate --devices {args.devices} --minutes {args.minutes:g} --step {args.step:g} "
-          f"--seed {args.seed} --shadowing {args.shadowing} --los {args.los} --margin {args.margin:g} --elements {args.elements}`\n")
+          f"--seed {args.seed} --shadowing {args.shadowing} --los {args.los} --margin {args.margin:g} --ttt {args.ttt:g} --elements {args.elements}`\n")
     print(f"| | handovers per device per minute at {SPEED_KMH:g} km/h, UMa ISD {isd:g} m |\n|---|---|")
-    print(f"| simulated (shadowing {args.shadowing}, LOS {args.los}, margin {args.margin:g} dB, {args.elements} elements) | {rate:.2f} |")
+    print(f"| simulated (shadowing {args.shadowing}, LOS {args.los}, margin {args.margin:g} dB, time to trigger {args.ttt:g} s, {args.elements} elements) | {rate:.2f} |")
     for name, value in analytic_per_minute(SPEED_KMH, isd).items():
         print(f"| analytic, {name} | {value:.2f} (simulated / analytic {rate / value:.2f}) |")
 

@@ -56,6 +56,8 @@ class Cell:
         low=0.0, high=500.0, omit_default=True)
     handover_margin_db: float = option(0.0, "a moving device's handover offset to a stronger sector (TS 38.331 A3 event)",
                                        low=0.0, high=30.0, omit_default=True)
+    handover_ttt_s: float = option(0.0, "how long the A3 condition must hold before a handover (TS 38.331 timeToTrigger)",
+                                   low=0.0, high=5.12, omit_default=True)
     coverage: Literal["network", "site"] = option(
         "network", "which sites reach the parameter server for a moving device: every site (the server in the core network) "
                    "or only the centre site (served by another, a device is out of coverage: dropped)", omit_default=True)

@@ -85,3 +85,16 @@ def test_table_7_8_1_speeds_follow_the_indoor_states_and_need_the_network():
     np.testing.assert_allclose(channel.speed_m_s, np.where(layout.indoor, 3.0, 30.0) / 3.6)
     with pytest.raises(Exception, match="speed_kmh=38.901 sets speeds by the devices' indoor states"):
         get_cell_system("uma-3.5ghz", overrides={"speed_kmh": "38.901", "interference": False})
+
+
+def test_time_to_trigger_by_hand():
+    from netsim.dynamics.association import Trigger
+
+    trigger = Trigger(2, 0.3)
+    serving = np.array([0, 0])
+    serving = trigger.confirm(0.0, serving, np.array([1, 2]))  # both want a change: the clock starts
+    np.testing.assert_array_equal(serving, [0, 0])
+    serving = trigger.confirm(0.2, serving, np.array([1, 0]))  # device 1 no longer wants it
+    np.testing.assert_array_equal(serving, [0, 0])
+    serving = trigger.confirm(0.3, serving, np.array([1, 2]))  # device 0: 0.3 s on sector 1; device 1 starts again
+    np.testing.assert_array_equal(serving, [1, 0])

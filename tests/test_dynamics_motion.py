@@ -98,3 +98,10 @@ def test_time_to_trigger_by_hand():
     np.testing.assert_array_equal(serving, [0, 0])
     serving = trigger.confirm(0.3, serving, np.array([1, 2]))  # device 0: 0.3 s on sector 1; device 1 starts again
     np.testing.assert_array_equal(serving, [1, 0])
+
+
+def test_no_fading_on_a_moving_cell_is_unit_gain():
+    system = get_cell_system("umi-3.5ghz", overrides={"speed_kmh": 3.0, "fading": "none"})
+    layout = system.cell.place(20, np.random.default_rng(0))
+    _, downlink, uplink, _ = ChannelInTime.start(system, layout, np.random.default_rng(1)).at(4.0)
+    assert downlink.shape == (20, system.subbands) and np.all(downlink == 1.0) and np.all(uplink == 1.0)

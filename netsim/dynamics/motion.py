@@ -55,7 +55,7 @@ LOS_FIELD, SF_LOS, SF_NLOS, SF_O2I = range(4)
 @dataclass
 class ChannelInTime:
     """One run's moving channel (built from its system and initial layout by ``start``); its only
-    state is the association (``serving``) and the handovers logged so far."""
+    state is the association (``serving``, its time to trigger) and the handovers logged so far."""
 
     system: object  # netsim.physical.PhysicalSystem
     layout: CellLayout  # at t = 0 as the cell placed it: the devices' start, indoor states and heights, the interferers
@@ -112,9 +112,12 @@ class ChannelInTime:
         if key not in self._cache:
             self._cache.clear()
             layout, out = self._large_scale(float(t_s), commit)
-            k = self._k_factor(layout.los)
-            downlink = self.downlink_fading.power(t_s, k)
-            uplink = downlink if self.uplink_fading is self.downlink_fading else self.uplink_fading.power(t_s, k)
+            if self.system.fading == "none":
+                downlink = uplink = np.ones((layout.num_devices, self.system.subbands))
+            else:
+                k = self._k_factor(layout.los)
+                downlink = self.downlink_fading.power(t_s, k)
+                uplink = downlink if self.uplink_fading is self.downlink_fading else self.uplink_fading.power(t_s, k)
             self._cache[key] = (layout, downlink, uplink, out)
         return self._cache[key]
 

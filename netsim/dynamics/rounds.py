@@ -33,7 +33,8 @@ class Dynamics:
     logged_handovers: int = 0
 
     def absent(self, t_s: float, devices) -> dict[int, str]:
-        """Of ``devices``, those that cannot take part at ``t_s``, with why."""
+        """Of ``devices``, those that cannot take part at ``t_s``, with why (the moving channel
+        moved on to ``t_s``)."""
         reasons: dict[int, str] = {}
         out = self.motion.at(t_s)[3] if self.motion is not None else None
         on = self.availability.available(t_s) if self.availability is not None else None
@@ -78,19 +79,16 @@ def _round_in_time(env, plan: RoundPlan, network, round_args: tuple, inner: Call
     model_bits, rng, trace, server_round, channel_rng = round_args
     dynamics = network.dynamics
     start = env.now
-    absent = dynamics.absent(start, plan.participants)
+    absent = dynamics.absent(start, plan.participants)  # reads the moving channel at the start: its handovers are known
     if trace is not None:
+        trace.extend(TraceEvent(server_round, "handover", h.device, h.time_s, h.time_s, 0.0, 0.0, f"sector {h.source}->{h.target}")
+                     for h in dynamics.new_handovers())
         trace.extend(TraceEvent(server_round, "dropped", d, start, start, 0.0, 0.0, why) for d, why in sorted(absent.items()))
     present = without(plan, absent)
     if present.participants:
         outcome, energy, sent_bits = yield from inner(env, present, network, model_bits, rng, trace, server_round, channel_rng)
     else:
-        if dynamics.motion is not None:
-            dynamics.motion.at(start)  # the channel moves on to now all the same (its handovers are logged)
         outcome, energy, sent_bits = RoundOutcome((), (), ()), {}, 0.0
-    if trace is not None:
-        trace.extend(TraceEvent(server_round, "handover", h.device, h.time_s, h.time_s, 0.0, 0.0, f"sector {h.source}->{h.target}")
-                     for h in dynamics.new_handovers())
     dropped = {**outcome.dropped, **absent}
     arrived = outcome.arrived
     if dynamics.batteries is not None and energy:

@@ -47,18 +47,26 @@ class ExponentialField:
     def at(self, x_m, y_m) -> np.ndarray:
         """Every field at every point: ``x``, ``y`` of one shape ``P`` give ``P + fields``."""
         x = np.asarray(x_m, dtype=np.float32)
-        lead = x.shape + (1,) * (self.waves.ndim - 2) + (1,)
-        return _sum(x.reshape(lead), np.asarray(y_m, dtype=np.float32).reshape(lead), self.waves)
+        return _sum_shared(x.ravel(), np.asarray(y_m, dtype=np.float32).ravel(), self.waves).reshape(x.shape + self.waves.shape[1:-1])
 
     def select(self, x_m, y_m, which) -> np.ndarray:
         """Fields of shape ``(sites, kinds)``: at each of ``n`` points and every site, the field of
         kind ``which`` (an int: the same for all; else an array ``n x sites``), ``n x sites``, so
         each link reads only the field it needs."""
-        x = np.asarray(x_m, dtype=np.float32)[:, None, None]
-        y = np.asarray(y_m, dtype=np.float32)[:, None, None]
+        x = np.asarray(x_m, dtype=np.float32)
+        y = np.asarray(y_m, dtype=np.float32)
         if np.ndim(which) == 0:
-            return _sum(x, y, self.waves[:, :, int(which)])
-        return _sum(x, y, self.waves[:, np.arange(self.waves.shape[1]), np.asarray(which)])
+            return _sum_shared(x, y, self.waves[:, :, int(which)])
+        return _sum(x[:, None, None], y[:, None, None], self.waves[:, np.arange(self.waves.shape[1]), np.asarray(which)])
+
+
+def _sum_shared(x, y, waves) -> np.ndarray:
+    """``_sum`` of points ``x``, ``y`` (1-D) against fields ``waves`` (3 x fields x N) every point
+    shares: the phases as one matrix product ``[x y 1] @ [kx; ky; phase]``, then the cosines."""
+    points = np.stack([x, y, np.ones_like(x)], axis=1)
+    arg = points @ np.ascontiguousarray(waves.reshape(3, -1))
+    total = np.cos(arg, out=arg).reshape((x.size,) + waves.shape[1:]).sum(axis=-1, dtype=np.float64)
+    return np.sqrt(2.0 / waves.shape[-1]) * total
 
 
 def _sum(x, y, waves) -> np.ndarray:

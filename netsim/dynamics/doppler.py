@@ -52,10 +52,10 @@ class SumOfSinusoids:
     is given at each evaluation (a link's LOS state may change as its device moves)."""
 
     omega_rad_s: np.ndarray  # links: 2 pi f_D
-    cos_a: np.ndarray  # links x M: f_D cos(a_n), Hz
-    sin_a: np.ndarray  # links x M: f_D sin(a_n), Hz
-    phi: np.ndarray  # links x M, in cycles (phi_n / 2 pi)
-    psi: np.ndarray  # links x M, in cycles
+    cos_hz: np.ndarray  # links x M: f_D cos(a_n)
+    sin_hz: np.ndarray  # links x M: f_D sin(a_n)
+    phi_cycles: np.ndarray  # links x M: phi_n / 2 pi
+    psi_cycles: np.ndarray  # links x M
     los_cos: np.ndarray  # links: cos(a_0) of the specular ray
     los_phase: np.ndarray  # links
 
@@ -79,8 +79,8 @@ class SumOfSinusoids:
     def gain(self, t_s: float, k_factor=0.0) -> np.ndarray:
         """The complex gains ``h`` at time ``t_s`` (``E|h|^2 = 1``) under K-factors ``k_factor``
         (linear, broadcast against the links)."""
-        scale = np.sqrt(1.0 / self.cos_a.shape[-1])  # sqrt(2/M) per quadrature, over sqrt(2)
-        scatter = scale * (_cos_sum(t_s, self.cos_a, self.phi) + 1j * _cos_sum(t_s, self.sin_a, self.psi))
+        scale = np.sqrt(1.0 / self.cos_hz.shape[-1])  # sqrt(2/M) per quadrature, over sqrt(2)
+        scatter = scale * (_cos_sum(t_s, self.cos_hz, self.phi_cycles) + 1j * _cos_sum(t_s, self.sin_hz, self.psi_cycles))
         k = np.asarray(k_factor, dtype=float)
         if not k.any():
             return scatter

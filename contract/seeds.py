@@ -12,7 +12,8 @@
         └── channel     (child 0)
             ├── layout      where the devices are placed
             ├── fading      the rounds' fading
-            └── planning    the base station's own fading samples for airtime estimates
+            ├── planning    the base station's own fading samples for airtime estimates
+            └── motion      (child 3) a moving cell's paths, fields, fading and availability
 
 Each stream is the child of its parent at a fixed key (``child``): the one ``spawn`` gives as
 its key-th, so the numbers are those the runs have always drawn, while no stream depends on
@@ -81,3 +82,9 @@ class ChannelSeeds(NamedTuple):
     def of(cls, network: np.random.SeedSequence) -> "ChannelSeeds":
         channel = child(network, 0)
         return cls(*(child(channel, key) for key in range(3)))
+
+
+def motion_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
+    """The channel child's stream of a cell in time (``netsim.dynamics``): apart from the three
+    of ``ChannelSeeds``, so a static cell draws what it always drew."""
+    return child(child(network, 0), 3)

@@ -2,12 +2,14 @@
 their large-scale channel (TR 38.901 path loss, LOS state, log-normal shadowing).
 
 Devices do not move, so the large-scale channel is drawn once per layout; small-scale fading
-is redrawn every round by the physical system (``netsim.physical``).
+is redrawn every round by the physical system (``netsim.physical``). With ``speed_kmh`` they
+move from where the layout put them (``netsim.dynamics``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -48,6 +50,17 @@ class Cell:
     interference_load: float = option(1.0, "share of the time the other sectors transmit", low=0.0, high=1.0)
     k_factor_db: float | None = option(None, "mean Ricean K-factor of LOS links (none: TR 38.901 Table 7.5-6's 9 dB)",
                                           low=-50.0, high=50.0, omit_default=True)
+    speed_kmh: float | Literal["38.901"] = option(
+        0.0, "devices' speed (0: static, fading i.i.d. per round; above 0 the channel moves in time: netsim.dynamics; "
+             "38.901: TR 38.901 Table 7.8-1's, 3 km/h indoors and 30 km/h outdoors, 19-site layout)",
+        low=0.0, high=500.0, omit_default=True)
+    handover_margin_db: float = option(0.0, "a moving device's handover offset to a stronger sector (TS 38.331 A3 event)",
+                                       low=0.0, high=30.0, omit_default=True)
+    handover_ttt_s: float = option(0.0, "how long the A3 condition must hold before a handover (TS 38.331 timeToTrigger)",
+                                   low=0.0, high=5.12, omit_default=True)
+    coverage: Literal["network", "site"] = option(
+        "network", "which sites reach the parameter server for a moving device: every site (the server in the core network) "
+                   "or only the centre site (served by another, a device is out of coverage: dropped)", omit_default=True)
 
     def __post_init__(self) -> None:
         """The declared bounds (``option``), then what no single field's bounds say."""
@@ -68,13 +81,22 @@ class Cell:
             raise ValueError(f"unknown LOS mode {self.los!r}; choose from {', '.join(LOS_MODES)}")
         if self.interference:
             self._check_network()
+        elif self.speed_kmh == "38.901":
+            raise ValueError("speed_kmh=38.901 sets speeds by the devices' indoor states, which the 19-site layout draws; "
+                             "give interference=on or a speed in km/h")
+
+    @property
+    def moving(self) -> bool:
+        """Whether the devices move (the channel lives in time: ``netsim.dynamics.motion``)."""
+        return self.speed_kmh != 0.0
 
     def _check_network(self) -> None:
         """The 19-site layout's own limits (``netsim.multicell``)."""
         if self.distances_m is not None:
             raise ValueError("distances_m places devices in the isolated cell; give interference=off with it")
-        if self.los != "probabilistic":
-            raise ValueError("the 19-site layout draws every link's LOS state; give interference=off for los=los or los=nlos")
+        if self.los != "probabilistic" and not self.moving:
+            raise ValueError("the 19-site layout draws every link's LOS state; give interference=off for los=los or los=nlos "
+                             "(or a speed: a moving device's links all LOS or all NLOS)")
         if not 2 * self.inner_radius_m < self.inter_site_distance_m:
             raise ValueError(f"inter_site_distance_m must exceed twice the minimum distance {self.inner_radius_m:g} m, "
                              f"got {self.inter_site_distance_m:g}")

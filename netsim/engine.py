@@ -89,8 +89,8 @@ class ScheduleOnClock:
     network: Network
     channel_rng: np.random.Generator | None
 
-    def __call__(self, server_round: int):
-        return self.scheduler.choose(server_round, self.network.channel_report(self.channel_rng))
+    def __call__(self, server_round: int, now_s: float = 0.0):
+        return self.scheduler.choose(server_round, self.network.channel_report(self.channel_rng, now_s))
 
     def observe(self, server_round: int, arrived) -> None:
         self.scheduler.observe(server_round, arrived)
@@ -138,7 +138,7 @@ def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int
     """
     schedule = hooks.schedule
     for server_round in range(rounds + 1):
-        chosen = schedule(server_round) if schedule is not None and server_round > 0 else None
+        chosen = schedule(server_round, env.now) if schedule is not None and server_round > 0 else None
         if chosen is not None:
             learner.schedule(server_round, chosen)
         plan = learner.plan_round(server_round)

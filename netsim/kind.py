@@ -89,8 +89,8 @@ class Network:
         (``netsim.timeline``) or the per-device reference (``netsim.reference``)."""
         return {"timeline": round_process, "processes": round_process_reference}[simulator]
 
-    def channel_report(self, channel_rng: np.random.Generator | None) -> ChannelReport:
-        """The round's channel as the base station learns it at the round's start (none here)."""
+    def channel_report(self, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> ChannelReport:
+        """The round's channel as the base station learns it at the round's start ``now_s`` (none here)."""
         return ChannelReport()
 
     def expectations(self, num_devices: int, model_bits: float, uplink_bits: float) -> Expectations:

@@ -33,10 +33,12 @@ class PhysicalLinks:
         self.fdma_sharing = 0  # FDMA: how many share the band at most this round (set by the round)
 
     @classmethod
-    def draw(cls, network: PhysicalNetwork, channel_rng: np.random.Generator | None) -> "PhysicalLinks":
+    def draw(cls, network: PhysicalNetwork, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> "PhysicalLinks":
+        """The round starting at ``now_s`` (a moving cell's channel is that instant's)."""
         if channel_rng is None:
             raise ValueError("a physical network needs a channel generator (its own child of the network seed)")
-        return cls(network, network.draw_round(channel_rng))
+        channel = network.draw_round(channel_rng, now_s)
+        return cls(channel.network, channel)
 
     def receives(self, device: int) -> bool:
         return not self._dl_out[device]

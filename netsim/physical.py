@@ -13,17 +13,19 @@ across directions, under TDD the same draw both ways: one carrier, a reciprocal 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 from dataclasses import MISSING, dataclass
 from typing import Callable, Literal, Sequence
 
 import numpy as np
 
-from contract.seeds import ChannelSeeds
+from contract.seeds import ChannelSeeds, motion_seed
 from contract.setting import check_declared, option, recorded
 from netsim import duplex, energy, fading, radio
 from netsim.cell import Cell, CellLayout
 from netsim.distributions import ShiftedExponential
+from netsim.dynamics.rounds import RoundInTime, dynamics_of
 from netsim.durations import MAX_DEADLINE, TIMING_MODES
 from netsim.kind import Network, SystemKind
 from netsim.physical_round import physical_round_process
@@ -120,6 +122,18 @@ class PhysicalSystem(SystemKind):
     alpha: float = option(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0)
     mode: Literal[TIMING_MODES] = option("pipelined", "timing mode")
     deadline: float | None = option(None, "round deadline (s)", low=0, low_open=True, high=MAX_DEADLINE)
+    # the cell in time (netsim.dynamics): the scheduler's channel knowledge, availability, batteries
+    csi_delay_s: float = option(0.0, "age of the channel report a scheduler reads on a moving cell (0: perfect at the round's start; "
+                                     "a CSI report period, TS 38.214 5.2.1.4)", low=0.0, high=60.0, omit_default=True)
+    mean_on_s: float = option(600.0, "devices' mean available period of the on/off availability (with mean_off_s > 0)",
+                              low=0.0, low_open=True, high=1e9, omit_default=True)
+    mean_off_s: float = option(0.0, "devices' mean unavailable period: on/off Markov availability (0: always available)",
+                               low=0.0, high=1e9, omit_default=True)
+    availability_trace: str | None = option(None, "a JSON file of per-device availability intervals (FedScale's client "
+                                                  "behaviour trace format: netsim.dynamics.availability)", pattern=r".+\.json",
+                                            pattern_text="a path to a .json file", omit_default=True)
+    battery_j: float | None = option(None, "each device's battery; an empty device takes no more part (none: no battery)",
+                                     low=0.0, low_open=True, high=1e9, omit_default=True)
 
     time_unit = "s"
     records_energy = True
@@ -145,6 +159,8 @@ class PhysicalSystem(SystemKind):
                                  f"{self.downlink.bandwidth_hz:g} and {self.uplink.bandwidth_hz:g} Hz")
         if self.ul_power_control not in UL_POWER_CONTROL:
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
+        if self.mean_off_s > 0 and self.availability_trace is not None:
+            raise ValueError("give on/off availability (mean_off_s > 0) or an availability_trace, not both")
 
     @classmethod
     def from_dict(cls, data: dict) -> "PhysicalSystem":
@@ -187,7 +203,15 @@ class PhysicalSystem(SystemKind):
         the cell cannot hold raises ValueError."""
         layout_seq, fading_seq, planning_seq = channel_seeds(network_seq)
         layout = self.cell.place(samples.size, np.random.default_rng(layout_seq))
-        return self.network(layout, samples, np.random.default_rng(planning_seq)), np.random.default_rng(fading_seq)
+        network = self.network(layout, samples, np.random.default_rng(planning_seq))
+        if self.in_time:
+            network = dataclasses.replace(network, dynamics=dynamics_of(self, layout, np.random.default_rng(motion_seed(network_seq))))
+        return network, np.random.default_rng(fading_seq)
+
+    @property
+    def in_time(self) -> bool:
+        """Whether the cell lives in time (``netsim.dynamics``): moving devices, availability or batteries."""
+        return self.cell.moving or self.mean_off_s > 0 or self.availability_trace is not None or self.battery_j is not None
 
     def network(self, layout: CellLayout, samples_per_update: Sequence[float],
                 planning_rng: np.random.Generator | None = None) -> "PhysicalNetwork":
@@ -315,6 +339,7 @@ class PhysicalNetwork(Network):
     layout: CellLayout
     samples_per_update: np.ndarray
     planning_efficiency: np.ndarray | None = None  # draws x devices: downlink bit/s/Hz samples for airtime estimates
+    dynamics: object = None  # netsim.dynamics.rounds.Dynamics: the cell in time (None: static, i.i.d. fading per round)
 
     time_unit = "s"
     records_energy = True
@@ -328,15 +353,22 @@ class PhysicalNetwork(Network):
     def round_process(self, simulator: str, channel_rng: np.random.Generator | None = None) -> Callable:
         """The round on the cell, its fading drawn from ``channel_rng``: vectorized (TDMA;
         ``netsim.physical_timeline``) or per-device processes (``netsim.physical_round``)."""
-        return functools.partial(physical_round_fast if simulator == "timeline" else physical_round_process, channel_rng=channel_rng)
+        process = physical_round_fast if simulator == "timeline" else physical_round_process
+        if self.dynamics is not None:
+            return functools.partial(RoundInTime(process), channel_rng=channel_rng)
+        return functools.partial(process, channel_rng=channel_rng)
 
-    def channel_report(self, channel_rng: np.random.Generator | None) -> ChannelReport:
+    def channel_report(self, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> ChannelReport:
         """The round's channel as the base station learns it at the round's start: the fading
         draw the round will use (drawn from a copy of the generator, so the round draws it
-        again), each rate 0 in outage."""
+        again), each rate 0 in outage. A moving cell: the channel at ``now_s - csi_delay_s``
+        (a report that old; ``netsim.dynamics``)."""
         if channel_rng is None:
             return ChannelReport()
-        channel = self.draw_round(copy.deepcopy(channel_rng))
+        if self.dynamics is not None and self.dynamics.motion is not None:
+            channel = self.draw_round(channel_rng, now_s - self.system.csi_delay_s, commit=False)
+        else:
+            channel = self.draw_round(copy.deepcopy(channel_rng))
         return ChannelReport(np.where(channel.uplink_outage, 0.0, channel.uplink_bps),
                              np.where(channel.downlink_outage, 0.0, channel.downlink_bps))
 
@@ -388,9 +420,14 @@ class PhysicalNetwork(Network):
         """Uplink rate on ``1/sharing`` of the band at ``efficiency``: bandwidth / sharing times its data fraction."""
         return self.system.data_fractions[1] * (self.system.uplink.bandwidth_hz / sharing) * np.asarray(efficiency, dtype=float)
 
-    def draw_round(self, rng: np.random.Generator) -> "RoundChannel":
+    def draw_round(self, rng: np.random.Generator, now_s: float = 0.0, commit: bool = True) -> "RoundChannel":
         """One round's block fading, downlink first; TDD: the uplink sees the same draw
-        (reciprocity); FDD: its own."""
+        (reciprocity); FDD: its own. A moving cell: its channel at ``now_s``, the round's start
+        (``netsim.dynamics.motion``: layout and fading of that instant, held for the round), the
+        network's layout that of ``now_s``; ``commit`` False reads it without moving the association on."""
+        if self.dynamics is not None and self.dynamics.motion is not None:
+            layout, downlink, uplink, _ = self.dynamics.motion.at(now_s, commit)
+            return RoundChannel(dataclasses.replace(self, layout=layout), downlink, uplink)
         k = self.layout.k_factor
         downlink = self.system.draw_fades(rng, k)
         uplink = downlink if self.system.duplex == "tdd" else self.system.draw_fades(rng, k)

@@ -68,7 +68,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     """
     participants = plan.participants
     draws = system.compute.sample(rng, len(participants))
-    links = PhysicalLinks.draw(system, channel_rng)
+    links = PhysicalLinks.draw(system, channel_rng, env.now)
     trace = [] if trace is None else trace
     first_event = len(trace)
     deadline = None

@@ -38,7 +38,7 @@ def physical_round_fast(env, plan: RoundPlan, network: PhysicalNetwork, model_bi
         return (yield from physical_round_process(env, plan, network, model_bits, rng, trace, server_round, channel_rng))
     participants = plan.participants
     draws = network.compute.sample(rng, len(participants))
-    links = PhysicalLinks.draw(network, channel_rng)
+    links = PhysicalLinks.draw(network, channel_rng, env.now)
     round_ = PhysicalRound(plan, links, np.asarray(draws, dtype=float))
     end, result = round_.resolve(env.now, network.mode, network.deadline, trace, server_round)
     yield from hold_until(env, end)

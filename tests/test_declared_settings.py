@@ -166,6 +166,8 @@ def test_every_radio_parameter_reaches_the_cell_from_run_sweep_and_api():
         now = preset[name]
         if setting.kind is int:
             value = now + 1 if setting.high is None or now + 1 <= setting.high else now - 1
+        elif setting.kind is str:
+            value = next((word for word in setting.choices if word != now), "trace.json")  # a word, or a path
         elif now is None:
             value = (setting.low + setting.high) / 2
         else:
@@ -173,7 +175,7 @@ def test_every_radio_parameter_reaches_the_cell_from_run_sweep_and_api():
             value = value if value != now else now * 0.99
         if name == "ut_height_m":
             value = 2.0  # the table holds devices from 1.5 m
-        argv = ["run", "--algorithm", ALGORITHM, "--system", "uma-2.1ghz", "--radio", f"{name}={value!r}"]
+        argv = ["run", "--algorithm", ALGORITHM, "--system", "uma-2.1ghz", "--radio", f"{name}={value if isinstance(value, str) else repr(value)}"]
         given = run_specs(build_parser().parse_args(argv))[0].radio
         swept = expand({"settings": {"system": "uma-2.1ghz", "radio": {name: value}}, "algorithm": [{"name": ALGORITHM}]})[0].radio
         assert given == swept == RunSpec(SCENARIO, ALGORITHM, radio={name: value}).radio == {name: value}

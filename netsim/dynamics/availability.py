@@ -1,0 +1,94 @@
+"""Whether each device is available at a time: a two-state on/off Markov process, or a trace.
+
+- ``OnOff``: each device alternates exponential on and off periods of means ``mean_on_s`` and
+  ``mean_off_s`` (a continuous-time two-state Markov chain), starting in its stationary
+  distribution (on with probability ``on / (on + off)``). The switching times are drawn in
+  blocks as far as asked, so ``available(t)`` holds for any ``t`` in any order.
+- ``TraceAvailability``: FedScale's client-behaviour trace format (Lai et al., "FedScale:
+  Benchmarking model and system performance of federated learning at scale", ICML 2022; its
+  ``client_behave_trace``): per device, ``active`` and ``inactive`` times (s) and a
+  ``finish_time``; the device is available during ``[active[i], inactive[i]]`` of each period of
+  ``finish_time`` (the trace repeats, as FedScale's ``isActive`` reads it). As JSON::
+
+      {"devices": {"0": {"active": [0, 500], "inactive": [300, 800], "finish_time": 1000},
+                   "1": {"active": [0], "inactive": [1000], "finish_time": 1000}}}
+
+  keyed by the run's device index; every device of the run must be there.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+BLOCK = 16  # switching times drawn per device at a time
+
+
+class OnOff:
+    """Per device, on/off periods with exponential durations."""
+
+    def __init__(self, rng: np.random.Generator, devices: int, mean_on_s: float, mean_off_s: float):
+        self.rng = rng
+        self.means = (float(mean_on_s), float(mean_off_s))
+        self.starts_on = rng.random(devices) < mean_on_s / (mean_on_s + mean_off_s)
+        self.switches = np.empty((devices, 0))
+
+    def _extend(self) -> None:
+        """``BLOCK`` more switching times per device: the periods alternate from its first state."""
+        count = self.switches.shape[1]
+        on_first = self.starts_on[:, None] ^ (count % 2 == 1)
+        order = (np.arange(BLOCK) % 2 == 0)[None, :]
+        means = np.where(order == on_first, self.means[0], self.means[1])
+        periods = self.rng.exponential(1.0, means.shape) * means
+        last = self.switches[:, -1:] if count else np.zeros((self.starts_on.size, 1))
+        self.switches = np.hstack([self.switches, last + np.cumsum(periods, axis=1)])
+
+    def available(self, t_s: float) -> np.ndarray:
+        while not self.switches.size or self.switches[:, -1].min() <= t_s:
+            self._extend()
+        flips = (self.switches <= t_s).sum(axis=1)
+        return self.starts_on ^ (flips % 2 == 1)
+
+
+class TraceAvailability:
+    """Availability from a FedScale-style trace (``load``)."""
+
+    def __init__(self, active: list[np.ndarray], inactive: list[np.ndarray], period_s: np.ndarray):
+        self.active, self.inactive, self.period_s = active, inactive, period_s
+
+    @classmethod
+    def load(cls, path: str | Path, devices: int) -> "TraceAvailability":
+        """The trace of the run's ``devices`` from ``path``; ValueError naming what is wrong."""
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as error:
+            raise ValueError(f"availability trace {path}: cannot read it as JSON ({error})") from None
+        table = data.get("devices") if isinstance(data, dict) else None
+        if not isinstance(table, dict):
+            raise ValueError(f"availability trace {path}: expected an object with a 'devices' table")
+        active, inactive, periods = [], [], []
+        for device in range(devices):
+            entry = table.get(str(device))
+            if not isinstance(entry, dict):
+                raise ValueError(f"availability trace {path}: no entry for device {device}")
+            try:
+                on = np.asarray(entry["active"], dtype=float)
+                off = np.asarray(entry["inactive"], dtype=float)
+                period = float(entry["finish_time"])
+            except (KeyError, TypeError, ValueError):
+                raise ValueError(f"availability trace {path}: device {device} needs numeric 'active', 'inactive' and 'finish_time'") from None
+            times = np.column_stack([on, off]).ravel() if on.shape == off.shape and on.ndim == 1 else None
+            if (times is None or not np.all(np.isfinite(times)) or not np.isfinite(period) or (times.size and times[0] < 0)
+                    or np.any(np.diff(times) < 0) or np.any(off <= on) or (times.size and times[-1] > period) or period <= 0):
+                raise ValueError(f"availability trace {path}: device {device}'s intervals must be ordered, "
+                                 "active < inactive, within 0..finish_time > 0")
+            active.append(on)
+            inactive.append(off)
+            periods.append(period)
+        return cls(active, inactive, np.asarray(periods))
+
+    def available(self, t_s: float) -> np.ndarray:
+        phase = np.mod(t_s, self.period_s)
+        return np.array([bool(np.any((on <= p) & (p <= off))) for on, off, p in zip(self.active, self.inactive, phase)])

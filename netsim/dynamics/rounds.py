@@ -1,0 +1,122 @@
+"""A round on a cell in time: who is absent at its start, and what moved during it.
+
+``Dynamics`` holds a run's moving channel (``netsim.dynamics.motion``; None on a static cell),
+its devices' availability (``netsim.dynamics.availability``) and batteries
+(``netsim.dynamics.battery``). ``RoundInTime`` wraps a physical round process: at the
+round's start (``env.now``) a participant that is out of the parameter server's coverage
+(``out-of-coverage``), switched off (``unavailable``) or empty (``battery``) is taken out of the
+plan (its streams go to the others; a stream left without listeners is not sent) and dropped
+with that reason, in the outcome and in the trace; the round runs on the others, its channel
+read at ``env.now``; the handovers since the last round are logged in the trace (kind
+``handover``, entity the device, ``reason`` ``sector A->B``), and the batteries are drained by
+the round's energy (a device that ran out in it loses its upload: ``battery``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from contract import RoundOutcome, RoundPlan, Stream
+from netsim.trace import TraceEvent
+
+OUT_OF_COVERAGE, UNAVAILABLE, BATTERY = "out-of-coverage", "unavailable", "battery"
+
+
+@dataclass
+class Dynamics:
+    """What changes with time on one run's cell besides the fading of a static one."""
+
+    motion: object = None  # netsim.dynamics.motion.ChannelInTime
+    availability: object = None  # OnOff or TraceAvailability
+    batteries: object = None  # netsim.dynamics.battery.Batteries
+    logged_handovers: int = 0
+
+    def absent(self, t_s: float, devices) -> dict[int, str]:
+        """Of ``devices``, those that cannot take part at ``t_s``, with why (the moving channel
+        moved on to ``t_s``)."""
+        reasons: dict[int, str] = {}
+        out = self.motion.at(t_s)[3] if self.motion is not None else None
+        on = self.availability.available(t_s) if self.availability is not None else None
+        empty = self.batteries.empty if self.batteries is not None else None
+        for device in devices:
+            if out is not None and out[device]:
+                reasons[device] = OUT_OF_COVERAGE
+            elif on is not None and not on[device]:
+                reasons[device] = UNAVAILABLE
+            elif empty is not None and empty[device]:
+                reasons[device] = BATTERY
+        return reasons
+
+    def new_handovers(self) -> list:
+        if self.motion is None:
+            return []
+        found = self.motion.handovers[self.logged_handovers:]
+        self.logged_handovers = len(self.motion.handovers)
+        return found
+
+
+def without(plan: RoundPlan, absent) -> RoundPlan:
+    """``plan`` with the ``absent`` devices taken out of its participants and streams."""
+    streams = tuple(Stream(kept, s.bits) for s in plan.streams for kept in [tuple(d for d in s.devices if d not in absent)] if kept)
+    return RoundPlan(streams, {d: b for d, b in plan.uplink_bits.items() if d not in absent},
+                     tuple(d for d in plan.participants if d not in absent),
+                     {d: c for d, c in plan.compute_scale.items() if d not in absent})
+
+
+@dataclass(frozen=True)
+class RoundInTime:
+    """A physical round process (``inner``) run on the devices present at ``env.now``; the same contract."""
+
+    inner: Callable
+
+    def __call__(self, env, plan: RoundPlan, network, model_bits: float, rng, trace, server_round, channel_rng=None):
+        return _round_in_time(env, plan, network, (model_bits, rng, trace, server_round, channel_rng), self.inner)
+
+
+def _round_in_time(env, plan: RoundPlan, network, round_args: tuple, inner: Callable):
+    """The SimPy process: ``round_args`` are ``inner``'s (model bits, compute generator, trace, round, channel generator)."""
+    model_bits, rng, trace, server_round, channel_rng = round_args
+    dynamics = network.dynamics
+    start = env.now
+    absent = dynamics.absent(start, plan.participants)  # reads the moving channel at the start: its handovers are known
+    if trace is not None:
+        trace.extend(TraceEvent(server_round, "handover", h.device, h.time_s, h.time_s, 0.0, 0.0, f"sector {h.source}->{h.target}")
+                     for h in dynamics.new_handovers())
+        trace.extend(TraceEvent(server_round, "dropped", d, start, start, 0.0, 0.0, why) for d, why in sorted(absent.items()))
+    present = without(plan, absent)
+    if present.participants:
+        outcome, energy, sent_bits = yield from inner(env, present, network, model_bits, rng, trace, server_round, channel_rng)
+    else:
+        outcome, energy, sent_bits = RoundOutcome((), (), ()), {}, 0.0
+    dropped = {**outcome.dropped, **absent}
+    arrived = outcome.arrived
+    if dynamics.batteries is not None and energy:
+        ran_out = set(dynamics.batteries.drain(energy)) & set(arrived)
+        if ran_out:
+            arrived = tuple(d for d in arrived if d not in ran_out)
+            dropped.update({d: BATTERY for d in ran_out})
+            if trace is not None:
+                trace.extend(TraceEvent(server_round, "dropped", d, env.now, env.now, 0.0, 0.0, BATTERY) for d in sorted(ran_out))
+    energy = {**energy, **{d: 0.0 for d in absent}} if energy is not None else None
+    return RoundOutcome(outcome.received, outcome.computed, arrived, dropped), energy, sent_bits
+
+
+def dynamics_of(system, layout, rng) -> Dynamics:
+    """A run's ``Dynamics`` on ``system`` (a ``netsim.physical.PhysicalSystem`` whose cell lives in
+    time) from its initial ``layout``, its draws from ``rng`` (the motion stream): the paths,
+    fields and fading first, then the availability."""
+    from netsim.dynamics.availability import OnOff, TraceAvailability
+    from netsim.dynamics.battery import Batteries
+    from netsim.dynamics.motion import ChannelInTime
+
+    devices = layout.num_devices
+    motion = ChannelInTime.start(system, layout, rng) if system.cell.moving else None
+    if system.mean_off_s > 0:
+        availability = OnOff(rng, devices, system.mean_on_s, system.mean_off_s)
+    elif system.availability_trace is not None:
+        availability = TraceAvailability.load(system.availability_trace, devices)
+    else:
+        availability = None
+    batteries = Batteries(devices, system.battery_j) if system.battery_j is not None else None
+    return Dynamics(motion, availability, batteries)

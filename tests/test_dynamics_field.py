@@ -1,0 +1,28 @@
+"""Spatially consistent shadowing (netsim.dynamics.field): the correlation of two devices' values
+against their distance matches TR 38.901's exp(-d / d_corr) at d_corr and 2 d_corr, unit variance."""
+
+import numpy as np
+import pytest
+
+from netsim.dynamics.field import ExponentialField
+
+
+@pytest.mark.parametrize("correlation_m", [37.0, 50.0])  # Table 7.5-6, UMa LOS and NLOS shadow fading
+def test_correlation_against_distance_is_exponential(correlation_m):
+    rng = np.random.default_rng(11)
+    field = ExponentialField.draw(rng, np.full(1500, correlation_m))  # 1500 independent fields
+    x, y = rng.uniform(-1000.0, 1000.0, (2, 40))
+    here = field.at(x, y)  # 40 points x 1500 fields
+    assert here.var() == pytest.approx(1.0, abs=0.05)
+    for multiple in (1.0, 2.0):
+        angle = rng.uniform(0.0, 2.0 * np.pi, 40)
+        d = multiple * correlation_m
+        there = field.at(x + d * np.cos(angle), y + d * np.sin(angle))
+        assert np.mean(here * there) == pytest.approx(np.exp(-multiple), abs=0.05)
+
+
+def test_the_same_point_gives_the_same_value_and_far_points_are_uncorrelated():
+    field = ExponentialField.draw(np.random.default_rng(2), np.full(3000, 10.0))
+    np.testing.assert_array_equal(field.at([5.0], [7.0]), field.at([5.0], [7.0]))
+    far = np.mean(field.at([0.0], [0.0]) * field.at([200.0], [0.0]))  # 20 d_corr: exp(-20)
+    assert abs(far) < 0.05

@@ -1,0 +1,107 @@
+"""The moving cell (netsim.dynamics: mobility, association, motion): paths at their speed inside
+the layout, association with its margin by hand, and the channel read at any time."""
+
+import math
+
+import numpy as np
+import pytest
+
+from netsim import multicell
+from netsim.dynamics.association import Handover, handovers, strongest
+from netsim.dynamics.mobility import DiskMotion, TorusMotion, table_7_8_1_speeds_m_s
+from netsim.dynamics.motion import ChannelInTime, array_gain_db
+from scenarios.definitions.cells import get_cell_system
+
+
+def _speeds(motion, t_s, dt_s=1e-3):
+    x0, y0 = motion.positions(t_s)
+    x1, y1 = motion.positions(t_s + dt_s)
+    return np.hypot(x1 - x0, y1 - y0) / dt_s
+
+
+def test_billiard_in_the_disk_keeps_speed_and_stays_inside():
+    rng = np.random.default_rng(0)
+    r, a = 100.0 * np.sqrt(rng.random(500)), rng.uniform(0, 2 * np.pi, 500)
+    motion = DiskMotion.draw(rng, r * np.cos(a), r * np.sin(a), 10.0, 100.0)
+    x, y = motion.positions(0.0)
+    np.testing.assert_allclose(np.hypot(x, y), r, atol=1e-9)
+    for t in (3.0, 77.7, 1234.5):
+        x, y = motion.positions(t)
+        assert np.hypot(x, y).max() <= 100.0 + 1e-9
+        assert np.median(_speeds(motion, t)) == pytest.approx(10.0, rel=1e-6)
+    x, y = motion.positions(1e4)  # stationary: uniform over the disk
+    assert (np.hypot(x, y) < 50.0).mean() == pytest.approx(0.25, abs=0.06)
+
+
+def test_straight_lines_on_the_wrap_around_torus():
+    rng = np.random.default_rng(1)
+    motion = TorusMotion.draw(rng, np.zeros(3000), np.zeros(3000), 8.0, multicell.wrap_shifts(500.0))
+    assert np.percentile(_speeds(motion, 1e5), [1, 99]) == pytest.approx([8.0, 8.0], rel=1e-6)
+    x, y = motion.positions(1e5)  # folded into the lattice cell around the centre site, spread over the 19 sites
+    assert np.hypot(x, y).max() <= math.sqrt(19) * 500.0 / math.sqrt(3) + 1e-6
+    sites = multicell.hex_sites(500.0)
+    home = np.argmin(np.hypot(x[:, None] - sites[:, 0], y[:, None] - sites[:, 1]), axis=1)
+    assert (home == 0).mean() == pytest.approx(1 / 19, abs=0.02)
+
+
+def test_table_7_8_1_speeds():
+    np.testing.assert_allclose(table_7_8_1_speeds_m_s([True, False]), [3 / 3.6, 30 / 3.6])
+
+
+def test_association_margin_by_hand():
+    gains = np.array([[0.0, 2.0, -5.0], [0.0, 4.0, -5.0]])
+    np.testing.assert_array_equal(strongest(gains, None, 3.0), [1, 1])
+    np.testing.assert_array_equal(strongest(gains, np.array([0, 0]), 3.0), [0, 1])  # 2 dB better: stays; 4 dB: hands over
+    assert handovers(1.5, np.array([0, 0]), np.array([0, 1])) == [Handover(1.5, 1, 0, 1)]
+
+
+def test_closed_form_array_gain_is_multicells():
+    zenith = np.linspace(60.0, 179.0, 500)
+    exact = multicell.array_gain_db(zenith, 10, 12.0)
+    outside_nulls = exact > -40.0
+    np.testing.assert_allclose(array_gain_db(zenith, 10, 12.0)[outside_nulls], exact[outside_nulls], atol=1e-3)
+    assert np.all(array_gain_db(zenith, 10, 12.0)[~outside_nulls] < -30.0)
+
+
+@pytest.mark.parametrize("coverage", ["network", "site"])
+def test_moving_network_reads_the_same_channel_at_the_same_time(coverage):
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 30.0, "coverage": coverage})
+    layout = system.cell.place(200, np.random.default_rng(0))
+    channel = ChannelInTime.start(system, layout, np.random.default_rng(1))
+    again = ChannelInTime.start(system, layout, np.random.default_rng(1))
+    at_5, fade_5, _, out = channel.at(5.0)
+    np.testing.assert_array_equal(fade_5, again.at(5.0)[1])
+    np.testing.assert_array_equal(at_5.path_loss_db, again.at(5.0)[0].path_loss_db)
+    assert fade_5.shape == (200, system.subbands) and np.all(np.isfinite(system.mean_snr_db(at_5)[0]))
+    assert not out.any() if coverage == "network" else out.any()
+    later = channel.at(60.0)[0]  # 500 m later the devices are elsewhere
+    assert np.median(np.hypot(later.x_m - at_5.x_m, later.y_m - at_5.y_m)) > 100.0
+
+
+def test_table_7_8_1_speeds_follow_the_indoor_states_and_need_the_network():
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": "38.901"})
+    layout = system.cell.place(100, np.random.default_rng(0))
+    channel = ChannelInTime.start(system, layout, np.random.default_rng(1))
+    np.testing.assert_allclose(channel.speed_m_s, np.where(layout.indoor, 3.0, 30.0) / 3.6)
+    with pytest.raises(Exception, match="speed_kmh=38.901 sets speeds by the devices' indoor states"):
+        get_cell_system("uma-3.5ghz", overrides={"speed_kmh": "38.901", "interference": False})
+
+
+def test_time_to_trigger_by_hand():
+    from netsim.dynamics.association import Trigger
+
+    trigger = Trigger(2, 0.3)
+    serving = np.array([0, 0])
+    serving = trigger.confirm(0.0, serving, np.array([1, 2]))  # both want a change: the clock starts
+    np.testing.assert_array_equal(serving, [0, 0])
+    serving = trigger.confirm(0.2, serving, np.array([1, 0]))  # device 1 no longer wants it
+    np.testing.assert_array_equal(serving, [0, 0])
+    serving = trigger.confirm(0.3, serving, np.array([1, 2]))  # device 0: 0.3 s on sector 1; device 1 starts again
+    np.testing.assert_array_equal(serving, [1, 0])
+
+
+def test_no_fading_on_a_moving_cell_is_unit_gain():
+    system = get_cell_system("umi-3.5ghz", overrides={"speed_kmh": 3.0, "fading": "none"})
+    layout = system.cell.place(20, np.random.default_rng(0))
+    _, downlink, uplink, _ = ChannelInTime.start(system, layout, np.random.default_rng(1)).at(4.0)
+    assert downlink.shape == (20, system.subbands) and np.all(downlink == 1.0) and np.all(uplink == 1.0)

@@ -235,16 +235,20 @@ class BufferedRun:
             self.arrive(Update(device, version, self.model_bits, env.now))
 
 
-def run_buffered(learner, network, settings: Buffered, versions: int, rng, options: RunOptions = RunOptions()):
+def run_buffered(learner, network, settings: Buffered, versions: int, rng, options: RunOptions = RunOptions(),
+                 trace: list | None = None):
     """Run ``learner`` (a ``contract.BufferedLearner``) on ``network`` until ``versions``
     aggregations (or ``options.budget``); returns the records (version 0: the initial model's
-    evaluation, then one per aggregation) and the trace."""
+    evaluation, then one per aggregation) and the trace (appended to ``trace`` when given, so a
+    run stopped by an exception keeps what happened)."""
     if versions < 1:
         raise ValueError(f"versions must be >= 1, got {versions}")
     if options.scheduler is not None:
         raise ValueError("a scheduler chooses a round's participants; buffered aggregation dispatches to idle devices")
     env = simpy.Environment()
     run = BufferedRun(env, learner, network, settings, rng, options, versions)
+    if trace is not None:
+        run.trace = trace
     run.keep(RoundRecord(0, 0.0, 0.0, 0.0, 0.0, 0, (), None, learner.evaluate(0), None, None))
     for device in range(run.num_devices):
         env.process(run.device_process(device))

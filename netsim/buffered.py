@@ -113,10 +113,8 @@ class BufferedRun:
     def _draw_links(self):
         if self.cell:
             return PhysicalLinks.draw(self.network, self.options.channel_rng)
-        try:
-            self.network.downlink_time, self.network.uplink_time  # noqa: B018 (what the links ask)
-        except AttributeError as missing:
-            raise ValueError(f"buffered aggregation needs a system with downlink_time and uplink_time ({missing})") from None
+        if not (hasattr(self.network, "downlink_time") and hasattr(self.network, "uplink_time")):
+            raise ValueError("buffered aggregation needs a system that times a payload (downlink_time, uplink_time)")
         return NormalizedLinks(self.network, self.model_bits)
 
     # --- the server ------------------------------------------------------------------
@@ -184,7 +182,7 @@ class BufferedRun:
         updates, self.buffer = tuple(self.buffer), []
         self.learner.aggregate(self.version, updates)
         self.version += 1
-        evaluation = self.learner.evaluate(self.version) if self.options_evaluate(self.version) else None
+        evaluation = self.learner.evaluate(self.version) if self.evaluates(self.version) else None
         interval, self.interval = self.interval, _Interval(self.env.now)
         arrived = tuple(sorted(u.device for u in updates))
         outcome = RoundOutcome(tuple(sorted(interval.received)), tuple(sorted(interval.computed)), arrived, dict(interval.dropped))
@@ -197,7 +195,8 @@ class BufferedRun:
         if self.version >= self.versions and not self.finished.triggered:
             self.finished.succeed()
 
-    def options_evaluate(self, version: int) -> bool:
+    def evaluates(self, version: int) -> bool:
+        """Evaluated after version 0, every ``evaluate_every`` versions and the last (as rounds are)."""
         return version % self.options.evaluate_every == 0 or version == self.versions
 
     def keep(self, record: RoundRecord) -> None:
@@ -211,11 +210,10 @@ class BufferedRun:
     # --- a device ----------------------------------------------------------------------
     def device_process(self, device: int):
         """Device ``device`` for the whole run: wait for a model, compute, upload."""
-        env, links = self.env, self.links
+        env = self.env
         while True:
             version, draw = yield self.inbox[device].get()
-            links = self.links
-            start = env.now
+            links, start = self.links, env.now
             yield env.timeout(links.compute_s(device, draw, 1.0))
             joules = links.compute_j(device, 1.0) if self.cell else 0.0
             self.interval.spend(device, joules)

@@ -110,9 +110,10 @@ class RunSpec:
     seed: int = option(0, "run seed", low=0, high=MAX_SEED, flag="--seed", section="run", command=True, sweep=False)
     options: dict = option(dict, "algorithm option, repeatable (e.g. mu=0.5); goes to every algorithm of the run that takes it",
                            flag="--option", metavar="KEY=VALUE", section="spec", sweep=False, default_text="the scenario's")
-    mode: Literal[TIMING_MODES] = option("pipelined", "timing mode", flag="--mode", section="network", recorded="system.mode")
+    mode: Literal[TIMING_MODES] = option("pipelined", "timing mode", flag="--mode", label="mode", section="network", recorded="system.mode")
     deadline: float | None = option(None, "round deadline (T_dl units; seconds on a physical cell); late devices are dropped "
-                                    "from aggregation", **bounds(NetworkSystem, "deadline"), flag="--deadline", section="network", recorded="system.deadline")
+                                    "from aggregation", **bounds(NetworkSystem, "deadline"), flag="--deadline", label="deadline", section="network",
+                                    recorded="system.deadline")
     evaluate_every: int = option(1, "evaluate every N rounds", low=1, high=MAX_ROUNDS, flag="--eval-every", section="run", recorded="evaluate_every")
     participation: float | None = option(None, "fraction of devices sampled per round", low=0, high=1, low_open=True,
                                          flag="--participation", section="run", default_text="the scenario's", recorded="participation")

@@ -9,7 +9,8 @@ bits or device energy, whichever comes first, under any orchestrator (synchronou
   run stops at the end of the first round (aggregation) whose records bring the spending to the
   budget or past it; the summary gives what was spent.
 
-``Budget.stopped`` says why a run stopped (None: it ran all its rounds).
+``Budget.stopped`` says why a run stopped (None: it ran all its rounds; ``stalled``: buffered
+aggregation where every device missed the current version by an outage).
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class Budget:
         limit and what was spent)."""
         if self.stopped is None:
             return {"reason": "rounds"}
+        if self.stopped not in self.limits:  # an orchestrator's own end (``stalled``: nobody could train)
+            return {"reason": self.stopped}
         spent = clock_end if self.stopped == "time" else self.spent[self.stopped]
         return {"reason": "budget", "budget": self.stopped, "limit": self.limits[self.stopped], "spent": spent}
 

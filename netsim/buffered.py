@@ -18,7 +18,8 @@ On a cell the links are those of the current fading draw (``netsim.links.Physica
 block-fading draw per model version, as a synchronous round has one per round): a stream at its
 weakest listener's rate, each upload at the device's own, the energies on the trace; a device
 in downlink outage misses the version (dropped ``downlink-outage``), one in uplink outage
-computed but cannot upload (``uplink-outage``). One record per aggregation (``RoundRecord``:
+computed but cannot upload (``uplink-outage``); when nobody is left training, a partial buffer
+is aggregated, and with none the run ends (``stalled``). One record per aggregation (``RoundRecord``:
 its ``server_round`` is the version it made, ``updates`` the messages it aggregated).
 """
 
@@ -109,6 +110,7 @@ class BufferedRun:
         self.trace: list[TraceEvent] = []
         self.finished = env.event()
         self.stop = env.event()
+        self.stalled = False  # nobody could train any more (outages): the run ended early
 
     def _draw_links(self):
         if self.cell:
@@ -162,10 +164,21 @@ class BufferedRun:
             self.inbox[device].put((version, draws[device]))
 
     def release(self, device: int) -> None:
-        """``device`` is idle again (it reported, or it cannot); fill the free places."""
+        """``device`` is idle again (it could not report: an outage); fill the free places."""
         self.training -= 1
         self.idle.append(device)
         self.dispatch_idle()
+        self.keep_going()
+
+    def keep_going(self) -> None:
+        """Nobody training (the others missed the current version): aggregate what the buffer
+        holds; with nothing in it, the run has stalled."""
+        if self.training == 0 and self.buffer:
+            self.aggregate()
+            self.dispatch_idle()
+        if self.training == 0 and not self.finished.triggered:
+            self.stalled = True
+            self.finished.succeed()
 
     def arrive(self, update: Update) -> None:
         """An update arrived: the learner's local update, into the buffer; the K-th aggregates."""
@@ -177,6 +190,7 @@ class BufferedRun:
         self.training -= 1
         self.idle.append(update.device)
         self.dispatch_idle()
+        self.keep_going()
 
     def aggregate(self) -> None:
         updates, self.buffer = tuple(self.buffer), []
@@ -253,6 +267,8 @@ def run_buffered(learner, network, settings: Buffered, versions: int, rng, optio
     run.dispatch_idle()
     budget = options.budget if options.budget is not None else Budget({})
     env.run(until=budget.horizon(env, run.finished, run.stop))
+    if run.stalled and budget.stopped is None:
+        budget.stopped = "stalled"
     return run.records, run.trace
 
 

@@ -166,3 +166,34 @@ def test_bad_settings_and_algorithms_are_refused():
                      np.random.default_rng(0))
     with pytest.raises(ValueError, match="unknown budget"):
         Budget({"rounds": 3})
+
+
+class Deaf:
+    """Links where ``deaf`` devices are in downlink outage (they never get a model)."""
+
+    def __init__(self, links, deaf):
+        self.links, self.deaf = links, set(deaf)
+
+    def __getattr__(self, name):
+        return getattr(self.links, name)
+
+    def receives(self, device: int) -> bool:
+        return device not in self.deaf
+
+
+def test_devices_in_outage_are_dropped_and_a_run_nobody_can_train_in_stops_as_stalled(monkeypatch):
+    """Devices 1 and 2 never receive: each dispatch drops them (``downlink-outage``), device 0's
+    updates alone make the versions (K = 2: with nobody else training, its one update is
+    aggregated); with every device deaf the run stops at once, ``stalled``."""
+    from netsim.buffered import BufferedRun
+
+    drawn = BufferedRun._draw_links
+    monkeypatch.setattr(BufferedRun, "_draw_links", lambda run: Deaf(drawn(run), (1, 2)))
+    system = NetworkSystem(rho=1.0, t_min=1.0, inv_mu=0.0)
+    versions, trace = run_buffered(NetworkOnly(3, 1.0), system, Buffered(2), 3, np.random.default_rng(0))
+    assert [(v.server_round, v.end, v.arrived) for v in versions[1:]] == [(1, 3.0, (0,)), (2, 6.0, (0,)), (3, 9.0, (0,))]
+    assert versions[1].outcome.dropped == {1: "downlink-outage", 2: "downlink-outage"}
+    monkeypatch.setattr(BufferedRun, "_draw_links", lambda run: Deaf(drawn(run), (0, 1, 2)))
+    budget = Budget({})
+    versions, _ = run_buffered(NetworkOnly(3, 1.0), system, Buffered(2), 3, np.random.default_rng(0), RunOptions(budget=budget))
+    assert len(versions) == 1 and budget.summary(0.0) == {"reason": "stalled"}

@@ -130,6 +130,8 @@ def _status(summary: dict) -> str:
 def _stopped(summary: dict) -> str:
     """Why a run ended, where a budget ended it: `` at the time budget 20 after 26 rounds``."""
     stopped = summary.get("stopped") or {}
+    if stopped.get("reason") == "stalled":
+        return f" stalled after {summary['rounds']} rounds: every device missed the model"
     if stopped.get("reason") != "budget":
         return ""
     return f" at the {stopped['budget']} budget {stopped['limit']:g} after {summary['rounds']} rounds"

@@ -92,7 +92,8 @@ class BufferedRun:
         settings.check(self.num_devices)
         self.concurrency = self.num_devices if settings.concurrency is None else settings.concurrency
         self.downlink = ACCESS[settings.downlink_access](env)
-        self.uplink = ACCESS[settings.uplink_access](env)
+        # a half-duplex normalized system: streams and uploads take turns on one medium
+        self.uplink = self.downlink if getattr(network, "duplex", "full") == "half" else ACCESS[settings.uplink_access](env)
         self.cell = options.channel_rng is not None
         if self.cell and network.system.uplink_access != "tdma":
             raise ValueError("buffered aggregation on a cell takes uplink_access=tdma (an FDMA share changes with every upload)")

@@ -197,3 +197,13 @@ def test_devices_in_outage_are_dropped_and_a_run_nobody_can_train_in_stops_as_st
     budget = Budget({})
     versions, _ = run_buffered(NetworkOnly(3, 1.0), system, Buffered(2), 3, np.random.default_rng(0), RunOptions(budget=budget))
     assert len(versions) == 1 and budget.summary(0.0) == {"reason": "stalled"}
+
+
+@pytest.mark.parametrize("duplex, second", [("full", 4.5), ("half", 5.0)])
+def test_on_a_half_duplex_system_an_upload_waits_for_the_stream_on_the_air(duplex, second):
+    """Two devices, T_dl = T_ul = 1, compute 1 and 2.5: device 0's update makes v1 at 3 and v1
+    goes to it 3-4; device 1 is done at 3.5: full duplex, it uploads 3.5-4.5 beside the
+    stream; half duplex, one medium, it waits for the stream to end and uploads 4-5."""
+    system = ScriptedSystem(rho=1.0, t_min=0.0, inv_mu=0.0, duplex=duplex, script=Scripted([1, 2.5, 9, 9]))
+    versions, _ = run_buffered(NetworkOnly(2, 1.0), system, Buffered(1), 2, np.random.default_rng(0))
+    assert [(v.server_round, v.end) for v in versions[1:]] == [(1, 3.0), (2, second)]

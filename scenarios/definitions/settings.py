@@ -114,6 +114,10 @@ class RunSpec:
     deadline: float | None = option(None, "round deadline (T_dl units; seconds on a physical cell); late devices are dropped "
                                     "from aggregation", **bounds(NetworkSystem, "deadline"), flag="--deadline", label="deadline", section="network",
                                     recorded="system.deadline")
+    duplex: Literal[("full", "half")] = option("full", "a normalized system's medium: full (downlink and uplink each their own) "
+                                               "or half (one transfer at a time either way: synchronous rounds then take --mode "
+                                               "barrier); a cell's is --radio duplex=tdd|fdd", flag="--duplex", label="duplex",
+                                               section="network", recorded="system.duplex")
     evaluate_every: int = option(1, "evaluate every N rounds", low=1, high=MAX_ROUNDS, flag="--eval-every", section="run", recorded="evaluate_every")
     participation: float | None = option(None, "fraction of devices sampled per round", low=0, high=1, low_open=True,
                                          flag="--participation", section="run", default_text="the scenario's", recorded="participation")

@@ -20,7 +20,9 @@ weakest listener's rate, each upload at the device's own, the energies on the tr
 in downlink outage misses the version (dropped ``downlink-outage``), one in uplink outage
 computed but cannot upload (``uplink-outage``); when nobody is left training, a partial buffer
 is aggregated, and with none the run ends (``stalled``). One record per aggregation (``RoundRecord``:
-its ``server_round`` is the version it made, ``updates`` the messages it aggregated).
+its ``server_round`` is the version it made, ``updates`` the messages it aggregated); a trace
+event's ``round`` is the version the interval it happened in made, a ``downlink`` event's
+``entity`` the version it sent.
 """
 
 from __future__ import annotations
@@ -146,21 +148,21 @@ class BufferedRun:
         airtime = self.links.stream_s(devices, self.model_bits)
         start = yield self.downlink.transmit(airtime)
         getting = [d for d in devices if self.links.receives(d)]
-        interval = self.interval
+        interval, now = self.interval, self.env.now
         interval.streams += 1
         if getting:
             interval.downlink_bits += self.model_bits
-        self.trace.append(TraceEvent(self.version + 1, "downlink", version, start, self.env.now, self.model_bits if getting else 0.0))
-        for device in devices:
+        self.trace.append(TraceEvent(self.version + 1, "downlink", version, start, now, self.model_bits if getting else 0.0))
+        for device in devices:  # (a release may aggregate: self.interval is then the next one's)
             if device not in getting:
-                self.trace.append(TraceEvent(self.version + 1, "dropped", device, self.env.now, self.env.now, 0.0, 0.0, DOWNLINK_OUTAGE))
+                self.trace.append(TraceEvent(self.version + 1, "dropped", device, now, now, 0.0, 0.0, DOWNLINK_OUTAGE))
                 self.interval.dropped[device] = DOWNLINK_OUTAGE
                 self.release(device)
                 continue
             if self.cell:
-                joules = self.links.receive_j(device, self.env.now - start)
+                joules = self.links.receive_j(device, now - start)
                 self.interval.spend(device, joules)
-                self.trace.append(TraceEvent(self.version + 1, "receive", device, start, self.env.now, self.model_bits, joules))
+                self.trace.append(TraceEvent(self.version + 1, "receive", device, start, now, self.model_bits, joules))
             self.interval.received.add(device)
             self.inbox[device].put((version, draws[device]))
 

@@ -1,6 +1,7 @@
 """The learner-clock contract: what a learner asks of the network each round and what the
 network tells it back (``RoundPlan``, ``Stream``, ``RoundOutcome``), and the ``Learner``
-protocol the clock drives, and the plain pieces every layer may use: a typed value with its
+protocol the clock drives; the same in messages for asynchronous aggregation (``Dispatch``,
+``Update``, ``BufferedLearner``), and the plain pieces every layer may use: a typed value with its
 bounds (``Setting``) and the user's-error type (``UsageError``), in ``contract.setting``.
 
 Both sides import it: ``learning`` (PyTorch, never SimPy) and ``netsim`` (SimPy, never
@@ -10,6 +11,7 @@ and loads only where it is imported.
 """
 
 from contract.learner import Learner
+from contract.messages import BufferedLearner, Dispatch, Update
 from contract.plan import RoundOutcome, RoundPlan, Stream
 
-__all__ = ["Learner", "RoundOutcome", "RoundPlan", "Stream"]
+__all__ = ["BufferedLearner", "Dispatch", "Learner", "RoundOutcome", "RoundPlan", "Stream", "Update"]

@@ -30,6 +30,7 @@ import numpy as np
 import simpy
 
 from contract import Learner, RoundOutcome, RoundPlan
+from netsim.budget import Budget
 from netsim.durations import TimedSystem
 from netsim.kind import SIMULATORS, Network, adopted
 from netsim.scheduling import Policy
@@ -51,6 +52,7 @@ class RoundRecord:
     evaluation: Any = None
     outcome: RoundOutcome | None = None
     energy_j: Any = None  # device -> joules spent this round (physical networks), else None
+    updates: tuple = ()  # buffered aggregation: the contract.Update messages aggregated (netsim.buffered)
 
     @property
     def duration(self) -> float:
@@ -105,7 +107,8 @@ class RunOptions:
     ``timeline`` (fast) or ``processes`` (the per-device reference). ``channel_rng``: the
     fading draws of a network that draws its channel (a ``PhysicalNetwork``). ``scheduler``:
     the network's choice of participants each round (a ``netsim.scheduling.Policy``; None: the
-    learner samples its own).
+    learner samples its own). ``budget``: the run's horizon (``netsim.budget.Budget``: time,
+    bits, energy; None: it runs all its rounds), told why it stopped.
     """
 
     on_round: Callable[[RoundRecord], None] | None = None
@@ -113,6 +116,7 @@ class RunOptions:
     simulator: str = "timeline"
     channel_rng: np.random.Generator | None = None
     scheduler: Policy | None = None
+    budget: Budget | None = None
 
 
 @dataclass(frozen=True)
@@ -175,11 +179,15 @@ def run_cosimulation(
     records: list[RoundRecord] = []
     trace: list[TraceEvent] = []
     on_round, evaluate_every = options.on_round, options.evaluate_every
+    budget = options.budget if options.budget is not None else Budget({})
+    stop = env.event()
 
     def keep(record: RoundRecord) -> None:
         records.append(record)
         if on_round is not None:
             on_round(record)
+        if budget.spend(record) and not stop.triggered:
+            stop.succeed()
 
     def evaluate_round(server_round: int) -> bool:
         return server_round % evaluate_every == 0 or server_round == rounds
@@ -187,8 +195,8 @@ def run_cosimulation(
     network = adopted(system)
     process = _round_process(options.simulator, network, options.channel_rng)
     schedule = None if options.scheduler is None else ScheduleOnClock(options.scheduler, network, options.channel_rng)
-    env.process(cosimulation_process(env, learner, network, rounds, rng, trace, LoopHooks(process, keep, evaluate_round, schedule)))
-    env.run()
+    loop = env.process(cosimulation_process(env, learner, network, rounds, rng, trace, LoopHooks(process, keep, evaluate_round, schedule)))
+    env.run(until=budget.horizon(env, loop, stop))
     return records, trace
 
 

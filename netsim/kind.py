@@ -18,6 +18,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from contract.setting import recorded
+
 from netsim.reference import round_process_reference
 from netsim.scheduling import ChannelReport, Expectations
 from netsim.timeline import round_process
@@ -44,8 +46,8 @@ class SystemKind:
 
     def record(self, name: str) -> dict:
         """The system as a run's config records it (its folder name hashes it): ``name`` and
-        every field."""
-        return {"name": name, **asdict(self)}
+        every field (those declared ``omit_default`` only when set: ``contract.setting.recorded``)."""
+        return {"name": name, **recorded(self)}
 
     def with_overrides(self, rho: float | None = None, t_min: float | None = None, inv_mu: float | None = None):
         """This system with the given ``rho``, ``t_min``, ``inv_mu`` (None: kept); the dataclass's

@@ -12,6 +12,8 @@ from contract import RoundPlan
 from contract.setting import check_declared, option
 from netsim.distributions import ShiftedExponential
 from netsim.durations import MAX_COMPUTE_TIME, MAX_DEADLINE, MAX_RHO, TIMING_MODES, RoundDurations
+
+DUPLEX = ("full", "half")  # whether downlink and uplink each have a medium of their own, or share one
 from netsim.kind import Network, SystemKind
 
 
@@ -27,6 +29,10 @@ class NetworkSystem(SystemKind, Network):
     ``pipelined``: a device computes as soon as its last stream arrived and queues for the
     uplink as soon as it is done. ``deadline`` (same unit, from the round start) drops
     devices whose upload would end after it; the round then lasts until the deadline.
+    ``duplex``: ``full`` (each link its own medium: a pipelined upload may overlap the streams)
+    or ``half`` (one medium: the barrier round's ``T_dl (m + rho N)`` is already half duplex; a
+    pipelined round is refused by the run's checks; buffered aggregation sends streams and
+    uploads one at a time on one medium).
     """
 
     rho: float = option(MISSING, "T_ul / T_dl", low=0, low_open=True, high=MAX_RHO)
@@ -35,6 +41,8 @@ class NetworkSystem(SystemKind, Network):
     t_dl: float = option(1.0, "one model's downlink time (the time unit)", low=0, low_open=True)
     mode: Literal[TIMING_MODES] = option("pipelined", "timing mode")
     deadline: float | None = option(None, "round deadline (T_dl)", low=0, low_open=True, high=MAX_DEADLINE)
+    duplex: Literal[DUPLEX] = option("full", "full: downlink and uplink each on a medium of their own (FDD); half: one "
+                                     "medium, one transfer at a time either way (TDD; the paper's barrier round)", omit_default=True)
 
     def __post_init__(self) -> None:
         """The declared bounds (``option``): a run's ``--rho``, ``--t-min``, ``--inv-mu``,

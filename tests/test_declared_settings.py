@@ -193,9 +193,13 @@ def test_every_recorded_setting_is_read_back_from_the_config_where_it_is_recorde
 
     given = {"mode": "barrier", "deadline": 50.0, "evaluate_every": 2, "participation": 0.5, "rho": 2.0, "t_min": 0.5,
              "inv_mu": 0.25, "devices": 8, "alpha": 0.7, "uplink_codec": "qsgd:bits=4,bucket=512", "downlink_codec": "topk:ef=0,fraction=0.5",
-             "scheduler": "age-based"}
+             "scheduler": "age-based", "duplex": "half"}
+    clock = {"orchestrator": "fedbuff", "buffer_k": 2, "concurrency": 4, "server_lr": 0.5, "staleness_exponent": 0.0,
+             "mixing_alpha": 0.9}
     recorded = [f for f in declared() if "recorded" in f.metadata]
-    assert sorted(f.name for f in recorded) == sorted(given)
+    assert sorted(f.name for f in recorded) == sorted({**given, **clock})
+    config = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}, **clock))).config
+    assert {f.name: recorded_value(config, f) for f in recorded if f.name in clock} == clock  # an asynchronous run's
     config = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}, **given))).config
-    assert {f.name: recorded_value(config, f) for f in recorded} == given
+    assert {f.name: recorded_value(config, f) for f in recorded if f.name in given} == given
     assert {f.name: recorded_value({}, f) for f in recorded} == {f.name: f.default for f in recorded}

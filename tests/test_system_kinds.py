@@ -192,7 +192,7 @@ def test_run_prints_the_clock_in_t_dl_on_a_system_whose_t_dl_is_not_one(tmp_path
             "--mode", "barrier", "--backend", "loop", "--quiet", "--no-figure", "--out", str(tmp_path / "out")]
     assert main(argv) == 0
     row = capsys.readouterr().out.splitlines()[2].split()
-    assert row[0] == "fedavg" and row[4] == "10.0"
+    assert row[:2] == ["fedavg", "mode=barrier"] and row[5] == "10.0"  # the label names the timing
     assert main(argv + ["--json"]) == 0
     assert json.loads(capsys.readouterr().out)["runs"][0]["simulated_time"] == 20.0
     assert NetworkSystem(rho=1.0, t_min=0.0, inv_mu=0.0, t_dl=2.0).time_scale == 2.0 and PhysicalSystem.time_scale == 1.0

@@ -145,7 +145,7 @@ def test_compare_takes_run_settings(capsys, tmp_path):
                          "--json", "--jobs", "1")
     assert code == 0, err
     data = json.loads(out)
-    assert [r["label"] for r in data["rows"]] == ["user-centric k=auto"]
+    assert [r["label"] for r in data["rows"]] == ["user-centric k=auto mode=barrier deadline=500.0"]  # the label names the timing
     config = json.loads(next(p for p in tmp_path.iterdir() if p.is_dir()).joinpath("config.json").read_text())
     assert config["algorithm_options"]["lam"] == 0.05 and config["system"]["mode"] == "barrier"
     assert config["system"]["deadline"] == 500

@@ -253,10 +253,16 @@ class MixingLearner(FederatedLearner):
         """The model ``device`` trains from: its row of ``theta``, or what it decoded."""
         return self.theta[device] if self.held is None else self.held[device]
 
+    def local_job(self, device: int, start: torch.Tensor) -> LocalJob:
+        """``device``'s local update from the model ``start`` it received, as a training request
+        (``learning.jobs.LocalJob``): what the round's local update and an asynchronous one
+        (``learning.asynchronous``) hand the trainer."""
+        return self.job(device, start)
+
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if not devices:
             return
-        trained = self.trainer.train_many([self.job(d, self.start_model(d)) for d in devices])
+        trained = self.trainer.train_many([self.local_job(d, self.start_model(d)) for d in devices])
         if self.links is not None:
             trained = torch.stack([self.links.send_update(d, self.start_model(d), row) for d, row in zip(devices, trained)])
         self.theta_half[list(devices)] = trained

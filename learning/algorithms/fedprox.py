@@ -8,8 +8,6 @@ Traffic is FedAvg's: one broadcast down, one model up per device.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
-
 from learning.algorithms.fedavg import FedAvg
 from learning.options import Options, option
 
@@ -22,8 +20,8 @@ class FedProxOptions(Options):
 class FedProx(FedAvg):
     name = "fedprox"
     Options = FedProxOptions
+    asynchronous = True
 
-    def local_update(self, server_round: int, devices: Sequence[int]) -> None:
-        if devices:  # the received model is both the start and the anchor
-            jobs = [self.job(d, self.theta[d], anchor=self.theta[d], proximal=self.options.mu) for d in devices]
-            self.theta_half[list(devices)] = self.trainer.train_many(jobs)
+    def local_job(self, device: int, start):
+        """The received model is both the start and the anchor."""
+        return self.job(device, start, anchor=start, proximal=self.options.mu)

@@ -32,6 +32,9 @@ def add_parser(subparsers) -> None:
                         "user-centric runs with k = m and k = auto unless --streams is given)")
     parser.add_argument("--seeds", type=int, default=3, help="number of seeds, 0..N-1 (default 3)")
     parser.add_argument("--target", type=float, help="target mean accuracy (default: 90%% of the best final mean accuracy)")
+    parser.add_argument("--budget", metavar="AXIS=B1,B2", help="also the accuracy each algorithm reaches within these budgets "
+                        "on AXIS (time in the clock's unit, downlink_bits, uplink_bits, energy_j), >= where a run ended before "
+                        "spending one (scenarios.reports.budgets)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="runs in parallel worker processes (default: 2, or 1 on a 1-core machine)")
     add_run_settings(parser)
@@ -44,6 +47,10 @@ def specs(args) -> dict[str, list[RunSpec]]:
     SEEDS.check("--seeds", args.seeds)
     TARGET.check("--target", args.target)
     JOBS.check("--jobs", args.jobs)
+    if args.budget is not None:
+        from scenarios.reports.budgets import parse_budgets
+
+        parse_budgets(args.budget)
     names = args.algorithm or list(ALGORITHMS)
     variants = []
     for name in names:
@@ -87,5 +94,16 @@ def execute(args):
     data = {"scenario": args.scenario, "system": args.system, "seeds": args.seeds, "target": target,
             "rows": [asdict(r) for r in rows], **{k: str(p) for k, p in paths.items()}}
     text = f"{args.scenario} on {args.system}, {args.seeds} seeds. {legend(target)}\n" + table(header, body)
+    if args.budget is not None:
+        text += budget_section(args.budget, curves, data)
     diverged = sum(row.diverged for row in rows)
     return data, text + f"\n\nwrote {paths['csv']}, {paths['markdown']} and {paths['runs_csv']}", (1 if diverged else 0)
+
+
+def budget_section(text: str, curves: dict, data: dict) -> str:
+    """The accuracy-within-budget table (``--budget``), added to the command's text and data."""
+    from scenarios.reports.budgets import budget_numbers, budget_table, parse_budgets
+
+    axis, budgets = parse_budgets(text)
+    data["within_budget"] = budget_numbers(curves, axis, budgets)
+    return "\n\naccuracy within a budget (>=: a seed ended before spending it)\n" + table(*budget_table(curves, axis, budgets))

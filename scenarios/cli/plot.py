@@ -39,6 +39,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--seed", type=int, help="when re-timing, draw every run's compute times (and a cell's layout and "
                         "fading) from this seed's network stream (default: each run's own, those it ran with)")
     parser.add_argument("--force", action="store_true", help="replace an existing figure file")
+    parser.add_argument("--budget", metavar="AXIS=B1,B2", help="also print the accuracy each label's runs (as recorded) reached "
+                        "within these budgets on AXIS (time, downlink_bits, uplink_bits, energy_j), >= where a run ended before "
+                        "spending one (scenarios.reports.budgets)")
     add_json(parser)
 
 
@@ -56,6 +59,11 @@ def execute(args):
         raise UsageError(f"{args.out!r} exists; give another --out or --force to replace it")
     if args.seed is not None:
         RUN_SETTINGS["seed"].check("--seed", args.seed)
+    budgets = None
+    if args.budget is not None:
+        from scenarios.reports.budgets import parse_budgets
+
+        budgets = parse_budgets(args.budget)
     systems = retime_systems(args.systems) if args.systems else None
     try:  # every folder is read (and re-timed) before the figure is written
         options = PlotOptions(args.title, tuple(dict.fromkeys(args.x)), args.worst, args.width, getattr(args, "command_line", None))
@@ -66,4 +74,21 @@ def execute(args):
         raise UsageError(str(error)) from None
     except OSError as error:
         raise UsageError(f"cannot write {args.out!r}: {error.strerror or error}") from None
-    return {"figure": str(written), "runs": len(args.result_dirs)}, f"wrote {written}"
+    data, text = {"figure": str(written), "runs": len(args.result_dirs)}, f"wrote {written}"
+    if budgets is not None:
+        text += budget_text(args.result_dirs, *budgets, data)
+    return data, text
+
+
+def budget_text(result_dirs, axis: str, budgets, data: dict) -> str:
+    """The accuracy-within-budget table of the runs as recorded, seeds of one label together."""
+    from scenarios.cli.common import table
+    from scenarios.records.result_folder import read_run
+    from scenarios.reports.budgets import budget_numbers, budget_table
+
+    curves: dict = {}
+    for folder in result_dirs:
+        curve = read_run(folder)
+        curves.setdefault(curve.label, []).append(curve)
+    data["within_budget"] = budget_numbers(curves, axis, budgets)
+    return "\n\naccuracy within a budget (>=: a run ended before spending it)\n" + table(*budget_table(curves, axis, budgets))

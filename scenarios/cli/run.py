@@ -77,7 +77,7 @@ def execute(args):
     keys = ("algorithm", "label", "status", "streams", "final_mean_accuracy", "final_worst_accuracy", "simulated_time",
             "downlink_bits", "uplink_bits", "result_dir")
     extra = ("clustering_ari", "estimation_error", "diverged", "training_flags", "training_notes", "time_unit", "dropped", "energy_j",
-             "device_energy_j")
+             "device_energy_j", "stopped", "orchestrator", "staleness_mean")
     runs = [{k: s[k] for k in keys} | {k: v for k, v in s.items() if k in extra} for s in summaries]
     data = {"runs": runs, "figure": str(figure) if figure else None}
     unit = next((s["time_unit"] for s in summaries if "time_unit" in s), "T_dl")  # one system: one unit
@@ -123,5 +123,16 @@ def _status(summary: dict) -> str:
     if summary["status"] == "diverged":
         return f"diverged (round {summary['diverged']['round']})"
     note = flag_note(summary.get("training_flags") or ())
-    return f"{summary['status']}, flagged: {note}" if note else summary["status"]
+    status = summary["status"] + _stopped(summary)
+    return f"{status}, flagged: {note}" if note else status
+
+
+def _stopped(summary: dict) -> str:
+    """Why a run ended, where a budget ended it: `` at the time budget 20 after 26 rounds``."""
+    stopped = summary.get("stopped") or {}
+    if stopped.get("reason") == "stalled":
+        return f" stalled after {summary['rounds']} rounds: every device missed the model"
+    if stopped.get("reason") != "budget":
+        return ""
+    return f" at the {stopped['budget']} budget {stopped['limit']:g} after {summary['rounds']} rounds"
 

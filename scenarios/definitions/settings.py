@@ -42,7 +42,9 @@ SECTIONS = {  # a field's ``section``: where it belongs, and so how it is checke
     "scenario": "the scenario's knobs (only where the scenario has them: Scenario.knobs)",
     "communication": "update codecs and the network's scheduler (scenarios.definitions.communication)",
     "training": "overrides of the scenario's training settings (learning.training.LocalTraining)",
+    "clock": "the orchestrator (synchronous rounds, or buffered asynchronous aggregation: netsim.buffered) and the run's budget",
 }
+ORCHESTRATORS = ("sync", "fedbuff", "fedasync")
 
 
 def _codec(downlink: bool):
@@ -108,9 +110,14 @@ class RunSpec:
     seed: int = option(0, "run seed", low=0, high=MAX_SEED, flag="--seed", section="run", command=True, sweep=False)
     options: dict = option(dict, "algorithm option, repeatable (e.g. mu=0.5); goes to every algorithm of the run that takes it",
                            flag="--option", metavar="KEY=VALUE", section="spec", sweep=False, default_text="the scenario's")
-    mode: Literal[TIMING_MODES] = option("pipelined", "timing mode", flag="--mode", section="network", recorded="system.mode")
+    mode: Literal[TIMING_MODES] = option("pipelined", "timing mode", flag="--mode", label="mode", section="network", recorded="system.mode")
     deadline: float | None = option(None, "round deadline (T_dl units; seconds on a physical cell); late devices are dropped "
-                                    "from aggregation", **bounds(NetworkSystem, "deadline"), flag="--deadline", section="network", recorded="system.deadline")
+                                    "from aggregation", **bounds(NetworkSystem, "deadline"), flag="--deadline", label="deadline", section="network",
+                                    recorded="system.deadline")
+    duplex: Literal[("full", "half")] = option("full", "a normalized system's medium: full (downlink and uplink each their own) "
+                                               "or half (one transfer at a time either way: synchronous rounds then take --mode "
+                                               "barrier); a cell's is --radio duplex=tdd|fdd", flag="--duplex", label="duplex",
+                                               section="network", recorded="system.duplex")
     evaluate_every: int = option(1, "evaluate every N rounds", low=1, high=MAX_ROUNDS, flag="--eval-every", section="run", recorded="evaluate_every")
     participation: float | None = option(None, "fraction of devices sampled per round", low=0, high=1, low_open=True,
                                          flag="--participation", section="run", default_text="the scenario's", recorded="participation")
@@ -134,6 +141,27 @@ class RunSpec:
                                  metavar="CODEC", label="dl", check=_codec(downlink=True), section="communication", recorded="communication.downlink_codec")
     scheduler: str = option("random", _policies_doc, words=_policies,
                             flag="--scheduler", metavar="POLICY", label="sched", section="communication", recorded="communication.scheduler")
+    orchestrator: Literal[ORCHESTRATORS] = option("sync", "who drives the learner: synchronous rounds (sync), or buffered asynchronous "
+                                                   "aggregation every K arrivals (fedbuff, Nguyen et al. 2022) or at each (fedasync, "
+                                                   "Xie et al. 2019); the asynchronous ones drive fedavg and fedprox",
+                                                   flag="--orchestrator", label="orch", section="clock", recorded="clock.orchestrator")
+    buffer_k: int | None = option(None, "fedbuff: aggregate every K arrivals", low=1, high=MAX_DEVICES, flag="--buffer-k", label="K",
+                                  section="clock", default_text="half the concurrency (fedasync: 1)", recorded="clock.buffer_k")
+    concurrency: int | None = option(None, "fedbuff, fedasync: devices training at once", low=1, high=MAX_DEVICES, flag="--concurrency",
+                                     label="C", section="clock", default_text="every device", recorded="clock.concurrency")
+    server_lr: float = option(1.0, "fedbuff: the server learning rate eta_g", low=0, low_open=True, high=100, flag="--server-lr",
+                              label="eta_g", section="clock", recorded="clock.server_lr")
+    staleness_exponent: float = option(0.5, "fedbuff, fedasync: staleness weight (1 + tau)^-a of an update tau versions old "
+                                       "(0: none; 0.5: FedBuff's 1/sqrt(1 + tau))", low=0, high=10, flag="--staleness-exponent",
+                                       label="a", section="clock", recorded="clock.staleness_exponent")
+    mixing_alpha: float = option(0.6, "fedasync: mixing weight alpha, x <- (1 - alpha s) x + alpha s y", low=0, high=1, low_open=True,
+                                 flag="--mixing-alpha", label="alpha", section="clock", recorded="clock.mixing_alpha")
+    until: dict = option(dict, "stop at a budget, repeatable: time (the clock's unit), downlink_bits, uplink_bits or energy_j "
+                         "(all devices, J; a cell), e.g. time=20", flag="--until", metavar="KEY=VALUE", section="clock",
+                         default_text="none: all rounds")
+
+
+ASYNC_SETTINGS = ("buffer_k", "concurrency", "server_lr", "staleness_exponent", "mixing_alpha")  # what only fedbuff/fedasync read
 
 
 def declared(section: str | None = None) -> list[dataclasses.Field]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from learning.algorithms import LearnerSetup
 from learning.data import FederatedData
-from scenarios.definitions import communication
+from scenarios.definitions import clock, communication
 from scenarios.errors import UsageError
 from scenarios.execution.spec import ResolvedRun
 from scenarios.plugins import origin, plugin_files
@@ -35,6 +35,7 @@ class PreparedRun:
     samples: np.ndarray  # training samples per device in one local update
     config: dict  # the config record (``config.json``)
     scheduler: object = None  # a netsim.scheduling.Policy, None: the learner samples
+    orchestration: tuple | None = None  # asynchronous: (contract.BufferedLearner, netsim.buffered.Buffered); None: rounds
 
     @property
     def name(self) -> str:
@@ -42,7 +43,8 @@ class PreparedRun:
 
 
 def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
-    """Build ``run``: data, network, learner, scheduler and config."""
+    """Build ``run``: data, network, learner, scheduler, orchestrator and config."""
+    clock.check(run)
     data = build_data(run, data_dir)
     samples = run.training.epochs * np.asarray(data.train_sizes, dtype=float)
     try:
@@ -52,12 +54,15 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
         raise UsageError(str(error)) from None
     learner = build_learner(run, data, network.multicast_airtime_s_per_bit)
     record = config_record(run, learner, samples, read_digest(data, data_dir))
-    config = json.loads(json_text(communication.record(record, run.spec)))
+    config = json.loads(json_text(clock.record(communication.record(record, run.spec), run.spec)))
     try:
         scheduler = communication.build_scheduler(run.spec, learner, network)
+        orchestration = None if run.spec.orchestrator == clock.SYNC else clock.orchestrate(run.spec, learner)
+        if orchestration is not None and network.records_energy and network.system.uplink_access != "tdma":
+            raise ValueError("--orchestrator fedbuff and fedasync take a TDMA uplink on a cell (give --radio uplink_access=tdma)")
     except ValueError as error:
         raise UsageError(str(error)) from None
-    return PreparedRun(run, learner, network, channel_rng, samples, config, scheduler)
+    return PreparedRun(run, learner, network, channel_rng, samples, config, scheduler, orchestration)
 
 
 @functools.lru_cache(maxsize=4)

@@ -7,14 +7,16 @@ finite stops and is written as ``diverged`` (round and reason).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from netsim import RoundRecord, RunOptions, TraceEvent, run_cosimulation, simulate_rounds
+from netsim.buffered import run_buffered
 from netsim.durations import NonFiniteTime
-from scenarios.definitions import communication
+from scenarios.definitions import clock, communication
 from scenarios.records.atomic import check_output_dir, check_replaceable
 from scenarios.errors import UsageError
 from scenarios.execution.build import PreparedRun, prepare
@@ -93,18 +95,29 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
             bar.update(record.server_round, note)
 
     diverged = None
+    budget = clock.budget(run.spec)
+    trace: list[TraceEvent] = []
     try:
         with np.errstate(over="ignore", invalid="ignore"):  # what overflows is caught below, not warned about
-            options = RunOptions(watch, run.spec.evaluate_every, channel_rng=prepared.channel_rng, scheduler=prepared.scheduler)
-            records, trace = run_cosimulation(learner, prepared.network, run.rounds, np.random.default_rng(run.seeds.network), options)
+            options = RunOptions(watch, run.spec.evaluate_every, channel_rng=prepared.channel_rng, scheduler=prepared.scheduler,
+                                 budget=budget)
+            rng = np.random.default_rng(run.seeds.network)
+            if prepared.orchestration is None:
+                records, trace = run_cosimulation(learner, prepared.network, run.rounds, rng, options)
+            else:
+                server, settings = prepared.orchestration
+                records, _ = run_buffered(server, prepared.network, settings, run.rounds, rng, options, trace)
+            if budget.stopped and records[-1].evaluation is None:  # the horizon came between evaluations
+                records[-1] = dataclasses.replace(records[-1], evaluation=learner.evaluate(records[-1].server_round))
     except (Diverged, NonFiniteTime) as stop:
         if isinstance(stop, NonFiniteTime):  # a round's durations overflowed before it was recorded
             stop = Diverged(records[-1].server_round + 1 if records else 0, f"the simulated time is no longer a finite number ({stop})")
         diverged = {"round": stop.server_round, "reason": stop.reason}
-        # the network does not depend on the learning: the recorded plans on the same draws give the trace
-        network, channel_rng = run.system.bind(prepared.samples, run.seeds.network)
-        _, trace = simulate_rounds([r.plan for r in records], network, learner.model_bits,
-                                   np.random.default_rng(run.seeds.network), channel_rng=channel_rng)
+        if prepared.orchestration is None:
+            # the network does not depend on the learning: the recorded plans on the same draws give the trace
+            network, channel_rng = run.system.bind(prepared.samples, run.seeds.network)
+            _, trace = simulate_rounds([r.plan for r in records], network, learner.model_bits,
+                                       np.random.default_rng(run.seeds.network), channel_rng=channel_rng)
     except ValueError as error:
         raise UsageError(f"{run.label}: {error}") from None
     finally:
@@ -114,6 +127,9 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     energy = prepared.network.records_energy
     diverged_round = diverged["round"] if diverged else None
     summary = summarize(run, records, learner, trace if energy else None, diverged)
+    summary.update(clock.summary(run.spec, records, budget, budget.time if budget.stopped == "time" else records[-1].end))
+    if budget.stopped == "time":
+        summary["simulated_time"] = budget.time  # the clock ran to the horizon; what was in flight there is not counted
     summary["config_hash"] = config_hash(prepared.config)
     write_folder(final, {
         "config.json": json_text(prepared.config),

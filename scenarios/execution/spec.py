@@ -96,6 +96,14 @@ def _training(spec: RunSpec, scenario: Scenario) -> LocalTraining:
 def _system(spec: RunSpec):
     """The spec's network: its preset, with ``rho``/``t_min``/``inv_mu`` where given."""
     system = get_system(spec.system, spec.mode, spec.deadline, spec.radio)
+    if spec.duplex != "full":
+        from netsim.system import NetworkSystem
+
+        if not isinstance(system, NetworkSystem):
+            raise UsageError(f"--duplex applies to the normalized preset systems, not to {spec.system!r} (a cell: --radio duplex=tdd|fdd)")
+        if spec.orchestrator == "sync" and spec.mode == "pipelined":
+            raise UsageError("--duplex half: a pipelined round would upload while the streams are on the air; give --mode barrier")
+        system = replace(system, duplex=spec.duplex)
     overrides = {key: getattr(spec, key) for key in ("rho", "t_min", "inv_mu") if getattr(spec, key) is not None}
     if not overrides:
         return system

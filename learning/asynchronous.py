@@ -1,0 +1,117 @@
+"""The server side of buffered asynchronous aggregation (``contract.BufferedLearner``) for
+learners with one global model (FedAvg, FedProx): a device's local update from the model
+version it was dispatched, and the aggregation of a buffer of updates weighted by staleness.
+
+- FedBuff (Nguyen et al. 2022, Algorithm 1; their staleness weight 1/sqrt(1 + tau)): the server
+  keeps a buffer of model differences ``Delta_i = y_i - x_{v_i}`` (``x_{v_i}`` the model device
+  ``i`` was dispatched, ``y_i`` its local update) and at the K-th applies
+  ``x <- x + eta_g sum_i w_i s(tau_i) Delta_i``, ``w_i = n_i / sum_j n_j`` over the buffer
+  (FedAvg's data-size weights, McMahan et al.; equal data gives FedBuff's 1/K), ``eta_g`` the
+  server learning rate.
+- FedAsync (Xie et al. 2019, Algorithm 1 with their polynomial staleness function): one
+  update at a time, ``x <- (1 - a) x + a y_i``, ``a = alpha s(tau_i)``.
+
+``s(tau) = (1 + tau)^-a`` with ``a`` the staleness exponent (0: no weighting; 0.5 FedBuff's),
+``tau`` the versions made since the update's model was dispatched (``contract.Update``).
+Each dispatched version's model is kept until no device holds it, so a stale update is
+computed from the model it was dispatched with. The learner's ``theta`` holds the current global
+model in every row, so its evaluation is the synchronous one. Codecs are not applied here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+
+from contract import Dispatch, Update
+
+RULES = ("fedbuff", "fedasync")
+
+
+@dataclass(frozen=True)
+class AsyncRule:
+    """How a buffer is aggregated: ``rule`` (``fedbuff`` or ``fedasync``), the server learning
+    rate ``eta_g`` (FedBuff), the mixing weight ``alpha`` (FedAsync) and the staleness exponent."""
+
+    rule: str = "fedbuff"
+    server_lr: float = 1.0
+    mixing_alpha: float = 0.6
+    staleness_exponent: float = 0.5
+
+    def staleness_weight(self, staleness: int) -> float:
+        """``s(tau) = (1 + tau)^-a`` (Xie et al.'s polynomial function; FedBuff's at a = 1/2)."""
+        return float((1 + staleness) ** -self.staleness_exponent)
+
+
+def drives(learner) -> bool:
+    """Whether ``learner``'s class itself declares it can be driven asynchronously (one global
+    model, a local update from the model received: ``asynchronous = True``); never inherited,
+    so a subclass with state of its own (Ditto's personal models) is not driven by mistake."""
+    return bool(vars(type(learner)).get("asynchronous", False))
+
+
+class BufferedServer:
+    """A learner with one global model driven by messages (``contract.BufferedLearner``)."""
+
+    def __init__(self, learner, rule: AsyncRule):
+        if not drives(learner):
+            raise ValueError(f"asynchronous aggregation drives algorithms with one global model (fedavg, fedprox); "
+                             f"{learner.name} is not one")
+        if getattr(learner, "links", None) is not None:
+            raise ValueError("asynchronous aggregation takes no codecs (leave --uplink-codec and --downlink-codec at none)")
+        if rule.rule not in RULES:
+            raise ValueError(f"unknown rule {rule.rule!r}; choose from {', '.join(RULES)}")
+        self.learner, self.rule = learner, rule
+        self.num_devices = learner.num_devices
+        self.model_bits = learner.model_bits
+        self.version = 0
+        self.models = {0: learner.theta[0].clone()}  # version -> the global model of that version
+        self.held: dict[int, int] = {}  # device -> the version it was last dispatched
+        self.deltas: dict[int, torch.Tensor] = {}  # device -> its update's Delta, until aggregated
+        self.sizes = torch.as_tensor(learner.train_sizes, dtype=learner.theta.dtype)
+
+    def dispatch(self, message: Dispatch) -> None:
+        if message.version != self.version:
+            raise ValueError(f"dispatch of version {message.version}; the server holds version {self.version}")
+        self.held[message.device] = message.version
+        self._prune()
+
+    def local_update(self, update: Update) -> None:
+        """The device's local update from the model it was dispatched (zero simulated time)."""
+        if self.held.get(update.device) != update.base_version:
+            raise ValueError(f"device {update.device} reports version {update.base_version}, it was dispatched {self.held.get(update.device)}")
+        start = self.models[update.base_version]
+        trained = self.learner.trainer.train_many([self.learner.local_job(update.device, start)])[0]
+        self.deltas[update.device] = trained - start
+
+    def aggregate(self, version: int, updates: Sequence[Update]) -> None:
+        """Fold ``updates`` into the model of ``version``; it becomes ``version + 1``."""
+        if version != self.version or not updates:
+            raise ValueError(f"aggregation of {len(updates)} updates into version {version}; the server holds {self.version}")
+        model = self.models[version]
+        rule = self.rule
+        if rule.rule == "fedasync":
+            new = model
+            for update in updates:  # K = 1: one mix each
+                a = rule.mixing_alpha * rule.staleness_weight(update.staleness(version))
+                new = (1 - a) * new + a * (self.models[update.base_version] + self.deltas.pop(update.device))
+        else:
+            devices = [u.device for u in updates]
+            sizes = self.sizes[devices]
+            weights = sizes / sizes.sum() * torch.tensor([rule.staleness_weight(u.staleness(version)) for u in updates], dtype=sizes.dtype)
+            new = model + rule.server_lr * (weights @ torch.stack([self.deltas.pop(d) for d in devices]))
+        self.version = version + 1
+        self.models[self.version] = new
+        self.learner.theta[:] = new
+        self._prune()
+
+    def _prune(self) -> None:
+        """Forget every version no device holds but the current one."""
+        keep = {self.version, *self.held.values()}
+        for version in [v for v in self.models if v not in keep]:
+            del self.models[version]
+
+    def evaluate(self, version: int):
+        return self.learner.evaluate(version)

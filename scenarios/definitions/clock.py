@@ -1,0 +1,88 @@
+"""A run's clock settings (RunSpec's section ``clock``): the orchestrator that drives the learner
+(synchronous rounds, ``netsim.engine``; buffered asynchronous aggregation, ``netsim.buffered``
+with ``learning.asynchronous``) and its budget (``netsim.budget``).
+
+With the defaults (``sync``, no budget) nothing is added to a run's config, label or summary but
+``stopped`` (why it ended), so existing runs keep their folders. Otherwise the config records
+``clock`` (the settings given).
+"""
+
+from __future__ import annotations
+
+from scenarios.errors import UsageError
+
+SYNC = "sync"
+
+
+def non_default(spec) -> dict:
+    """The run's clock settings that are not their defaults."""
+    from scenarios.definitions.settings import declared
+
+    return {f.name: getattr(spec, f.name) for f in declared("clock") if getattr(spec, f.name) != f.default}
+
+
+def record(config: dict, spec) -> dict:
+    """``config`` with the run's non-default clock settings (unchanged otherwise)."""
+    changed = non_default(spec)
+    return {**config, "clock": changed} if changed else config
+
+
+def check(run) -> None:
+    """UsageError, before anything is built, for settings the orchestrator cannot take."""
+    from netsim.budget import check_limits
+    from scenarios.definitions.settings import ASYNC_SETTINGS
+
+    spec = run.spec
+    given = [key for key in ASYNC_SETTINGS if key in non_default(spec)]
+    if spec.orchestrator == SYNC and given:
+        raise UsageError(f"--{given[0].replace('_', '-')} applies to --orchestrator fedbuff or fedasync, not sync")
+    if spec.orchestrator == "fedasync" and spec.buffer_k not in (None, 1):
+        raise UsageError(f"fedasync aggregates every arrival (K = 1); for K = {spec.buffer_k} use --orchestrator fedbuff")
+    try:
+        limits = check_limits(spec.until)
+    except ValueError as error:
+        raise UsageError(f"--until: {error}") from None
+    if "energy_j" in limits and not run.system.records_energy:
+        raise UsageError(f"--until energy_j needs a system that records energy (a cell); {spec.system} does not")
+    if spec.orchestrator != SYNC:
+        if spec.deadline is not None:
+            raise UsageError("a deadline bounds a synchronous round; --orchestrator fedbuff and fedasync have none")
+        if spec.scheduler != "random":
+            raise UsageError(f"--scheduler {spec.scheduler} chooses a round's participants; {spec.orchestrator} dispatches to idle devices")
+
+
+def budget(spec):
+    """The run's ``netsim.budget.Budget`` (with no limits when it has none)."""
+    from netsim.budget import Budget
+
+    return Budget(dict(spec.until))
+
+
+def orchestrate(spec, learner):
+    """(the ``contract.BufferedLearner`` over ``learner``, the ``netsim.buffered.Buffered``
+    settings) of an asynchronous run; ValueError for an algorithm it cannot drive."""
+    from learning.asynchronous import AsyncRule, BufferedServer
+    from netsim.buffered import Buffered
+
+    rule = AsyncRule(spec.orchestrator, spec.server_lr, spec.mixing_alpha, spec.staleness_exponent)
+    server = BufferedServer(learner, rule)
+    concurrency = learner.num_devices if spec.concurrency is None else spec.concurrency
+    if spec.orchestrator == "fedasync":
+        k = 1
+    else:
+        k = max(1, concurrency // 2) if spec.buffer_k is None else spec.buffer_k
+    settings = Buffered(k, spec.concurrency)
+    settings.check(learner.num_devices)
+    return server, settings
+
+
+def summary(spec, records, budget, clock_end: float) -> dict:
+    """``stopped`` (why the run ended: its rounds, or a budget) and, under an asynchronous
+    orchestrator, the updates aggregated and their staleness (mean, max: versions behind)."""
+    found = {"stopped": budget.summary(clock_end)}
+    if spec.orchestrator != SYNC:
+        staleness = [u.staleness(r.server_round - 1) for r in records for u in r.updates]
+        found.update({"orchestrator": spec.orchestrator, "updates": len(staleness),
+                      "staleness_mean": sum(staleness) / len(staleness) if staleness else 0.0,
+                      "staleness_max": max(staleness, default=0)})
+    return found

@@ -1,0 +1,61 @@
+"""The orchestrator and the budget from the command line: a run stops at its horizon and says
+why; asynchronous runs write their folders; what the orchestrator cannot take is refused."""
+
+import json
+import os
+
+import pytest
+
+from scenarios.cli.main import main
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_cell_run_stops_at_its_time_budget_and_says_why(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "run", "--algorithm", "fedavg", "--system", "umi-3.5ghz", "--until", "time=2", "--rounds", "50",
+                           "--out", str(tmp_path), "--no-figure", "--json", "--quiet")
+    assert code == 0
+    run = json.loads(out)["runs"][0]
+    summary = json.loads((tmp_path / os.path.basename(run["result_dir"]) / "summary.json").read_text())
+    assert summary["simulated_time"] == 2.0 and summary["stopped"] == {"reason": "budget", "budget": "time", "limit": 2.0, "spent": 2.0}
+    assert 0 < summary["rounds"] < 50 and summary["final_mean_accuracy"] is not None
+    code, out, _ = run_cli(capsys, "plot", run["result_dir"], "--out", str(tmp_path / "f.png"), "--budget", "time=1,2,5", "--json")
+    cells = {(row["budget"], row["censored"]) for row in json.loads(out)["within_budget"]}
+    assert code == 0 and cells == {(1.0, 0), (2.0, 0), (5.0, 1)}  # it spent 2 s: 5 s is beyond its end
+
+
+def test_fedbuff_runs_on_a_cell_and_reports_its_staleness(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "run", "--algorithm", "fedavg", "--orchestrator", "fedbuff", "--buffer-k", "3", "--concurrency", "6",
+                           "--system", "umi-3.5ghz", "--rounds", "4", "--out", str(tmp_path), "--no-figure", "--json", "--quiet")
+    assert code == 0
+    run = json.loads(out)["runs"][0]
+    summary = json.loads((tmp_path / os.path.basename(run["result_dir"]) / "summary.json").read_text())
+    assert summary["orchestrator"] == "fedbuff" and summary["rounds"] == 4 and summary["updates"] == 12
+    assert summary["stopped"] == {"reason": "rounds"} and summary["energy_j"] > 0 and summary["staleness_max"] >= 1
+    folder = tmp_path / os.path.basename(run["result_dir"])
+    first = {name: (folder / name).read_text() for name in ("rounds.csv", "trace.csv")}
+    code, _, _ = run_cli(capsys, "run", "--algorithm", "fedavg", "--orchestrator", "fedbuff", "--buffer-k", "3", "--concurrency", "6",
+                         "--system", "umi-3.5ghz", "--rounds", "4", "--out", str(tmp_path), "--no-figure", "--quiet", "--force")
+    assert code == 0 and {name: (folder / name).read_text() for name in first} == first  # same seed, same numbers
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--algorithm", "ditto", "--orchestrator", "fedasync"], "ditto is not one"),
+    (["--algorithm", "fedavg", "--buffer-k", "3"], "--buffer-k applies to --orchestrator fedbuff or fedasync, not sync"),
+    (["--algorithm", "fedavg", "--orchestrator", "fedasync", "--buffer-k", "3"], "fedasync aggregates every arrival"),
+    (["--algorithm", "fedavg", "--orchestrator", "fedbuff", "--concurrency", "500"], "concurrency must be in 1..20"),
+    (["--algorithm", "fedavg", "--orchestrator", "fedbuff", "--deadline", "5"], "a deadline bounds a synchronous round"),
+    (["--algorithm", "fedavg", "--until", "rounds=3"], "unknown budget 'rounds'"),
+    (["--algorithm", "fedavg", "--until", "time=0"], "budget time must be a finite number > 0"),
+    (["--algorithm", "fedavg", "--until", "energy_j=1"], "needs a system that records energy"),
+    (["--algorithm", "fedavg", "--orchestrator", "fedbuff", "--uplink-codec", "qsgd:bits=4"], "takes no codecs"),
+])
+def test_what_the_orchestrator_cannot_take_is_one_line_and_exit_2(capsys, tmp_path, argv, needle):
+    code, out, err = run_cli(capsys, "run", *argv, "--rounds", "1", "--out", str(tmp_path / "r"))
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and needle in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())

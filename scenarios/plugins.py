@@ -73,6 +73,26 @@ def plugin_files() -> list[Path]:
     return sorted({path for files in FILES.values() for path in files})
 
 
+def executed_files() -> list[Path]:
+    """``plugin_files`` and the files of every module imported by now (a method may import a
+    helper long after its plugin loaded) that lies beside a loaded plugin, in its folder or
+    below, and is neither Python's, a library's nor fl-cosim's: what a run executed of its
+    plugins, recorded after it (``scenarios.execution.runner``). Modules that only a training
+    worker process imported are not seen here."""
+    loaded = plugin_files()
+    folders = {path.parent for path in loaded}
+    others = _others_folders()
+    found = set(loaded)
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str) or not file.endswith(".py"):
+            continue
+        path = Path(file).resolve()
+        if any(path.is_relative_to(f) for f in folders) and not any(path.is_relative_to(f) for f in others):
+            found.add(path)
+    return sorted(found)
+
+
 def _others_folders() -> tuple[Path, ...]:
     """Where the code of others lies: Python's and the installed libraries' folders, and
     fl-cosim's own packages (in the package digest already)."""

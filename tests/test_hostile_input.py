@@ -468,3 +468,50 @@ def test_at_least_250_malformed_inputs_and_faults_in_the_suite():
     trust = (ROOT / "docs" / "trust.md").read_text()  # the numbers the page quotes are these
     assert f"**{len(CASES)} hostile inputs**" in trust and f"**{len(named)} named faults**" in trust
     assert f"the total, **{total}**" in trust and f"hold {total} malformed inputs" in (ROOT / "docs" / "cli.md").read_text()
+
+
+# --- issue 36: never silently wrong -----------------------------------------------------------
+SCALED = """
+from learning.algorithms.fedavg import FedAvg
+
+
+class ScaledFedAvg(FedAvg):
+    name = "scaled-fedavg"
+
+    def aggregate(self, server_round, arrived):
+        import scale_helper  # imported by a method, long after the plugin loaded
+
+        super().aggregate(server_round, arrived)
+        self.theta *= scale_helper.SCALE
+
+
+ALGORITHMS = [ScaledFedAvg]
+"""
+
+
+def test_a_helper_a_plugin_method_imports_is_in_the_reuse_key(capsys, tmp_path, plugin_registries):
+    """Editing a helper that only a method imports (SCALE 1.0 -> 0.0) trains again: its
+    accuracy is the zeroed model's, not the stale folder's."""
+    plugin, helper = tmp_path / "scaled_plugin.py", tmp_path / "scale_helper.py"
+    plugin.write_text(SCALED)
+    helper.write_text("SCALE = 1.0\n")
+    sys.path.insert(0, str(tmp_path))
+    argv = ["run", "--plugin", str(plugin), "--algorithm", "scaled-fedavg", "--rounds", "2", "--backend", "loop",
+            "--no-figure", "--json", "--out", str(tmp_path / "out")]
+    try:
+        assert main(argv) == 0
+        first = json.loads(capsys.readouterr().out)["runs"][0]
+        recorded = json.loads((Path(first["result_dir"]) / "config.json").read_text())["provenance"]["code_files"]
+        assert str(helper) in recorded
+        helper.write_text("SCALE = 0.0\n")
+        sys.modules.pop("scale_helper")  # a new process would import it afresh
+        assert main(argv) == 0
+        captured = capsys.readouterr()
+        second = json.loads(captured.out)["runs"][0]
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("scale_helper", None)
+    assert captured.err.startswith(f"fl-cosim: running {Path(first['result_dir']).name} again: its code differ")
+    assert second["result_dir"] == first["result_dir"]
+    print(f"first {first['final_mean_accuracy']:.3f}, second {second['final_mean_accuracy']:.3f}")
+    assert second["final_mean_accuracy"] != first["final_mean_accuracy"]

@@ -20,7 +20,9 @@ from scenarios.errors import UsageError
 from scenarios.execution.build import PreparedRun, prepare
 from scenarios.execution.progress import Progress
 from scenarios.execution.spec import RunSpec, resolve
+from scenarios.plugins import executed_files
 from scenarios.records.health import training_health
+from scenarios.records.provenance import code_now, code_record
 from scenarios.reports.over_seeds import TIME_FORMATS
 from scenarios.log import LOGGER
 from scenarios.records.result_folder import (SUMMARY_FILE, config_hash, devices_csv, folder_problem, json_text, plans_jsonl,
@@ -43,7 +45,8 @@ def run_experiment(spec: RunSpec, out_root: Path, data_dir: str | None = None, p
 
 def reusable(folder: Path, config: dict) -> str | None:
     """Why ``folder`` cannot be reused for ``config`` (None: it can): it is not complete, or it
-    was made by another fl-cosim version, other code (``provenance.code``), other dataset bytes
+    was made by another fl-cosim version, other code (``provenance.code``: the package, the
+    plugins loaded now and every plugin module the recorded run had imported), other dataset bytes
     (``provenance.data``) or another config."""
     problem = folder_problem(folder)
     if problem is not None:
@@ -54,9 +57,10 @@ def reusable(folder: Path, config: dict) -> str | None:
         return "its config.json records no provenance"
     if then.get("fl_cosim") != now["fl_cosim"]:
         return f"it was made by fl-cosim {then.get('fl_cosim')}, this is {now['fl_cosim']}"
-    for key, what in (("code", "code"), ("data", "dataset files")):
-        if then.get(key) != now[key]:
-            return f"its {what} differ (digest {_short(then.get(key))} then, {_short(now[key])} now)"
+    code = code_now(then, now)  # the code it ran, as it is now: a helper a method imported included
+    for key, what, current in (("code", "code", code), ("data", "dataset files", now["data"])):
+        if then.get(key) != current:
+            return f"its {what} differ (digest {_short(then.get(key))} then, {_short(current)} now)"
     if config_hash(recorded) != config_hash(config):
         return "its config.json differs"
     return None
@@ -115,8 +119,10 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     diverged_round = diverged["round"] if diverged else None
     summary = summarize(run, records, learner, trace if energy else None, diverged)
     summary["config_hash"] = config_hash(prepared.config)
+    # the code it ran, seen after the run: a plugin's helper that a method imported is in it
+    config = {**prepared.config, "provenance": {**prepared.config["provenance"], **code_record(executed_files())}}
     write_folder(final, {
-        "config.json": json_text(prepared.config),
+        "config.json": json_text(config),
         "rounds.csv": rounds_csv(records, learner.num_devices, energy, diverged_round),
         "devices.csv": devices_csv(records, learner.num_devices, diverged_round),
         "trace.csv": trace_csv(trace),

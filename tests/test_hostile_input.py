@@ -117,6 +117,9 @@ SWEEPS = {
     "spaced_algorithm": '[[algorithm]]\nname = "fedavg "\n',
     "table_seeds": "seeds = { a = 1 }\n[[algorithm]]\nname = \"fedavg\"\n",
     "repeated_codec": '[settings]\nuplink_codec = "qsgd:bits=4,bits=8"\n[[algorithm]]\nname = "fedavg"\n',
+    "settings_and_grid": '[settings]\nrho = 2\n[grid]\nrho = [1, 3]\n[[algorithm]]\nname = "fedavg"\n',
+    "table_in_settings_and_grid": '[settings]\ntraining = { lr = 0.1 }\n[grid]\ntraining = { lr = [0.1, 0.2] }\n'
+                                  '[[algorithm]]\nname = "fedavg"\n',
 }
 
 
@@ -217,6 +220,8 @@ SWEEP_CASES = [
     (["sweep", "{spaced_algorithm}"], "unknown algorithm 'fedavg '; choose from: fedavg,"),
     (["sweep", "{table_seeds}"], "seeds"),
     (["sweep", "{repeated_codec}"], "codec qsgd parameter bits is given twice ('qsgd:bits=4,bits=8'); give it once"),
+    (["sweep", "{settings_and_grid}"], "rho is set both in [settings] and in [grid]; set it in one of them"),
+    (["sweep", "{table_in_settings_and_grid}"], "training.lr is set both in [settings] and in [grid]"),
 ]
 DATA_CASES = [
     (RUN + ["--scenario", "mnist-rotation", "--data-dir", "{bomb}"], "its idx header promises 3,367,254,359,296 bytes, above the 4,294,967,296 read"),
@@ -260,7 +265,23 @@ SETTING_CASES = [
     (["export", "{complete}", "--tensorboard", "{a_file}"], "cannot write to output folder"),
     (["list", "--plugin", "this"], "plugin this declares nothing"),  # the Zen it prints stays off stdout
 ]
-CASES = FOLDER_CASES + SWEEP_CASES + DATA_CASES + SETTING_CASES
+TWICE_CASES = [  # argparse keeps the last of an option given twice: every command refuses it
+    (RUN + ["--rounds", "2"], "--rounds is given twice (1 and 2); give it once (see fl-cosim run --help)"),
+    (RUN + ["--seed", "1", "--seed", "2"], "--seed is given twice (1 and 2)"),
+    (RUN + ["--system", "wired", "--system", "wireless-slow-ul"], "--system is given twice (wired and wireless-slow-ul)"),
+    (RUN + ["--lr", "0.1", "--lr", "0.2"], "--lr is given twice (0.1 and 0.2)"),
+    (RUN + ["--out", "other"], "--out is given twice (out and other)"),
+    (RUN + ["--scenario", "digits-rotation", "--scenario", "digits-rotation"], "--scenario is given twice"),
+    (RUN + ["--algorithm", "fedavg", "--algorithm", "nope"], "--algorithm is given twice (fedavg and nope)"),
+    (RUN + ["--algorithm", "fedavg", "local", "--algorithm", "oracle"], "--algorithm is given twice (fedavg local and oracle)"),
+    (RUN + ["--quiet", "--quiet"], "--quiet is given twice; give it once"),
+    (["compare", "--seeds", "2", "--seeds", "3"], "--seeds is given twice (2 and 3)"),
+    (["cell", "umi-3.5ghz", "--seed", "1", "--seed", "2"], "--seed is given twice (1 and 2); give it once (see fl-cosim cell --help)"),
+    (["round-time", "--devices", "3", "--devices", "4"], "--devices is given twice (3 and 4)"),
+    (["sweep", "{settings_and_grid}", "--jobs", "1", "--jobs", "2"], "--jobs is given twice (1 and 2)"),
+    (["--threads", "1", "--threads", "2", "list"], "--threads is given twice (1 and 2); give it once (see fl-cosim --help)"),
+]
+CASES = FOLDER_CASES + SWEEP_CASES + DATA_CASES + SETTING_CASES + TWICE_CASES
 
 
 @pytest.mark.parametrize("argv,needle", CASES, ids=[" ".join(a[:1] + a[-2:]) for a, _ in CASES])

@@ -104,7 +104,7 @@ def expand(config: dict, where: str = "sweep") -> list[RunSpec]:
         raise UsageError(f"{where}: {count:,} runs; at most {MAX_RUNS:,} in one sweep")
     specs: list[RunSpec] = []
     for combination in _combinations(grid):
-        base = _merge(settings, combination)
+        base = _merge(settings, combination, grid=True)
         for (label, options, option_grid), entry in zip(option_grids, algorithms):
             for option_combination in _combinations(option_grid):
                 for seed in seeds:
@@ -188,13 +188,17 @@ def _combinations(grid: dict):
     return (dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys)))
 
 
-def _merge(settings: dict, combination: dict) -> dict:
+def _merge(settings: dict, combination: dict, grid: bool = False) -> dict:
+    """``settings`` with ``combination`` on top (a [[run]]'s own values); a ``grid`` combination
+    may not set what ``[settings]`` sets (one of the two would silently be lost)."""
     merged = {k: (dict(v) if isinstance(v, dict) else v) for k, v in settings.items()}
     for key in TABLE_KEYS:
         if key in merged:
             merged[key] = _table(merged[key], f"[settings] {key}")
     for key, value in combination.items():
         table, _, entry = key.partition(".")
+        if grid and (key in merged or (table in TABLE_KEYS and entry in merged.get(table, {}))):
+            raise UsageError(f"{key} is set both in [settings] and in [grid]; set it in one of them")
         if table in TABLE_KEYS and entry:
             merged.setdefault(table, {})[entry] = value
         elif key in TABLE_KEYS:

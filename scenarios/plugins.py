@@ -93,6 +93,23 @@ def executed_files() -> list[Path]:
     return sorted(found)
 
 
+def blame(error: BaseException) -> str | None:
+    """The plugin file whose code raised ``error`` (its innermost frame of a plugin's, with
+    the line): ``plugin helper.py (line 12)``; None when no plugin's code is in its traceback,
+    nor in those of its causes (SimPy raises a copy whose cause is the original)."""
+    files = {str(path) for path in executed_files()}
+    found = None
+    while error is not None and found is None:
+        frame = error.__traceback__
+        while frame is not None:
+            file = str(Path(frame.tb_frame.f_code.co_filename).resolve())
+            if file in files:
+                found = f"plugin {Path(file).name} (line {frame.tb_lineno})"
+            frame = frame.tb_next
+        error = error.__cause__
+    return found
+
+
 def _others_folders() -> tuple[Path, ...]:
     """Where the code of others lies: Python's and the installed libraries' folders, and
     fl-cosim's own packages (in the package digest already)."""

@@ -78,6 +78,7 @@ FOLDERS = {  # name -> how a copy of a complete folder is damaged (then, where i
     "plans_not_plans": lambda f: edit(f, "plans.jsonl", lambda t: b'{"round": 0, "plan": 5}\n'),
     "plans_skip_a_round": lambda f: edit(f, "plans.jsonl", lambda t: t.split(b"\n", 1)[1]),
     "plans_stranger": lambda f: edit(f, "plans.jsonl", lambda t: t.replace(b'"participants": [0,', b'"participants": [20,', 1)),
+    "plans_one_round_short": lambda f: edit(f, "plans.jsonl", lambda t: t[:t.rstrip(b"\n").rindex(b"\n") + 1]),
     "plans_negative_bits": lambda f: edit(f, "plans.jsonl", lambda t: t.replace(b'"bits": ', b'"bits": -', 1)),
     "config_list": lambda f: edit(f, "config.json", lambda t: b"[]"),
     "zero_time_unit": lambda f: edit(f, "config.json", config_with(**{"system.t_dl": 0.0})),
@@ -197,8 +198,9 @@ FOLDER_CASES = [
     (PLOT + ["{complete}", "{garbage_plans}", "--systems", "wired"], "has no readable plans.jsonl (Expecting value"),
     (PLOT + ["{plans_not_plans}", "--systems", "wired"], "has no readable plans.jsonl (line {'round': 0, 'plan': 5}"),
     (PLOT + ["{plans_skip_a_round}", "--systems", "wired"], "has no readable plans.jsonl (line 1 is round 1, not 0)"),
-    (PLOT + ["{plans_stranger}", "--systems", "wired"], "has no readable plans.jsonl (a plan names a device that is not one of the run's 20)"),
-    (PLOT + ["{plans_negative_bits}", "--systems", "wired"], "has no readable plans.jsonl (a plan holds negative bits or a negative compute scale)"),
+    (PLOT + ["{plans_stranger}", "--systems", "wired"], "has no readable plans.jsonl (round 1 planned participants with device 20, not one of the run's 20 devices (0..19))"),
+    (PLOT + ["{plans_negative_bits}", "--systems", "wired"], "has no readable plans.jsonl (round 1 planned a stream of bits -153920.0, not a finite number >= 0)"),
+    (PLOT + ["{plans_one_round_short}", "--systems", "wired"], "has no readable plans.jsonl (it holds 2 rounds, the run 2 after round 0)"),
     (PLOT + ["{config_list}"], "its config.json is not a JSON object"),
     (PLOT + ["{zero_time_unit}"], "its system's t_dl is 0.0, not a positive time"),
     (["export", "{zero_time_unit}", "--tensorboard", "tb"], "its system's t_dl is 0.0, not a positive time"),
@@ -322,15 +324,11 @@ def forged_copy(hostile, tmp_path: Path, name: str) -> Path:
     ("zero_link", "rounds.csv is missing or unreadable (is a symbolic link, not a file of the folder)"),
     ("fifo", "rounds.csv is missing or unreadable (is a pipe, not a regular file)"),
     ("deep_index", "its checksums.json is unreadable (it is nested deeper than 64 levels)"),
-    ("garbage_plans", None),  # sealed and well-formed as a folder: its plans are what re-timing reads
+    ("garbage_plans", "its plans.jsonl is unreadable (Expecting value: line 1 column 1 (char 0))"),
+    ("plans_one_round_short", "its plans.jsonl is unreadable (it holds 2 rounds, the run 2 after round 0)"),
 ])
 def test_run_redoes_a_hostile_folder_of_its_own(capsys, tmp_path, hostile, name, why):
     folder = forged_copy(hostile, tmp_path, name)
-    if why is None:  # a resealed folder made by this code, whose plans no reader of run opens: reused
-        assert main(["run", "--algorithm", "fedavg", "--rounds", "2", "--backend", "loop", "--out", str(tmp_path),
-                     "--no-figure", "--json"]) == 0
-        assert capsys.readouterr().err == ""
-        return
     code = main(["run", "--algorithm", "fedavg", "--rounds", "2", "--backend", "loop", "--out", str(tmp_path), "--no-figure",
                  "--json"])
     captured = capsys.readouterr()
@@ -536,3 +534,86 @@ def test_a_helper_a_plugin_method_imports_is_in_the_reuse_key(capsys, tmp_path, 
     assert second["result_dir"] == first["result_dir"]
     print(f"first {first['final_mean_accuracy']:.3f}, second {second['final_mean_accuracy']:.3f}")
     assert second["final_mean_accuracy"] != first["final_mean_accuracy"]
+
+
+PLANNER = """
+import dataclasses
+
+from contract import Stream
+from learning.algorithms.fedavg import FedAvg
+
+
+class BadPlan(FedAvg):
+    name = "bad-plan"
+
+    def plan_round(self, server_round):
+        plan = super().plan_round(server_round)
+        if server_round == 0:
+            return plan
+        return dataclasses.replace(plan, {change})
+
+
+ALGORITHMS = [BadPlan]
+"""
+SCHEDULER = """
+from netsim.scheduling import Policy
+
+
+class BadPolicy(Policy):
+    name = "bad-policy"
+
+    def choose(self, server_round, report):
+        return {chosen}
+
+
+SCHEDULERS = [BadPolicy]
+"""
+BOUNDARY = [  # what a plugin hands the engine -> the one line that refuses it
+    ("algorithm", "participants=plan.participants + (999,)",
+     "algorithm bad-plan planned participants with device 999, not one of the run's 20 devices (0..19)"),
+    ("algorithm", "participants=plan.participants + (-1,)", "planned participants with device -1, not one of the run's 20"),
+    ("algorithm", "participants=plan.participants + plan.participants[:1]", "planned participants with device 0 twice"),
+    ("algorithm", "participants=plan.participants + (2.0,)", "planned participants with device 2.0, not an integer"),
+    ("algorithm", "streams=(Stream(plan.streams[0].devices, float('nan')),)", "planned a stream of bits nan, not a finite number >= 0"),
+    ("algorithm", "uplink_bits={**plan.uplink_bits, 0: -1.0}", "planned uplink bits -1.0, not a finite number >= 0"),
+    ("algorithm", "compute_scale={0: 0.0}", "planned a compute scale 0.0, not a finite number > 0"),
+    ("scheduler", "(0, -1)", "scheduler bad-policy scheduled device -1, not one of the run's 20 devices (0..19)"),
+    ("scheduler", "(-3,)", "scheduler bad-policy scheduled device -3, not one of the run's 20"),
+    ("scheduler", "(999,)", "scheduler bad-policy scheduled device 999, not one of the run's 20"),
+    ("scheduler", "(1, 1)", "scheduler bad-policy scheduled device 1 twice"),
+]
+
+
+@pytest.mark.parametrize("kind,change,needle", BOUNDARY, ids=[f"{k} {c}" for k, c, _ in BOUNDARY])
+def test_what_a_plugin_hands_the_engine_is_checked_at_the_boundary(capsys, tmp_path, plugin_registries, kind, change, needle):
+    """Once a sealed 'finished' folder (device -1 trained device 19), or IndexError (exit 3) and
+    an empty results/: now one line naming the plugin, exit 2, nothing left."""
+    plugin = tmp_path / "boundary_plugin.py"
+    if kind == "algorithm":
+        plugin.write_text(PLANNER.replace("{change}", change))
+        argv = ["--algorithm", "bad-plan"]
+    else:
+        plugin.write_text(SCHEDULER.replace("{chosen}", change))
+        argv = ["--algorithm", "fedavg", "--scheduler", "bad-policy", "--participation", "0.5"]
+    try:
+        code = main(["run", "--plugin", str(plugin), *argv, "--rounds", "1", "--backend", "loop", "--no-figure", "--quiet",
+                     "--out", str(tmp_path / "results")])
+    finally:
+        sys.modules.pop("boundary_plugin", None)
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and needle in err, err
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_plugin_method_missing_a_module_is_the_plugin_s_fault(capsys, tmp_path, plugin_registries):
+    plugin = tmp_path / "needy_plugin.py"
+    plugin.write_text(SCALED.replace("scale_helper", "no_such_module_of_anyone").replace("scaled-fedavg", "needy"))
+    try:
+        code = main(["run", "--plugin", str(plugin), "--algorithm", "needy", "--rounds", "1", "--backend", "loop",
+                     "--no-figure", "--quiet", "--out", str(tmp_path / "results")])
+    finally:
+        sys.modules.pop("needy_plugin", None)
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "plugin needy_plugin.py (line 9) raised ModuleNotFoundError: No module named 'no_such_module_of_anyone'" in err
+    assert not (tmp_path / "results").exists()

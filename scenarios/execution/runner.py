@@ -20,13 +20,13 @@ from scenarios.errors import UsageError
 from scenarios.execution.build import PreparedRun, prepare
 from scenarios.execution.progress import Progress
 from scenarios.execution.spec import RunSpec, resolve
-from scenarios.plugins import executed_files
+from scenarios.plugins import blame, executed_files
 from scenarios.records.health import training_health
 from scenarios.records.provenance import code_now, code_record
 from scenarios.reports.over_seeds import TIME_FORMATS
 from scenarios.log import LOGGER
 from scenarios.records.result_folder import (SUMMARY_FILE, config_hash, devices_csv, folder_problem, json_text, plans_jsonl,
-                                     read_config, read_summary, rounds_csv, trace_csv, write_folder)
+                                     plans_problem, read_config, read_summary, rounds_csv, trace_csv, write_folder)
 
 __all__ = ["RunSpec", "run_experiment", "run_prepared", "prepare", "resolve"]
 
@@ -44,11 +44,12 @@ def run_experiment(spec: RunSpec, out_root: Path, data_dir: str | None = None, p
 
 
 def reusable(folder: Path, config: dict) -> str | None:
-    """Why ``folder`` cannot be reused for ``config`` (None: it can): it is not complete, or it
+    """Why ``folder`` cannot be reused for ``config`` (None: it can): it is not complete (its
+    plans included: ``plans_problem``), or it
     was made by another fl-cosim version, other code (``provenance.code``: the package, the
     plugins loaded now and every plugin module the recorded run had imported), other dataset bytes
     (``provenance.data``) or another config."""
-    problem = folder_problem(folder)
+    problem = folder_problem(folder) or plans_problem(folder)
     if problem is not None:
         return problem
     recorded = read_config(folder, checked=True)
@@ -111,6 +112,11 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
                                    np.random.default_rng(run.seeds.network), channel_rng=channel_rng)
     except ValueError as error:
         raise UsageError(f"{run.label}: {error}") from None
+    except ImportError as error:  # a plugin's method needs a module that is not installed: the plugin's fault
+        where = blame(error)
+        if where is None:
+            raise
+        raise UsageError(f"{run.label}: {where} raised {type(error).__name__}: {error}") from None
     finally:
         learner.trainer.close()  # training worker processes, if the backend started any
         if bar is not None:

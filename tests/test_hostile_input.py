@@ -3,9 +3,11 @@ and faults of issue 30: every one ends in one line naming the problem (exit stat
 again where the folder is ours to redo, or the work kept. Each cause of the issue is a named
 case here (or in tests/test_reuse_key.py and tests/test_plugins.py)."""
 
+import dataclasses
 import gzip
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -80,6 +82,7 @@ FOLDERS = {  # name -> how a copy of a complete folder is damaged (then, where i
     "plans_stranger": lambda f: edit(f, "plans.jsonl", lambda t: t.replace(b'"participants": [0,', b'"participants": [20,', 1)),
     "plans_one_round_short": lambda f: edit(f, "plans.jsonl", lambda t: t[:t.rstrip(b"\n").rindex(b"\n") + 1]),
     "plans_negative_bits": lambda f: edit(f, "plans.jsonl", lambda t: t.replace(b'"bits": ', b'"bits": -', 1)),
+    "copy": lambda f: None,  # a copy of the complete folder: the same run, not another seed
     "config_list": lambda f: edit(f, "config.json", lambda t: b"[]"),
     "zero_time_unit": lambda f: edit(f, "config.json", config_with(**{"system.t_dl": 0.0})),
     "no_system": lambda f: edit(f, "config.json", config_with(system=None)),
@@ -207,6 +210,12 @@ FOLDER_CASES = [
     (PLOT + ["{no_system}"], "is not a result folder (AttributeError"),
     (PLOT + ["{non_utf8_summary}"], "its summary.json is unreadable (is not UTF-8 text (byte "),
     (PLOT + ["{a_file}"], "is not a complete result folder: no such folder"),
+    (PLOT + ["{complete}", "{complete}"], "is given twice; a mean over seeds takes each run once"),
+    (PLOT + ["{complete}", "{copy}"], "fedavg: 2 runs of seed 0 (copies of one run); a mean over seeds takes one run per seed"),
+    (PLOT + ["{complete}", "--title", "$\\frac{{$"], "--title '$\\\\frac{$' is not text matplotlib can draw (ParseSyntaxException"),
+    (PLOT + ["{complete}", "--title", "$x^$"], "--title '$x^$' is not text matplotlib can draw"),
+    (PLOT + ["{complete}", "--title", "a $b_{{$ c"], "--title 'a $b_{$ c' is not text matplotlib can draw"),
+    (PLOT + ["{complete}", "--title", "$\\nocommand$"], "(ParseFatalException: Unknown symbol: \\nocommand"),
 ]
 SWEEP_CASES = [
     (["sweep", "/dev/zero"], "sweep file /dev/zero is a device or socket, not a regular file"),
@@ -617,3 +626,59 @@ def test_a_plugin_method_missing_a_module_is_the_plugin_s_fault(capsys, tmp_path
     assert code == 2 and err.count("\n") == 1, err
     assert "plugin needy_plugin.py (line 9) raised ModuleNotFoundError: No module named 'no_such_module_of_anyone'" in err
     assert not (tmp_path / "results").exists()
+
+
+def test_the_api_averages_seeds_only(tmp_path):
+    """api.compare once reported two copies of one run as 2 seeds (std 0.0), and FedAvg seed 0
+    beside Local seed 1 as one label: refused in one line before anything runs."""
+    from scenarios.api import RunSpec, UsageError, compare
+
+    same = RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"})
+    with pytest.raises(UsageError, match=r"^a: its runs must differ in the seed alone, each seed once \(seeds \[0, 0\]\)$"):
+        compare({"a": [same, same]}, out=tmp_path / "out")
+    mixed = [same, RunSpec("digits-rotation", "local", rounds=1, seed=1, training={"backend": "loop"})]
+    with pytest.raises(UsageError, match=r"^a: its runs must differ in the seed alone, each seed once \(seeds \[0, 1\]\)$"):
+        compare({"a": mixed}, out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_mean_over_seeds_refuses_runs_of_two_configurations(hostile):
+    """What the specs' check cannot see (folders of two configurations under one label) the
+    resolved configs' check refuses."""
+    from scenarios.records.result_folder import read_run
+    from scenarios.reports.over_seeds import check_seeds
+    from scenarios.errors import UsageError
+
+    run = read_run(hostile["complete"])
+    other = dataclasses.replace(run, folder="elsewhere", config={**run.config, "seed": 1, "rounds": 7})
+    with pytest.raises(UsageError, match=r"^fedavg: its runs differ in more than the seed \(rounds\); a mean over seeds"):
+        check_seeds("fedavg", [run, other])
+    check_seeds("fedavg", [run, dataclasses.replace(other, config={**run.config, "seed": 1})])  # seeds of one config
+
+
+def test_the_api_keeps_the_command_line_s_promises(tmp_path, hostile):
+    """No file replaced without force=True; UsageError, never AttributeError or TypeError, for
+    wrong types; NumPy integers are integers; one folder is one folder, not its letters."""
+    import numpy as np
+
+    from scenarios.api import RunSpec, UsageError, load, plot, run
+
+    figure = tmp_path / "f.png"
+    figure.write_bytes(b"the user's own figure")
+    with pytest.raises(UsageError, match=r"f.png' exists; give another out_file or force=True to replace it$"):
+        plot([hostile["complete"]], figure)
+    assert figure.read_bytes() == b"the user's own figure"
+    assert plot(hostile["complete"], figure, force=True) == figure and figure.read_bytes() != b"the user's own figure"
+    for call, message in [(lambda: run("digits-rotation"), "a run is a RunSpec, got 'digits-rotation'"),
+                          (lambda: run(RunSpec("digits-rotation", "fedavg"), out=5), "out must be a path, got 5"),
+                          (lambda: load(None), "folder must be a path, got None"),
+                          (lambda: plot(5, tmp_path / "g.png"), "result_dirs must be a list of folders, got 5"),
+                          (lambda: plot([hostile["complete"]], 5), "out_file must be a path, got 5"),
+                          (lambda: plot([hostile["complete"]], tmp_path / "g.png", x=[1]), "x must be a list of axis names"),
+                          (lambda: plot([hostile["complete"]], tmp_path / "g.png", title=5), "title must be text, got 5")]:
+        with pytest.raises(UsageError, match="^" + re.escape(message)):
+            call()
+    assert not (tmp_path / "g.png").exists()
+    spec = RunSpec("digits-rotation", "fedavg", rounds=np.int64(2), seed=np.int32(0), training={"backend": "loop"})
+    result = run(spec, out=Path(hostile["complete"]).parent)
+    assert str(result.folder) == hostile["complete"]  # the same run as rounds=2, seed=0: reused

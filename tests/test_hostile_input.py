@@ -276,6 +276,14 @@ SETTING_CASES = [
     (["export", "{complete}", "--tensorboard", "{a_file}"], "cannot write to output folder"),
     (["list", "--plugin", "this"], "plugin this declares nothing"),  # the Zen it prints stays off stdout
 ]
+OUTPUT_CASES = [  # an output that would be empty, overflowing or ignored is refused before it is written
+    (["export", "{complete}", "--tensorboard", "tb", "--step", "energy"],
+     "has no energy series (it did not run on a physical cell); leave out --step energy"),
+    (["round-time", "--devices", "3", "--system", "umi-3.5ghz", "--model-bits", "1e200"],
+     "--model-bits must be a finite number in (0, 1000000000000000], got 1e+200"),
+    (["round-time", "--devices", "3", "--model-bits", "1e6"],
+     "--model-bits applies to the physical cell presets; wireless-slow-ul counts time in T_dl per model"),
+]
 TWICE_CASES = [  # argparse keeps the last of an option given twice: every command refuses it
     (RUN + ["--rounds", "2"], "--rounds is given twice (1 and 2); give it once (see fl-cosim run --help)"),
     (RUN + ["--seed", "1", "--seed", "2"], "--seed is given twice (1 and 2)"),
@@ -292,7 +300,7 @@ TWICE_CASES = [  # argparse keeps the last of an option given twice: every comma
     (["sweep", "{settings_and_grid}", "--jobs", "1", "--jobs", "2"], "--jobs is given twice (1 and 2)"),
     (["--threads", "1", "--threads", "2", "list"], "--threads is given twice (1 and 2); give it once (see fl-cosim --help)"),
 ]
-CASES = FOLDER_CASES + SWEEP_CASES + DATA_CASES + SETTING_CASES + TWICE_CASES
+CASES = FOLDER_CASES + SWEEP_CASES + DATA_CASES + SETTING_CASES + OUTPUT_CASES + TWICE_CASES
 
 
 @pytest.mark.parametrize("argv,needle", CASES, ids=[" ".join(a[:1] + a[-2:]) for a, _ in CASES])
@@ -682,3 +690,50 @@ def test_the_api_keeps_the_command_line_s_promises(tmp_path, hostile):
     spec = RunSpec("digits-rotation", "fedavg", rounds=np.int64(2), seed=np.int32(0), training={"backend": "loop"})
     result = run(spec, out=Path(hostile["complete"]).parent)
     assert str(result.folder) == hostile["complete"]  # the same run as rounds=2, seed=0: reused
+
+
+@pytest.mark.parametrize("command,taken", [("compare", "file"), ("compare", "link"), ("sweep", "file"), ("sweep", "link")])
+def test_a_seed_s_folder_name_taken_is_found_before_any_run_trains(capsys, tmp_path, monkeypatch, command, taken):
+    """compare and sweep once trained and wrote the other seeds, then refused the taken name."""
+    from scenarios.execution import runner
+    from scenarios.execution.runner import RunSpec, prepare, resolve
+
+    out = tmp_path / "out"
+    out.mkdir()
+    name = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, seed=1, training={"backend": "loop"}))).name
+    if taken == "file":
+        (out / name).write_text("a file of the user's\n")
+    else:
+        (out / name).symlink_to(tmp_path)
+
+    def never(*args, **kwargs):
+        raise AssertionError("trained before a refusal")
+
+    monkeypatch.setattr(runner, "run_cosimulation", never)
+    if command == "compare":
+        argv = ["compare", "--algorithm", "fedavg", "--seeds", "2", "--rounds", "1", "--backend", "loop", "--jobs", "1"]
+    else:
+        sweep = tmp_path / "two_seeds.toml"
+        sweep.write_text('seeds = [0, 1]\n[settings]\nrounds = 1\ntraining = { backend = "loop" }\n'
+                         '[[algorithm]]\nname = "fedavg"\n')
+        argv = ["sweep", str(sweep), "--jobs", "1"]
+    code = main([*argv, "--quiet", "--out", str(out)])
+    err = capsys.readouterr().err
+    why = "is a symbolic link, not a run folder" if taken == "link" else "exists and is not a folder"
+    assert code == 2 and err.count("\n") == 1 and why in err, err
+    assert os.listdir(out) == [name]
+
+
+def test_lambda_study_on_a_full_disk_leaves_nothing_half_written(capsys, tmp_path, monkeypatch):
+    """The figure, written last, fails: the JSON, CSV and Markdown written before it are taken back."""
+    import errno
+
+    import figures.lambda_study
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(figures.lambda_study, "plot_lambda_study", full)
+    code = main(["lambda-study", "--rounds", "1", "--systems", "wired", "--backend", "loop", "--quiet", "--out", str(tmp_path)])
+    assert code == 2 and capsys.readouterr().err == "fl-cosim: error: No space left on device\n"
+    assert not list(tmp_path.glob("lambda_study_*")) and any(p.is_dir() for p in tmp_path.iterdir())

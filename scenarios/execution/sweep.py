@@ -391,7 +391,8 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     tables written into ``out`` (default results/<file name>): one row per run and seed (CSV,
     and Parquet with pyarrow) and the summary per grid point (CSV and Markdown). Returns the
     counts, the folder and the tables' paths."""
-    from scenarios.records.atomic import atomic_write_text, check_output_dir, csv_text, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.records.atomic import (atomic_write_text, check_output_dir, check_replaceable, csv_text, make_output_dir,
+                                          remove_stale_staging, sha256_text)
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.progress import Progress
     from scenarios.execution.runner import reusable
@@ -409,6 +410,8 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     runs = plan(specs, data_dir, checking.update if checking else None)
     if checking:
         checking.close()
+    for run in runs:  # a folder name taken by a file or a link is found before any run trains
+        check_replaceable(out / run.name)
     if ray is not None:
         start_ray(ray, jobs)  # before anything is written: an unreachable cluster is one line
     make_output_dir(out)

@@ -26,6 +26,7 @@ import importlib.metadata
 import importlib.util
 import inspect
 import io
+import os
 import re
 import sys
 from contextlib import contextmanager, redirect_stdout
@@ -177,12 +178,19 @@ def load_installed() -> None:
 @contextmanager
 def _quiet(source: str):
     """Load a plugin with its stdout captured (what it prints never mixes into a command's output,
-    ``--json`` included) and its ``sys.exit`` refused in one line."""
+    ``--json`` included; what it writes to file descriptor 1 goes to stderr) and its
+    ``sys.exit`` refused in one line."""
+    sys.stdout.flush()
+    saved = os.dup(1)
     try:
+        os.dup2(2, 1)  # what it writes to file descriptor 1 itself (os.write, a C library) goes to stderr
         with redirect_stdout(io.StringIO()):
             yield
     except SystemExit as stop:
         raise UsageError(f"plugin {source!r} called sys.exit({stop.code!r}) while loading") from None
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _load_path(path: Path) -> list[ModuleType]:
@@ -314,12 +322,15 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
                              "(at most 64, starting with a letter or digit)")
     taken = {"algorithm": set(ALGORITHMS), "scenario": set(SCENARIOS), "model": set(MODELS), "system": set(system_names()),
              "scheduler": set(POLICIES), "codec": set(CODECS)}
+    mine = set()
     for kind, name, _, _ in additions:
+        if (kind, name) in mine:
+            raise UsageError(f"{where}: two of its {kind}s are named {name!r}; give each its own name")
         if name in taken[kind]:
             known = origin(kind, name)
             by = f"plugin {known['module']}" if known else "a built-in one"
             raise UsageError(f"{where}: {kind} {name!r} is already registered (by {by})")
-        taken[kind].add(name)
+        mine.add((kind, name))
     for kind, name, registry, thing in additions:
         registry[name] = thing
         ORIGINS[(kind, name)] = record

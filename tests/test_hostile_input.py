@@ -277,6 +277,8 @@ SETTING_CASES = [
     (["list", "--plugin", "this"], "plugin this declares nothing"),  # the Zen it prints stays off stdout
 ]
 OUTPUT_CASES = [  # an output that would be empty, overflowing or ignored is refused before it is written
+    (["cell", "umi-3.5ghz", "--drop", "5", "--out", "x.png"],
+     "--drop prints the calibration table and draws no figure; leave out --out and --force"),
     (["export", "{complete}", "--tensorboard", "tb", "--step", "energy"],
      "has no energy series (it did not run on a physical cell); leave out --step energy"),
     (["round-time", "--devices", "3", "--system", "umi-3.5ghz", "--model-bits", "1e200"],
@@ -737,3 +739,29 @@ def test_lambda_study_on_a_full_disk_leaves_nothing_half_written(capsys, tmp_pat
     code = main(["lambda-study", "--rounds", "1", "--systems", "wired", "--backend", "loop", "--quiet", "--out", str(tmp_path)])
     assert code == 2 and capsys.readouterr().err == "fl-cosim: error: No space left on device\n"
     assert not list(tmp_path.glob("lambda_study_*")) and any(p.is_dir() for p in tmp_path.iterdir())
+
+
+def test_two_classes_of_one_plugin_with_one_new_name_clash_with_each_other(capsys, tmp_path, plugin_registries):
+    plugin = tmp_path / "twins_plugin.py"
+    plugin.write_text(SCALED.replace("ALGORITHMS = [ScaledFedAvg]", "class Twin(ScaledFedAvg):\n    pass\n\n\n"
+                                     "ALGORITHMS = [ScaledFedAvg, Twin]").replace("    pass", '    name = "scaled-fedavg"'))
+    try:
+        code = main(["list", "--plugin", str(plugin)])
+    finally:
+        sys.modules.pop("twins_plugin", None)
+    assert code == 2 and capsys.readouterr().err == ("fl-cosim: error: plugin twins_plugin: two of its algorithms are named "
+                                                     "'scaled-fedavg'; give each its own name\n")
+
+
+def test_a_plugin_writing_to_file_descriptor_1_leaves_run_json_clean(capfd, tmp_path, plugin_registries):
+    plugin = tmp_path / "fd_writer.py"
+    plugin.write_text("import os\n\nfrom learning.algorithms.fedavg import FedAvg\n\nos.write(1, b'written to fd 1 at load\\n')\n\n\n"
+                      "class Loud(FedAvg):\n    name = 'loud'\n\n\nALGORITHMS = [Loud]\n")
+    try:
+        code = main(["run", "--plugin", str(plugin), "--algorithm", "loud", "--system", "wired", "--rounds", "1",
+                     "--backend", "loop", "--no-figure", "--quiet", "--json", "--out", str(tmp_path / "out")])
+    finally:
+        sys.modules.pop("fd_writer", None)
+    out, err = capfd.readouterr()
+    assert code == 0 and json.loads(out)["runs"][0]["algorithm"] == "loud", err
+    assert err == "written to fd 1 at load\n"

@@ -117,8 +117,8 @@ def compare(
     label's run curves (for per-seed tables). A label's specs differ in the seed alone (checked
     before any run, and on the resolved configs after: ``check_seeds``)."""
     for label, specs in specs_by_label.items():
-        seeds = [spec.seed for spec in specs]
-        if len(set(seeds)) != len(seeds) or len({repr(dataclasses.replace(spec, seed=0)) for spec in specs}) > 1:
+        seeds, first = [spec.seed for spec in specs], dataclasses.replace(specs[0], seed=0)
+        if len(set(seeds)) != len(seeds) or any(dataclasses.replace(spec, seed=0) != first for spec in specs):
             raise UsageError(f"{label}: its runs must differ in the seed alone, each seed once (seeds {seeds})")
     flat = [s for specs in specs_by_label.values() for s in specs]
     folders = iter(run_all(flat, out_root, data_dir, jobs, progress, reuse))

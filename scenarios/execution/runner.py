@@ -45,10 +45,9 @@ def run_experiment(spec: RunSpec, out_root: Path, data_dir: str | None = None, p
 
 def reusable(folder: Path, config: dict) -> str | None:
     """Why ``folder`` cannot be reused for ``config`` (None: it can): it is not complete (its
-    plans included: ``plans_problem``), or it
-    was made by another fl-cosim version, other code (``provenance.code``: the package, the
-    plugins loaded now and every plugin module the recorded run had imported), other dataset bytes
-    (``provenance.data``) or another config."""
+    plans included: ``plans_problem``), or it was made by another fl-cosim version, other code
+    (``provenance.code``: the package, the plugins loaded now and every plugin module the
+    recorded run had imported), other dataset bytes (``provenance.data``) or another config."""
     problem = folder_problem(folder) or plans_problem(folder)
     if problem is not None:
         return problem

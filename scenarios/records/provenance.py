@@ -1,10 +1,11 @@
 """What produced a result: fl-cosim's version (and commit, run from a git checkout), the digest
 of the code that ran (``code``: the package's sources and every plugin file with the modules
-beside it that the run imported by its end, whose paths ``code_files`` keeps), Python and the libraries whose numbers a run depends on, the torch threads. Recorded
-in every ``config.json`` under ``provenance`` with the digest of the dataset files the run read
-(``data``, ``scenarios.datasets.layout.data_digest``); it is not part of the folder's hash,
-and a folder recorded by another version, other code or other data is run again rather than
-reused (``scenarios.execution.runner.reusable``)."""
+beside it that the run imported by its end, whose paths ``code_files`` keeps), Python and the
+libraries whose numbers a run depends on, the torch threads. Recorded in every ``config.json``
+under ``provenance`` with the digest of the dataset files the run read (``data``,
+``scenarios.datasets.layout.data_digest``); it is not part of the folder's hash, and a folder
+recorded by another version, other code or other data is run again rather than reused
+(``scenarios.execution.runner.reusable``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Files a folder or a user hands in, read as a hostile file would be written, and the settings
-and faults of issue 30: every one ends in one line naming the problem (exit status 2), a run
-again where the folder is ours to redo, or the work kept. Each cause of the issue is a named
-case here (or in tests/test_reuse_key.py and tests/test_plugins.py)."""
+and faults of issues 30 and 36: every one ends in one line naming the problem (exit status 2),
+a run again where the folder is ours to redo, or the work kept. Each cause of the issues is a
+named case here (or in tests/test_reuse_key.py and tests/test_plugins.py)."""
 
 import dataclasses
 import gzip

@@ -727,14 +727,17 @@ def test_a_seed_s_folder_name_taken_is_found_before_any_run_trains(capsys, tmp_p
 
 
 def test_lambda_study_on_a_full_disk_leaves_nothing_half_written(capsys, tmp_path, monkeypatch):
-    """The figure, written last, fails: the JSON, CSV and Markdown written before it are taken back."""
+    """The figure, written last, fails: the JSON, CSV and Markdown written before it are taken back.
+    (A flat silhouette curve: one step, k = 1, so one run trains.)"""
     import errno
 
     import figures.lambda_study
+    import scenarios.execution.silhouette
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
+    monkeypatch.setattr(scenarios.execution.silhouette, "setup_silhouette", lambda prepared: {1: 0.0, 2: 0.0})
     monkeypatch.setattr(figures.lambda_study, "plot_lambda_study", full)
     code = main(["lambda-study", "--rounds", "1", "--systems", "wired", "--backend", "loop", "--quiet", "--out", str(tmp_path)])
     assert code == 2 and capsys.readouterr().err == "fl-cosim: error: No space left on device\n"

@@ -9,6 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from scenarios.records.result_folder import ResultError, RunCurve
+from scenarios.reports.over_seeds import check_seeds
 from figures.style import algorithm_style
 
 BAND = "min-max over seeds"
@@ -55,7 +56,9 @@ def x_values(curve: RunCurve, x: str) -> np.ndarray:
 
 def seed_band(curves: Sequence[RunCurve], x: str = "rounds", y: str = "mean_accuracy") -> Band:
     """``x``: one of ``X_AXES``; ``y``: a curve field. Where x differs between seeds (time, bits),
-    a point's x is the seeds' mean at that evaluated round."""
+    a point's x is the seeds' mean at that evaluated round. The curves differ in the seed alone
+    (``check_seeds``: one line otherwise)."""
+    check_seeds(curves[0].label, curves)
     common = sorted(set.intersection(*(set(c.rounds) for c in curves)))
     if not common:
         raise ResultError(f"runs of {curves[0].label} share no evaluated round")

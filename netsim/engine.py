@@ -31,6 +31,7 @@ import simpy
 
 from contract import Learner, RoundOutcome, RoundPlan
 from netsim.budget import Budget
+from contract.checks import check_outcome, check_plan, check_schedule, who
 from netsim.durations import TimedSystem
 from netsim.kind import SIMULATORS, Network, adopted
 from netsim.scheduling import Policy
@@ -144,13 +145,16 @@ def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int
     for server_round in range(rounds + 1):
         chosen = schedule(server_round, env.now) if schedule is not None and server_round > 0 else None
         if chosen is not None:
+            check_schedule(chosen, learner.num_devices, who("scheduler", schedule.scheduler))
             learner.schedule(server_round, chosen)
         plan = learner.plan_round(server_round)
+        check_plan(plan, learner.num_devices, who("algorithm", learner))
         start = env.now
         result = None
         if plan is not None:
             result = yield env.process(hooks.round_process(env, plan, system, learner.model_bits, rng, trace, server_round))
             outcome = result[0]
+            check_outcome(outcome, plan, who("network", system))
             tell = getattr(learner, "round_outcome", None)
             if tell is not None:
                 tell(server_round, outcome)

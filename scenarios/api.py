@@ -58,8 +58,8 @@ def run(spec: RunSpec, out: str | Path = "results", data_dir: str | Path | None 
     from scenarios.records.atomic import output_name
     from scenarios.execution.runner import run_experiment
 
-    summary = run_experiment(spec, Path(output_name(out, "out")), str(resolve_data_dir(str(data_dir) if data_dir else None)),
-                             progress=progress, reuse=not force)
+    summary = run_experiment(_spec(spec), Path(output_name(_path(out, "out"), "out")),
+                             str(resolve_data_dir(str(data_dir) if data_dir else None)), progress=progress, reuse=not force)
     folder = Path(summary.pop("result_dir"))
     summary.pop("reused", None)
     return RunResult(folder, summary)
@@ -69,7 +69,7 @@ def load(folder: str | Path) -> RunResult:
     """A finished run's folder (every file checked against the sealed index: ``UsageError`` if not)."""
     from scenarios.records.result_folder import read_summary
 
-    return RunResult(Path(folder), read_summary(folder))
+    return RunResult(Path(_path(folder, "folder")), read_summary(folder))
 
 
 def _check_counts(jobs: int, target: float | None) -> None:
@@ -111,10 +111,11 @@ def compare(specs: dict[str, list[RunSpec]], out: str | Path = "results", data_d
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.compare import compare as compare_runs
 
-    if not isinstance(specs, dict) or not all(isinstance(v, list) and v for v in specs.values()):
+    if not isinstance(specs, dict) or not all(isinstance(k, str) and isinstance(v, list) and v for k, v in specs.items()):
         raise UsageError("compare takes a dict: label -> a non-empty list of RunSpec (one per seed)")
+    specs = {label: [_spec(spec) for spec in seeds] for label, seeds in specs.items()}
     _check_counts(jobs, target)
-    rows, target, curves = compare_runs(specs, Path(output_name(out, "out")), str(resolve_data_dir(str(data_dir) if data_dir else None)),
+    rows, target, curves = compare_runs(specs, Path(output_name(_path(out, "out"), "out")), str(resolve_data_dir(str(data_dir) if data_dir else None)),
                                         target, jobs=jobs, reuse=not force)
     return Comparison(rows, target, {label: [Path(c.folder) for c in cs] for label, cs in curves.items()})
 
@@ -131,19 +132,61 @@ def sweep(config_file: str | Path, out: str | Path | None = None, data_dir: str 
 
 
 def plot(result_dirs, out_file: str | Path, x: tuple[str, ...] = ("time",), worst: bool = False, width: str = "column",
-         systems: tuple[str, ...] = (), title: str | None = None) -> Path:
-    """The figure ``fl-cosim plot`` draws from ``result_dirs`` into ``out_file`` (.pdf or .png):
-    one panel per x axis (and per system in ``systems``, every run re-timed on it with its own
-    network stream; a system is a preset with overrides, ``wired:rho=10``), seeds of one configuration as their mean with a min-max band."""
+         systems: tuple[str, ...] = (), title: str | None = None, force: bool = False) -> Path:
+    """The figure ``fl-cosim plot`` draws from ``result_dirs`` (one folder, or a list of them)
+    into ``out_file`` (.pdf or .png; an existing file is replaced only with ``force``): one panel
+    per x axis (and per system in ``systems``, every run re-timed on it with its own network
+    stream; a system is a preset with overrides, ``wired:rho=10``), seeds of one configuration as their mean with a min-max band."""
     from figures.accuracy_time import PlotOptions, plot_accuracy_vs_time
     from figures.bands import X_AXES
     from figures.style import WIDTHS_IN
+    from scenarios.cli.plot import check_figure_file, check_title
+    from scenarios.records.atomic import output_dir
     from scenarios.reports.retime import curves_by_system, retime_systems
 
-    if width not in WIDTHS_IN or not set(x) <= set(X_AXES):
+    folders = [result_dirs] if isinstance(result_dirs, (str, Path)) else _listed(result_dirs, "result_dirs", (str, Path), "folders")
+    x, systems = ([value] if isinstance(value, str) else value for value in (x, systems))
+    if width not in WIDTHS_IN or not set(_listed(x, "x", str, "axis names")) <= set(X_AXES):
         raise UsageError(f"width must be one of {', '.join(WIDTHS_IN)} and x axes among {', '.join(X_AXES)}")
-    if Path(out_file).suffix.lower() not in (".png", ".pdf"):
-        raise UsageError(f"out_file must end in .png or .pdf, got {str(out_file)!r}")
+    if title is not None and not isinstance(title, str):
+        raise UsageError(f"title must be text, got {title!r:.60}")
+    out = check_figure_file(_path(out_file, "out_file"), force, "out_file", "force=True")
+    check_title(title, "title")
+    systems = _listed(systems, "systems", str, "system names")
     named = retime_systems(systems) if systems else None
-    return plot_accuracy_vs_time(curves_by_system([str(d) for d in result_dirs], named), out_file,
-                                 PlotOptions(title, tuple(x), worst, width))
+    curves = curves_by_system([str(d) for d in folders], named)
+    with output_dir(out.parent):
+        return plot_accuracy_vs_time(curves, out, PlotOptions(title, tuple(dict.fromkeys(x)), bool(worst), width))
+
+
+def _listed(values, name: str, kinds, what: str) -> list:
+    """``values`` as a list of ``kinds`` (UsageError naming ``name`` and ``what`` otherwise)."""
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise UsageError(f"{name} must be a list of {what}, got {values!r:.60}")
+    values = list(values)
+    if not all(isinstance(v, kinds) for v in values):
+        raise UsageError(f"{name} must be a list of {what}, got {values!r:.60}")
+    return values
+
+
+def _path(value, name: str) -> str | Path:
+    if not isinstance(value, (str, Path)):
+        raise UsageError(f"{name} must be a path, got {value!r:.60}")
+    return value
+
+
+def _spec(spec) -> RunSpec:
+    """``spec``, a RunSpec, with NumPy's integers and floats as Python's (``np.int64(3)`` is a
+    seed as ``3`` is); UsageError for anything else."""
+    import dataclasses
+    import numbers
+
+    if not isinstance(spec, RunSpec):
+        raise UsageError(f"a run is a RunSpec, got {spec!r:.60}")
+
+    def native(value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Number):
+            return {k: native(v) for k, v in value.items()} if isinstance(value, dict) else value
+        return int(value) if isinstance(value, numbers.Integral) else float(value) if isinstance(value, numbers.Real) else value
+
+    return dataclasses.replace(spec, **{f.name: native(getattr(spec, f.name)) for f in dataclasses.fields(spec)})

@@ -26,6 +26,7 @@ import importlib.metadata
 import importlib.util
 import inspect
 import io
+import os
 import re
 import sys
 from contextlib import contextmanager, redirect_stdout
@@ -71,6 +72,43 @@ def plugin_files() -> list[Path]:
     neither Python's nor an installed library's (its helpers), sorted: what the code digest
     (``scenarios.records.provenance.code_digest``) covers beyond the package."""
     return sorted({path for files in FILES.values() for path in files})
+
+
+def executed_files() -> list[Path]:
+    """``plugin_files`` and the files of every module imported by now (a method may import a
+    helper long after its plugin loaded) that lies beside a loaded plugin, in its folder or
+    below, and is neither Python's, a library's nor fl-cosim's: what a run executed of its
+    plugins, recorded after it (``scenarios.execution.runner``). Modules that only a training
+    worker process imported are not seen here."""
+    loaded = plugin_files()
+    folders = {path.parent for path in loaded}
+    others = _others_folders()
+    found = set(loaded)
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str) or not file.endswith(".py"):
+            continue
+        path = Path(file).resolve()
+        if any(path.is_relative_to(f) for f in folders) and not any(path.is_relative_to(f) for f in others):
+            found.add(path)
+    return sorted(found)
+
+
+def blame(error: BaseException) -> str | None:
+    """The plugin file whose code raised ``error`` (its innermost frame of a plugin's, with
+    the line): ``plugin helper.py (line 12)``; None when no plugin's code is in its traceback,
+    nor in those of its causes (SimPy raises a copy whose cause is the original)."""
+    files = {str(path) for path in executed_files()}
+    found = None
+    while error is not None and found is None:
+        frame = error.__traceback__
+        while frame is not None:
+            file = str(Path(frame.tb_frame.f_code.co_filename).resolve())
+            if file in files:
+                found = f"plugin {Path(file).name} (line {frame.tb_lineno})"
+            frame = frame.tb_next
+        error = error.__cause__
+    return found
 
 
 def _others_folders() -> tuple[Path, ...]:
@@ -140,12 +178,19 @@ def load_installed() -> None:
 @contextmanager
 def _quiet(source: str):
     """Load a plugin with its stdout captured (what it prints never mixes into a command's output,
-    ``--json`` included) and its ``sys.exit`` refused in one line."""
+    ``--json`` included; what it writes to file descriptor 1 goes to stderr) and its
+    ``sys.exit`` refused in one line."""
+    sys.stdout.flush()
+    saved = os.dup(1)
     try:
+        os.dup2(2, 1)  # what it writes to file descriptor 1 itself (os.write, a C library) goes to stderr
         with redirect_stdout(io.StringIO()):
             yield
     except SystemExit as stop:
         raise UsageError(f"plugin {source!r} called sys.exit({stop.code!r}) while loading") from None
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _load_path(path: Path) -> list[ModuleType]:
@@ -277,12 +322,15 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
                              "(at most 64, starting with a letter or digit)")
     taken = {"algorithm": set(ALGORITHMS), "scenario": set(SCENARIOS), "model": set(MODELS), "system": set(system_names()),
              "scheduler": set(POLICIES), "codec": set(CODECS)}
+    mine = set()
     for kind, name, _, _ in additions:
+        if (kind, name) in mine:
+            raise UsageError(f"{where}: two of its {kind}s are named {name!r}; give each its own name")
         if name in taken[kind]:
             known = origin(kind, name)
             by = f"plugin {known['module']}" if known else "a built-in one"
             raise UsageError(f"{where}: {kind} {name!r} is already registered (by {by})")
-        taken[kind].add(name)
+        mine.add((kind, name))
     for kind, name, registry, thing in additions:
         registry[name] = thing
         ORIGINS[(kind, name)] = record

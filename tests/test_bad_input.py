@@ -20,6 +20,13 @@ RUN = ["run", "--out", "out"]
 COMPARE = ["compare", "--out", "out", "--rounds", "1", "--seeds", "1", "--jobs", "1"]
 ROUND_TIME = ["round-time", "--devices", "5", "--streams", "2", "--rho", "1", "--t-min", "1", "--inv-mu", "0"]
 
+
+def but(argv: list[str], flag: str, value: str) -> list[str]:
+    """``argv`` with ``flag``'s value replaced: an option is given once."""
+    index = argv.index(flag) + 1
+    return argv[:index] + [value] + argv[index + 1:]
+
+
 CASES = [
     # cell, penalty, reproduce
     (["cell", "nowhere-5g"], "unknown cell preset 'nowhere-5g'"),
@@ -81,24 +88,24 @@ CASES = [
     (RUN + ["--alpha", "0"], "alpha must be a finite number > 0"),
     (RUN + ["--alpha", "nan"], "alpha must be a finite number > 0, got nan"),
     # compare
-    (COMPARE + ["--seeds", "0"], "--seeds must be an integer in 1..10000"),
+    (but(COMPARE, "--seeds", "0"), "--seeds must be an integer in 1..10000"),
     (COMPARE + ["--target", "1.5"], "--target must be a finite number in (0, 1]"),
     (COMPARE + ["--target", "nan"], "--target must be a finite number in (0, 1], got nan"),
-    (COMPARE + ["--jobs", "0"], "--jobs must be an integer in 1..256"),
+    (but(COMPARE, "--jobs", "0"), "--jobs must be an integer in 1..256"),
     (COMPARE + ["--algorithm", "fedavg", "--option", "lam=1"], "no algorithm of this run takes option 'lam'"),
     (COMPARE + ["--algorithm", "fedavg", "--streams", "2"], "--streams applies to algorithms with streams"),
     (COMPARE + ["--algorithm", "fedavg", "--deadline", "inf"], "deadline must be a finite number in (0, 10000000000]"),
     (COMPARE + ["--algorithm", "fedavg", "oracle", "--scenario", "synthetic-gaussian"], "oracle needs a scenario with true groups"),
-    (COMPARE + ["--algorithm", "fedavg", "--rounds", "1000000000000"], "rounds must be an integer in 1..100000"),
+    (but(COMPARE, "--rounds", "1000000000000") + ["--algorithm", "fedavg"], "rounds must be an integer in 1..100000"),
     # round-time
-    (ROUND_TIME + ["--rho", "inf", "--json"], "--rho must be a finite number in (0, 100000], got inf"),
-    (ROUND_TIME + ["--rho", "nan"], "--rho must be a finite number in (0, 100000], got nan"),
-    (ROUND_TIME + ["--devices", "1000000000"], "--devices must be an integer in 1..1000000"),
-    (ROUND_TIME + ["--devices", "0"], "--devices must be an integer in 1..1000000"),
-    (ROUND_TIME + ["--devices", "1000000", "--rounds", "1000"], "--devices x --rounds must be at most 100,000,000"),
-    (ROUND_TIME + ["--streams", "9"], "--streams must be in 1..5"),
-    (ROUND_TIME + ["--t-min", "-1"], "--t-min must be a finite number in [0, 1000000000]"),
-    (ROUND_TIME + ["--inv-mu", "inf"], "--inv-mu must be a finite number in [0, 1000000000], got inf"),
+    (but(ROUND_TIME, "--rho", "inf") + ["--json"], "--rho must be a finite number in (0, 100000], got inf"),
+    (but(ROUND_TIME, "--rho", "nan"), "--rho must be a finite number in (0, 100000], got nan"),
+    (but(ROUND_TIME, "--devices", "1000000000"), "--devices must be an integer in 1..1000000"),
+    (but(ROUND_TIME, "--devices", "0"), "--devices must be an integer in 1..1000000"),
+    (but(ROUND_TIME, "--devices", "1000000") + ["--rounds", "1000"], "--devices x --rounds must be at most 100,000,000"),
+    (but(ROUND_TIME, "--streams", "9"), "--streams must be in 1..5"),
+    (but(ROUND_TIME, "--t-min", "-1"), "--t-min must be a finite number in [0, 1000000000]"),
+    (but(ROUND_TIME, "--inv-mu", "inf"), "--inv-mu must be a finite number in [0, 1000000000], got inf"),
     (ROUND_TIME + ["--rounds", "0"], "rounds must be an integer in 1..100000"),
     (ROUND_TIME + ["--seed", "-1"], "--seed must be an integer in 0.."),
     (["round-time", "--streams", "2"], "the following arguments are required: --devices"),
@@ -184,13 +191,13 @@ BOUNDS = [
     (RUN + ["--seed", "99999999999999999999"], "seed must be an integer in 0..9223372036854775807"),
     (RUN + ["--system", "uma-3.5ghz", "--radio", "kappa=1e300"], "radio kappa must be a finite number in [0, 1e-20], got 1e+300"),
     (RUN + ["--system", "uma-3.5ghz", "--radio", "bs_power_w=inf"], "radio bs_power_w must be a finite number in [1e-09, 10000], got inf"),
-    (COMPARE + ["--seeds", "100000"], "--seeds must be an integer in 1..10000, got 100000"),
+    (but(COMPARE, "--seeds", "100000"), "--seeds must be an integer in 1..10000, got 100000"),
     (COMPARE + ["--algorithm", "fedavg", "--rho", "1e307"], "rho must be a finite number in (0, 100000], got 1e+307"),
-    (ROUND_TIME + ["--rho", "1e307"], "--rho must be a finite number in (0, 100000], got 1e+307"),
-    (ROUND_TIME + ["--t-min", "1e308"], "--t-min must be a finite number in [0, 1000000000], got 1e+308"),
-    (ROUND_TIME + ["--inv-mu", "1e300"], "--inv-mu must be a finite number in [0, 1000000000], got 1e+300"),
+    (but(ROUND_TIME, "--rho", "1e307"), "--rho must be a finite number in (0, 100000], got 1e+307"),
+    (but(ROUND_TIME, "--t-min", "1e308"), "--t-min must be a finite number in [0, 1000000000], got 1e+308"),
+    (but(ROUND_TIME, "--inv-mu", "1e300"), "--inv-mu must be a finite number in [0, 1000000000], got 1e+300"),
     (ROUND_TIME + ["--rounds", "1000000"], "--rounds must be an integer in 1..100000, got 1000000"),
-    (ROUND_TIME + ["--streams", "0"], "--streams must be in 1..5 (the devices), got 0"),
+    (but(ROUND_TIME, "--streams", "0"), "--streams must be in 1..5 (the devices), got 0"),
     (["sweep", "{huge_grid}"], "huge_grid.toml: 10,000,000 runs; at most 100,000 in one sweep"),
     (["sweep", "{huge_rho}"], "rho must be a finite number in (0, 100000], got 1e+307"),
     (["sweep", "{huge_seeds}"], "seeds must be an integer in 1..10000, got 100000"),
@@ -207,20 +214,20 @@ BOUNDS = [
     (["--workers", "0", "list"], "--workers must be an integer in 1..1024, got 0"),
 ]
 OUTPUTS = [
-    (RUN + ["--out", ""], "--out must name a folder or file, got ''"),
-    (RUN + ["--out", " "], "--out must name a folder or file, got ' '"),
-    (COMPARE + ["--algorithm", "fedavg", "--out", ""], "--out must name a folder or file, got ''"),
+    (but(RUN, "--out", ""), "--out must name a folder or file, got ''"),
+    (but(RUN, "--out", " "), "--out must name a folder or file, got ' '"),
+    (but(COMPARE, "--out", "") + ["--algorithm", "fedavg"], "--out must name a folder or file, got ''"),
     (["sweep", "{good}", "--out", ""], "--out must name a folder or file, got ''"),
     (["plot", "{complete}", "--out", ""], "--out must name a folder or file, got ''"),
     (["cell", "uma-3.5ghz", "--out", ""], "--out must name a folder or file, got ''"),
     (["reproduce", "--out", ""], "--out must name a folder or file, got ''"),
     (["reproduce", "--runs", ""], "--runs must name a folder or file, got ''"),
     (["lambda-study", "--out", ""], "--out must name a folder or file, got ''"),
-    (RUN + ["--algorithm", "fedavg", "--out", "{long_name}"], "File name too long"),
-    (RUN + ["--algorithm", "fedavg", "--out", "{long_name}/sub"], "File name too long"),
-    (COMPARE + ["--algorithm", "fedavg", "--out", "{long_name}"], "File name too long"),
+    (but(RUN, "--out", "{long_name}") + ["--algorithm", "fedavg"], "File name too long"),
+    (but(RUN, "--out", "{long_name}/sub") + ["--algorithm", "fedavg"], "File name too long"),
+    (but(COMPARE, "--out", "{long_name}") + ["--algorithm", "fedavg"], "File name too long"),
     (["sweep", "{good}", "--out", "{long_name}"], "File name too long"),
-    (RUN + ["--algorithm", "fedavg", "--out", "{long_path}"], "leaves no room for result folders"),
+    (but(RUN, "--out", "{long_path}") + ["--algorithm", "fedavg"], "leaves no room for result folders"),
     (["plot", "{complete}", "--out", "{long_name}.png"], "File name too long"),
 ]
 DAMAGED = [

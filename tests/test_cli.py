@@ -115,7 +115,7 @@ def test_compare_writes_tables_and_reuses_runs(capsys, tmp_path):
     assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 4
     code, again, _ = run_cli(capsys, *argv)
     assert json.loads(again)["rows"] == data["rows"]
-    serial = [a if a != str(tmp_path) else str(tmp_path / "serial") for a in argv] + ["--jobs", "1"]
+    serial = [a if a != str(tmp_path) else str(tmp_path / "serial") for a in argv[:-1]] + ["1"]  # --jobs 1
     code, alone, _ = run_cli(capsys, *serial)
     assert json.loads(alone)["rows"] == data["rows"]  # worker processes change no number
 

@@ -86,7 +86,7 @@ def test_mlflow_runs_hold_the_same_series(finished_run, tmp_path, capsys, monkey
 
 def test_accuracy_against_simulated_time_bits_and_energy_as_integer_steps(finished_run, tmp_path, capsys):
     assert main(["export", str(finished_run), "--tensorboard", str(tmp_path / "tb"), "--step", "round", "time", "bits",
-                 "energy", "--json"]) == 0
+                 "--json"]) == 0  # --step energy off a cell is refused (tests/test_hostile_input.py)
     (written,) = json.loads(capsys.readouterr().out)["tensorboard"]
     logged = scalars(written)
     with open(finished_run / "rounds.csv", newline="") as handle:

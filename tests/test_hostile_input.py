@@ -1,11 +1,13 @@
 """Files a folder or a user hands in, read as a hostile file would be written, and the settings
-and faults of issue 30: every one ends in one line naming the problem (exit status 2), a run
-again where the folder is ours to redo, or the work kept. Each cause of the issue is a named
-case here (or in tests/test_reuse_key.py and tests/test_plugins.py)."""
+and faults of issues 30 and 36: every one ends in one line naming the problem (exit status 2),
+a run again where the folder is ours to redo, or the work kept. Each cause of the issues is a
+named case here (or in tests/test_reuse_key.py and tests/test_plugins.py)."""
 
+import dataclasses
 import gzip
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -78,7 +80,9 @@ FOLDERS = {  # name -> how a copy of a complete folder is damaged (then, where i
     "plans_not_plans": lambda f: edit(f, "plans.jsonl", lambda t: b'{"round": 0, "plan": 5}\n'),
     "plans_skip_a_round": lambda f: edit(f, "plans.jsonl", lambda t: t.split(b"\n", 1)[1]),
     "plans_stranger": lambda f: edit(f, "plans.jsonl", lambda t: t.replace(b'"participants": [0,', b'"participants": [20,', 1)),
+    "plans_one_round_short": lambda f: edit(f, "plans.jsonl", lambda t: t[:t.rstrip(b"\n").rindex(b"\n") + 1]),
     "plans_negative_bits": lambda f: edit(f, "plans.jsonl", lambda t: t.replace(b'"bits": ', b'"bits": -', 1)),
+    "copy": lambda f: None,  # a copy of the complete folder: the same run, not another seed
     "config_list": lambda f: edit(f, "config.json", lambda t: b"[]"),
     "zero_time_unit": lambda f: edit(f, "config.json", config_with(**{"system.t_dl": 0.0})),
     "no_system": lambda f: edit(f, "config.json", config_with(system=None)),
@@ -117,6 +121,9 @@ SWEEPS = {
     "spaced_algorithm": '[[algorithm]]\nname = "fedavg "\n',
     "table_seeds": "seeds = { a = 1 }\n[[algorithm]]\nname = \"fedavg\"\n",
     "repeated_codec": '[settings]\nuplink_codec = "qsgd:bits=4,bits=8"\n[[algorithm]]\nname = "fedavg"\n',
+    "settings_and_grid": '[settings]\nrho = 2\n[grid]\nrho = [1, 3]\n[[algorithm]]\nname = "fedavg"\n',
+    "table_in_settings_and_grid": '[settings]\ntraining = { lr = 0.1 }\n[grid]\ntraining = { lr = [0.1, 0.2] }\n'
+                                  '[[algorithm]]\nname = "fedavg"\n',
 }
 
 
@@ -194,14 +201,21 @@ FOLDER_CASES = [
     (PLOT + ["{complete}", "{garbage_plans}", "--systems", "wired"], "has no readable plans.jsonl (Expecting value"),
     (PLOT + ["{plans_not_plans}", "--systems", "wired"], "has no readable plans.jsonl (line {'round': 0, 'plan': 5}"),
     (PLOT + ["{plans_skip_a_round}", "--systems", "wired"], "has no readable plans.jsonl (line 1 is round 1, not 0)"),
-    (PLOT + ["{plans_stranger}", "--systems", "wired"], "has no readable plans.jsonl (a plan names a device that is not one of the run's 20)"),
-    (PLOT + ["{plans_negative_bits}", "--systems", "wired"], "has no readable plans.jsonl (a plan holds negative bits or a negative compute scale)"),
+    (PLOT + ["{plans_stranger}", "--systems", "wired"], "has no readable plans.jsonl (round 1 planned participants with device 20, not one of the run's 20 devices (0..19))"),
+    (PLOT + ["{plans_negative_bits}", "--systems", "wired"], "has no readable plans.jsonl (round 1 planned a stream of bits -153920.0, not a finite number >= 0)"),
+    (PLOT + ["{plans_one_round_short}", "--systems", "wired"], "has no readable plans.jsonl (it holds 2 rounds, the run 2 after round 0)"),
     (PLOT + ["{config_list}"], "its config.json is not a JSON object"),
     (PLOT + ["{zero_time_unit}"], "its system's t_dl is 0.0, not a positive time"),
     (["export", "{zero_time_unit}", "--tensorboard", "tb"], "its system's t_dl is 0.0, not a positive time"),
     (PLOT + ["{no_system}"], "is not a result folder (AttributeError"),
     (PLOT + ["{non_utf8_summary}"], "its summary.json is unreadable (is not UTF-8 text (byte "),
     (PLOT + ["{a_file}"], "is not a complete result folder: no such folder"),
+    (PLOT + ["{complete}", "{complete}"], "is given twice; a mean over seeds takes each run once"),
+    (PLOT + ["{complete}", "{copy}"], "fedavg: 2 runs of seed 0 (copies of one run); a mean over seeds takes one run per seed"),
+    (PLOT + ["{complete}", "--title", "$\\frac{{$"], "--title '$\\\\frac{$' is not text matplotlib can draw (ParseSyntaxException"),
+    (PLOT + ["{complete}", "--title", "$x^$"], "--title '$x^$' is not text matplotlib can draw"),
+    (PLOT + ["{complete}", "--title", "a $b_{{$ c"], "--title 'a $b_{$ c' is not text matplotlib can draw"),
+    (PLOT + ["{complete}", "--title", "$\\nocommand$"], "(ParseFatalException: Unknown symbol: \\nocommand"),
 ]
 SWEEP_CASES = [
     (["sweep", "/dev/zero"], "sweep file /dev/zero is a device or socket, not a regular file"),
@@ -217,6 +231,8 @@ SWEEP_CASES = [
     (["sweep", "{spaced_algorithm}"], "unknown algorithm 'fedavg '; choose from: fedavg,"),
     (["sweep", "{table_seeds}"], "seeds"),
     (["sweep", "{repeated_codec}"], "codec qsgd parameter bits is given twice ('qsgd:bits=4,bits=8'); give it once"),
+    (["sweep", "{settings_and_grid}"], "rho is set both in [settings] and in [grid]; set it in one of them"),
+    (["sweep", "{table_in_settings_and_grid}"], "training.lr is set both in [settings] and in [grid]"),
 ]
 DATA_CASES = [
     (RUN + ["--scenario", "mnist-rotation", "--data-dir", "{bomb}"], "its idx header promises 3,367,254,359,296 bytes, above the 4,294,967,296 read"),
@@ -260,7 +276,33 @@ SETTING_CASES = [
     (["export", "{complete}", "--tensorboard", "{a_file}"], "cannot write to output folder"),
     (["list", "--plugin", "this"], "plugin this declares nothing"),  # the Zen it prints stays off stdout
 ]
-CASES = FOLDER_CASES + SWEEP_CASES + DATA_CASES + SETTING_CASES
+OUTPUT_CASES = [  # an output that would be empty, overflowing or ignored is refused before it is written
+    (["cell", "umi-3.5ghz", "--drop", "5", "--out", "x.png"],
+     "--drop prints the calibration table and draws no figure; leave out --out and --force"),
+    (["export", "{complete}", "--tensorboard", "tb", "--step", "energy"],
+     "has no energy series (it did not run on a physical cell); leave out --step energy"),
+    (["round-time", "--devices", "3", "--system", "umi-3.5ghz", "--model-bits", "1e200"],
+     "--model-bits must be a finite number in (0, 1000000000000000], got 1e+200"),
+    (["round-time", "--devices", "3", "--model-bits", "1e6"],
+     "--model-bits applies to the physical cell presets; wireless-slow-ul counts time in T_dl per model"),
+]
+TWICE_CASES = [  # argparse keeps the last of an option given twice: every command refuses it
+    (RUN + ["--rounds", "2"], "--rounds is given twice (1 and 2); give it once (see fl-cosim run --help)"),
+    (RUN + ["--seed", "1", "--seed", "2"], "--seed is given twice (1 and 2)"),
+    (RUN + ["--system", "wired", "--system", "wireless-slow-ul"], "--system is given twice (wired and wireless-slow-ul)"),
+    (RUN + ["--lr", "0.1", "--lr", "0.2"], "--lr is given twice (0.1 and 0.2)"),
+    (RUN + ["--out", "other"], "--out is given twice (out and other)"),
+    (RUN + ["--scenario", "digits-rotation", "--scenario", "digits-rotation"], "--scenario is given twice"),
+    (RUN + ["--algorithm", "fedavg", "--algorithm", "nope"], "--algorithm is given twice (fedavg and nope)"),
+    (RUN + ["--algorithm", "fedavg", "local", "--algorithm", "oracle"], "--algorithm is given twice (fedavg local and oracle)"),
+    (RUN + ["--quiet", "--quiet"], "--quiet is given twice; give it once"),
+    (["compare", "--seeds", "2", "--seeds", "3"], "--seeds is given twice (2 and 3)"),
+    (["cell", "umi-3.5ghz", "--seed", "1", "--seed", "2"], "--seed is given twice (1 and 2); give it once (see fl-cosim cell --help)"),
+    (["round-time", "--devices", "3", "--devices", "4"], "--devices is given twice (3 and 4)"),
+    (["sweep", "{settings_and_grid}", "--jobs", "1", "--jobs", "2"], "--jobs is given twice (1 and 2)"),
+    (["--threads", "1", "--threads", "2", "list"], "--threads is given twice (1 and 2); give it once (see fl-cosim --help)"),
+]
+CASES = FOLDER_CASES + SWEEP_CASES + DATA_CASES + SETTING_CASES + OUTPUT_CASES + TWICE_CASES
 
 
 @pytest.mark.parametrize("argv,needle", CASES, ids=[" ".join(a[:1] + a[-2:]) for a, _ in CASES])
@@ -301,15 +343,11 @@ def forged_copy(hostile, tmp_path: Path, name: str) -> Path:
     ("zero_link", "rounds.csv is missing or unreadable (is a symbolic link, not a file of the folder)"),
     ("fifo", "rounds.csv is missing or unreadable (is a pipe, not a regular file)"),
     ("deep_index", "its checksums.json is unreadable (it is nested deeper than 64 levels)"),
-    ("garbage_plans", None),  # sealed and well-formed as a folder: its plans are what re-timing reads
+    ("garbage_plans", "its plans.jsonl is unreadable (Expecting value: line 1 column 1 (char 0))"),
+    ("plans_one_round_short", "its plans.jsonl is unreadable (it holds 2 rounds, the run 2 after round 0)"),
 ])
 def test_run_redoes_a_hostile_folder_of_its_own(capsys, tmp_path, hostile, name, why):
     folder = forged_copy(hostile, tmp_path, name)
-    if why is None:  # a resealed folder made by this code, whose plans no reader of run opens: reused
-        assert main(["run", "--algorithm", "fedavg", "--rounds", "2", "--backend", "loop", "--out", str(tmp_path),
-                     "--no-figure", "--json"]) == 0
-        assert capsys.readouterr().err == ""
-        return
     code = main(["run", "--algorithm", "fedavg", "--rounds", "2", "--backend", "loop", "--out", str(tmp_path), "--no-figure",
                  "--json"])
     captured = capsys.readouterr()
@@ -468,3 +506,265 @@ def test_at_least_250_malformed_inputs_and_faults_in_the_suite():
     trust = (ROOT / "docs" / "trust.md").read_text()  # the numbers the page quotes are these
     assert f"**{len(CASES)} hostile inputs**" in trust and f"**{len(named)} named faults**" in trust
     assert f"the total, **{total}**" in trust and f"hold {total} malformed inputs" in (ROOT / "docs" / "cli.md").read_text()
+
+
+# --- issue 36: never silently wrong -----------------------------------------------------------
+SCALED = """
+from learning.algorithms.fedavg import FedAvg
+
+
+class ScaledFedAvg(FedAvg):
+    name = "scaled-fedavg"
+
+    def aggregate(self, server_round, arrived):
+        import scale_helper  # imported by a method, long after the plugin loaded
+
+        super().aggregate(server_round, arrived)
+        self.theta *= scale_helper.SCALE
+
+
+ALGORITHMS = [ScaledFedAvg]
+"""
+
+
+def test_a_helper_a_plugin_method_imports_is_in_the_reuse_key(capsys, tmp_path, plugin_registries):
+    """Editing a helper that only a method imports (SCALE 1.0 -> 0.0) trains again: its
+    accuracy is the zeroed model's, not the stale folder's."""
+    plugin, helper = tmp_path / "scaled_plugin.py", tmp_path / "scale_helper.py"
+    plugin.write_text(SCALED)
+    helper.write_text("SCALE = 1.0\n")
+    sys.path.insert(0, str(tmp_path))
+    argv = ["run", "--plugin", str(plugin), "--algorithm", "scaled-fedavg", "--rounds", "2", "--backend", "loop",
+            "--no-figure", "--json", "--out", str(tmp_path / "out")]
+    try:
+        assert main(argv) == 0
+        first = json.loads(capsys.readouterr().out)["runs"][0]
+        recorded = json.loads((Path(first["result_dir"]) / "config.json").read_text())["provenance"]["code_files"]
+        assert str(helper) in recorded
+        helper.write_text("SCALE = 0.0\n")
+        sys.modules.pop("scale_helper")  # a new process would import it afresh
+        assert main(argv) == 0
+        captured = capsys.readouterr()
+        second = json.loads(captured.out)["runs"][0]
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("scale_helper", None)
+    assert captured.err.startswith(f"fl-cosim: running {Path(first['result_dir']).name} again: its code differ")
+    assert second["result_dir"] == first["result_dir"]
+    # the zeroed model answers one class everywhere: 0.095 (the stale folder said 0.156)
+    assert second["final_mean_accuracy"] == pytest.approx(0.0950, abs=5e-4) != first["final_mean_accuracy"]
+
+
+PLANNER = """
+import dataclasses
+
+from contract import Stream
+from learning.algorithms.fedavg import FedAvg
+
+
+class BadPlan(FedAvg):
+    name = "bad-plan"
+
+    def plan_round(self, server_round):
+        plan = super().plan_round(server_round)
+        if server_round == 0:
+            return plan
+        return dataclasses.replace(plan, {change})
+
+
+ALGORITHMS = [BadPlan]
+"""
+SCHEDULER = """
+from netsim.scheduling import Policy
+
+
+class BadPolicy(Policy):
+    name = "bad-policy"
+
+    def choose(self, server_round, report):
+        return {chosen}
+
+
+SCHEDULERS = [BadPolicy]
+"""
+BOUNDARY = [  # what a plugin hands the engine -> the one line that refuses it
+    ("algorithm", "participants=plan.participants + (999,)",
+     "algorithm bad-plan planned participants with device 999, not one of the run's 20 devices (0..19)"),
+    ("algorithm", "participants=plan.participants + (-1,)", "planned participants with device -1, not one of the run's 20"),
+    ("algorithm", "participants=plan.participants + plan.participants[:1]", "planned participants with device 0 twice"),
+    ("algorithm", "participants=plan.participants + (2.0,)", "planned participants with device 2.0, not an integer"),
+    ("algorithm", "streams=(Stream(plan.streams[0].devices, float('nan')),)", "planned a stream of bits nan, not a finite number >= 0"),
+    ("algorithm", "uplink_bits={**plan.uplink_bits, 0: -1.0}", "planned uplink bits -1.0, not a finite number >= 0"),
+    ("algorithm", "compute_scale={0: 0.0}", "planned a compute scale 0.0, not a finite number > 0"),
+    ("scheduler", "(0, -1)", "scheduler bad-policy scheduled device -1, not one of the run's 20 devices (0..19)"),
+    ("scheduler", "(-3,)", "scheduler bad-policy scheduled device -3, not one of the run's 20"),
+    ("scheduler", "(999,)", "scheduler bad-policy scheduled device 999, not one of the run's 20"),
+    ("scheduler", "(1, 1)", "scheduler bad-policy scheduled device 1 twice"),
+]
+
+
+@pytest.mark.parametrize("kind,change,needle", BOUNDARY, ids=[f"{k} {c}" for k, c, _ in BOUNDARY])
+def test_what_a_plugin_hands_the_engine_is_checked_at_the_boundary(capsys, tmp_path, plugin_registries, kind, change, needle):
+    """Once a sealed 'finished' folder (device -1 trained device 19), or IndexError (exit 3) and
+    an empty results/: now one line naming the plugin, exit 2, nothing left."""
+    plugin = tmp_path / "boundary_plugin.py"
+    if kind == "algorithm":
+        plugin.write_text(PLANNER.replace("{change}", change))
+        argv = ["--algorithm", "bad-plan"]
+    else:
+        plugin.write_text(SCHEDULER.replace("{chosen}", change))
+        argv = ["--algorithm", "fedavg", "--scheduler", "bad-policy", "--participation", "0.5"]
+    try:
+        code = main(["run", "--plugin", str(plugin), *argv, "--rounds", "1", "--backend", "loop", "--no-figure", "--quiet",
+                     "--out", str(tmp_path / "results")])
+    finally:
+        sys.modules.pop("boundary_plugin", None)
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and needle in err, err
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_plugin_method_missing_a_module_is_the_plugin_s_fault(capsys, tmp_path, plugin_registries):
+    plugin = tmp_path / "needy_plugin.py"
+    plugin.write_text(SCALED.replace("scale_helper", "no_such_module_of_anyone").replace("scaled-fedavg", "needy"))
+    try:
+        code = main(["run", "--plugin", str(plugin), "--algorithm", "needy", "--rounds", "1", "--backend", "loop",
+                     "--no-figure", "--quiet", "--out", str(tmp_path / "results")])
+    finally:
+        sys.modules.pop("needy_plugin", None)
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "plugin needy_plugin.py (line 9) raised ModuleNotFoundError: No module named 'no_such_module_of_anyone'" in err
+    assert not (tmp_path / "results").exists()
+
+
+def test_the_api_averages_seeds_only(tmp_path):
+    """api.compare once reported two copies of one run as 2 seeds (std 0.0), and FedAvg seed 0
+    beside Local seed 1 as one label: refused in one line before anything runs."""
+    from scenarios.api import RunSpec, UsageError, compare
+
+    same = RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"})
+    with pytest.raises(UsageError, match=r"^a: its runs must differ in the seed alone, each seed once \(seeds \[0, 0\]\)$"):
+        compare({"a": [same, same]}, out=tmp_path / "out")
+    mixed = [same, RunSpec("digits-rotation", "local", rounds=1, seed=1, training={"backend": "loop"})]
+    with pytest.raises(UsageError, match=r"^a: its runs must differ in the seed alone, each seed once \(seeds \[0, 1\]\)$"):
+        compare({"a": mixed}, out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_mean_over_seeds_refuses_runs_of_two_configurations(hostile):
+    """What the specs' check cannot see (folders of two configurations under one label) the
+    resolved configs' check refuses."""
+    from scenarios.records.result_folder import read_run
+    from scenarios.reports.over_seeds import check_seeds
+    from scenarios.errors import UsageError
+
+    run = read_run(hostile["complete"])
+    other = dataclasses.replace(run, folder="elsewhere", config={**run.config, "seed": 1, "rounds": 7})
+    with pytest.raises(UsageError, match=r"^fedavg: its runs differ in more than the seed \(rounds\); a mean over seeds"):
+        check_seeds("fedavg", [run, other])
+    check_seeds("fedavg", [run, dataclasses.replace(other, config={**run.config, "seed": 1})])  # seeds of one config
+
+
+def test_the_api_keeps_the_command_line_s_promises(tmp_path, hostile):
+    """No file replaced without force=True; UsageError, never AttributeError or TypeError, for
+    wrong types; NumPy integers are integers; one folder is one folder, not its letters."""
+    import numpy as np
+
+    from scenarios.api import RunSpec, UsageError, load, plot, run
+
+    figure = tmp_path / "f.png"
+    figure.write_bytes(b"the user's own figure")
+    with pytest.raises(UsageError, match=r"f.png' exists; give another out_file or force=True to replace it$"):
+        plot([hostile["complete"]], figure)
+    assert figure.read_bytes() == b"the user's own figure"
+    assert plot(hostile["complete"], figure, force=True) == figure and figure.read_bytes() != b"the user's own figure"
+    for call, message in [(lambda: run("digits-rotation"), "a run is a RunSpec, got 'digits-rotation'"),
+                          (lambda: run(RunSpec("digits-rotation", "fedavg"), out=5), "out must be a path, got 5"),
+                          (lambda: load(None), "folder must be a path, got None"),
+                          (lambda: plot(5, tmp_path / "g.png"), "result_dirs must be a list of folders, got 5"),
+                          (lambda: plot([hostile["complete"]], 5), "out_file must be a path, got 5"),
+                          (lambda: plot([hostile["complete"]], tmp_path / "g.png", x=[1]), "x must be a list of axis names"),
+                          (lambda: plot([hostile["complete"]], tmp_path / "g.png", title=5), "title must be text, got 5")]:
+        with pytest.raises(UsageError, match="^" + re.escape(message)):
+            call()
+    assert not (tmp_path / "g.png").exists()
+    spec = RunSpec("digits-rotation", "fedavg", rounds=np.int64(2), seed=np.int32(0), training={"backend": "loop"})
+    result = run(spec, out=Path(hostile["complete"]).parent)
+    assert str(result.folder) == hostile["complete"]  # the same run as rounds=2, seed=0: reused
+
+
+@pytest.mark.parametrize("command,taken", [("compare", "file"), ("compare", "link"), ("sweep", "file"), ("sweep", "link")])
+def test_a_seed_s_folder_name_taken_is_found_before_any_run_trains(capsys, tmp_path, monkeypatch, command, taken):
+    """compare and sweep once trained and wrote the other seeds, then refused the taken name."""
+    from scenarios.execution import runner
+    from scenarios.execution.runner import RunSpec, prepare, resolve
+
+    out = tmp_path / "out"
+    out.mkdir()
+    name = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, seed=1, training={"backend": "loop"}))).name
+    if taken == "file":
+        (out / name).write_text("a file of the user's\n")
+    else:
+        (out / name).symlink_to(tmp_path)
+
+    def never(*args, **kwargs):
+        raise AssertionError("trained before a refusal")
+
+    monkeypatch.setattr(runner, "run_cosimulation", never)
+    if command == "compare":
+        argv = ["compare", "--algorithm", "fedavg", "--seeds", "2", "--rounds", "1", "--backend", "loop", "--jobs", "1"]
+    else:
+        sweep = tmp_path / "two_seeds.toml"
+        sweep.write_text('seeds = [0, 1]\n[settings]\nrounds = 1\ntraining = { backend = "loop" }\n'
+                         '[[algorithm]]\nname = "fedavg"\n')
+        argv = ["sweep", str(sweep), "--jobs", "1"]
+    code = main([*argv, "--quiet", "--out", str(out)])
+    err = capsys.readouterr().err
+    why = "is a symbolic link, not a run folder" if taken == "link" else "exists and is not a folder"
+    assert code == 2 and err.count("\n") == 1 and why in err, err
+    assert os.listdir(out) == [name]
+
+
+def test_lambda_study_on_a_full_disk_leaves_nothing_half_written(capsys, tmp_path, monkeypatch):
+    """The figure, written last, fails: the JSON, CSV and Markdown written before it are taken back.
+    (A flat silhouette curve: one step, k = 1, so one run trains.)"""
+    import errno
+
+    import figures.lambda_study
+    import scenarios.execution.silhouette
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(scenarios.execution.silhouette, "setup_silhouette", lambda prepared: {1: 0.0, 2: 0.0})
+    monkeypatch.setattr(figures.lambda_study, "plot_lambda_study", full)
+    code = main(["lambda-study", "--rounds", "1", "--systems", "wired", "--backend", "loop", "--quiet", "--out", str(tmp_path)])
+    assert code == 2 and capsys.readouterr().err == "fl-cosim: error: No space left on device\n"
+    assert not list(tmp_path.glob("lambda_study_*")) and any(p.is_dir() for p in tmp_path.iterdir())
+
+
+def test_two_classes_of_one_plugin_with_one_new_name_clash_with_each_other(capsys, tmp_path, plugin_registries):
+    plugin = tmp_path / "twins_plugin.py"
+    plugin.write_text(SCALED.replace("ALGORITHMS = [ScaledFedAvg]", "class Twin(ScaledFedAvg):\n    pass\n\n\n"
+                                     "ALGORITHMS = [ScaledFedAvg, Twin]").replace("    pass", '    name = "scaled-fedavg"'))
+    try:
+        code = main(["list", "--plugin", str(plugin)])
+    finally:
+        sys.modules.pop("twins_plugin", None)
+    assert code == 2 and capsys.readouterr().err == ("fl-cosim: error: plugin twins_plugin: two of its algorithms are named "
+                                                     "'scaled-fedavg'; give each its own name\n")
+
+
+def test_a_plugin_writing_to_file_descriptor_1_leaves_run_json_clean(capfd, tmp_path, plugin_registries):
+    plugin = tmp_path / "fd_writer.py"
+    plugin.write_text("import os\n\nfrom learning.algorithms.fedavg import FedAvg\n\nos.write(1, b'written to fd 1 at load\\n')\n\n\n"
+                      "class Loud(FedAvg):\n    name = 'loud'\n\n\nALGORITHMS = [Loud]\n")
+    try:
+        code = main(["run", "--plugin", str(plugin), "--algorithm", "loud", "--system", "wired", "--rounds", "1",
+                     "--backend", "loop", "--no-figure", "--quiet", "--json", "--out", str(tmp_path / "out")])
+    finally:
+        sys.modules.pop("fd_writer", None)
+    out, err = capfd.readouterr()
+    assert code == 0 and json.loads(out)["runs"][0]["algorithm"] == "loud", err
+    assert err == "written to fd 1 at load\n"

@@ -39,6 +39,9 @@ def execute(args):
     if args.drop is not None:
         from scenarios.reports.cell import calibration_drop
 
+        if args.out is not None or args.force:  # the drop prints a table and draws nothing: --out would be ignored
+            raise UsageError("--drop prints the calibration table and draws no figure; leave out --out and --force")
+
         info = calibration_drop(args.preset, args.seed, args.drop, overrides)
         return info, render_drop(info)
     if args.out is None:

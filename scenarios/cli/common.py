@@ -2,7 +2,44 @@
 
 from __future__ import annotations
 
+import argparse
+
 from scenarios.errors import UsageError
+
+
+class _Once:
+    """An option's action that refuses the option given a second time (argparse would keep the
+    last value silently). What was given is kept per parse on the parser (``OnceParser``)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string is not None:
+            shown = " ".join(map(str, values)) if isinstance(values, list) else values
+            if self.dest in parser.given:
+                first, flag = parser.given[self.dest]
+                both = f" ({first} and {shown})" if shown not in (None, "") else ""
+                parser.error(f"{flag if flag == option_string else f'{flag} / {option_string}'} is given twice{both}; give it once")
+            parser.given[self.dest] = (shown, option_string)
+        super().__call__(parser, namespace, values, option_string)
+
+
+class OnceParser(argparse.ArgumentParser):
+    """argparse whose every option is given at most once: each single-valued action (a value,
+    a list of values, a flag) refuses a second occurrence; ``append`` options are the ones
+    meant to repeat (``--plugin``, ``--option``, ``--radio``: their keys are checked once by
+    ``parse_options``)."""
+
+    ONCE = (None, "store", "store_const", "store_true", "store_false", "count")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.given: dict = {}
+        for name in self.ONCE:
+            base = self._registry_get("action", name)
+            self.register("action", name, type(f"Once{base.__name__}", (_Once, base), {}))
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.given = {}
+        return super().parse_known_args(args, namespace)
 
 
 def add_json(parser) -> None:

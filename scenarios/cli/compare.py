@@ -69,7 +69,8 @@ def specs(args) -> dict[str, list[RunSpec]]:
 def execute(args):
     from scenarios.execution.compare import compare, legend, markdown, numeric_rows, table_rows
     from scenarios.datasets import resolve_data_dir
-    from scenarios.records.atomic import atomic_write_text, check_output_dir, csv_text, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.records.atomic import (atomic_write_text, check_output_dir, check_replaceable, csv_text, make_output_dir,
+                                          remove_stale_staging, sha256_text)
     from scenarios.execution.runner import prepare, resolve
     from scenarios.reports.tables import rows_csv, run_columns, run_row
 
@@ -79,6 +80,8 @@ def execute(args):
     names = []
     for runs in plan.values():  # every run checked (data, learner) before anything is written
         names += [prepare(resolve(spec), data_dir).name for spec in runs]
+    for name in names:  # a folder name taken by a file or a link is found before any run trains
+        check_replaceable(out / name)
     make_output_dir(out)
     remove_stale_staging(out)
     rows, target, curves = compare(plan, out, data_dir, args.target, show_progress(args), args.jobs, reuse=not args.force)

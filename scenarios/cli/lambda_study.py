@@ -64,7 +64,8 @@ def execute(args):
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.lambda_study import choices, measure, staircase
     from scenarios.records.reading import read_json
-    from scenarios.records.atomic import atomic_write_text, check_output_dir, json_text, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.records.atomic import (atomic_write_text, check_output_dir, check_replaceable, json_text, make_output_dir,
+                                          remove_stale_staging, sha256_text)
     from scenarios.execution.runner import RunSpec, prepare, resolve
     from scenarios.execution.silhouette import setup_silhouette
     from scenarios.reports.over_seeds import CENSORED, SPREAD, mean_std
@@ -103,6 +104,8 @@ def execute(args):
     where = list(dict.fromkeys(trained_on.values()))
     specs = [spec(k, seed, system) for system in where for k in ks for seed in seeds]
     names = [prepare(resolve(s), data_dir).name for s in specs]  # every training checked before anything is written
+    for name in names:  # a folder name taken by a file or a link is found before any run trains
+        check_replaceable(out / name)
     make_output_dir(out)
     remove_stale_staging(out)
     trained = iter(run_all(specs, out, data_dir, args.jobs, show_progress(args), not args.force))
@@ -123,23 +126,30 @@ def execute(args):
     paths = {"json": stem.with_suffix(".json"), "table": stem.with_name(stem.name + ".csv"),
              "choices": stem.with_name(stem.name + "_choices.csv"), "markdown": stem.with_suffix(".md"),
              "figure": stem.with_suffix(".png")}
-    atomic_write_text(paths["json"], json_text(study))
     columns = ["k", "lambda_from", "lambda_to", "system", "time_unit", "seeds", "final_mean_accuracy",
                "final_mean_accuracy_std", "time_to_target", "time_to_target_std", "reached", "censored",
                "bits_to_target", "bits_to_target_std", "total_time", "total_bits"]
-    atomic_write_text(paths["table"], rows_csv(rows, columns))
     choice_columns = ["system", "k", "lambda_from", "lambda_to", "time_unit", "time_to_target", "time_to_target_std",
                       "reached", "censored", "bits_to_target"]
-    atomic_write_text(paths["choices"], rows_csv(answer, choice_columns))
     header, body = choice_table(answer, len(seeds))
     k_header, k_body = k_table(rows, list(systems), len(seeds))
     staircase_header, staircase_body = ["lambda", "k*"], [[_interval(s.lambda_from, s.lambda_to), s.k] for s in steps]
     note = (f"Target mean accuracy: {target}. Over {len(seeds)} seeds: mean ({SPREAD}); {CENSORED}."
             if len(seeds) > 1 else f"Target mean accuracy: {target}.")
-    atomic_write_text(paths["markdown"], f"# Which lambda? {args.scenario}, {seed_text}\n\n{note}\n\n"
-                      + markdown(header, body) + "\n" + markdown(staircase_header, [list(map(str, r)) for r in staircase_body])
-                      + "\n## Time to target per k and system\n\n" + markdown(k_header, k_body))
-    plot_lambda_study(read_json(paths["json"]), paths["figure"])  # drawn from what the file holds
+    texts = {"json": json_text(study), "table": rows_csv(rows, columns), "choices": rows_csv(answer, choice_columns),
+             "markdown": f"# Which lambda? {args.scenario}, {seed_text}\n\n{note}\n\n" + markdown(header, body) + "\n"
+                         + markdown(staircase_header, [list(map(str, r)) for r in staircase_body])
+                         + "\n## Time to target per k and system\n\n" + markdown(k_header, k_body)}
+    written = []
+    try:  # all five or none: a failed write (a full disk) takes back the files written before it
+        for key, text in texts.items():
+            atomic_write_text(paths[key], text)
+            written.append(paths[key])
+        plot_lambda_study(read_json(paths["json"]), paths["figure"])  # drawn from what the file holds
+    except BaseException:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
     text = (f"{args.scenario}, {seed_text}. {note}\n\nAlgorithm 2's staircase"
             + (" (on the mean silhouette curve)" if len(seeds) > 1 else "") + "\n"
             + table(staircase_header, staircase_body) + "\n\ntime to target per k and system\n" + table(k_header, k_body)

@@ -10,6 +10,7 @@ import sys
 
 from scenarios.cli import (cell, compare, datasets, export, lambda_study, listing, penalty, plot, reproduce, retime,
                                round_time, run, scenario, streams, sweep)
+from scenarios.cli.common import OnceParser
 from scenarios.errors import UsageError
 from scenarios.log import cli_messages
 from scenarios.records.provenance import fl_cosim_version
@@ -53,7 +54,7 @@ def save_traceback() -> str:
     return path
 
 
-class OneLineParser(argparse.ArgumentParser):
+class OneLineParser(OnceParser):
     """argparse, but a usage error is one line (and exit status 2)."""
 
     def error(self, message):

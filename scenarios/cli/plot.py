@@ -45,18 +45,45 @@ def add_parser(subparsers) -> None:
     add_json(parser)
 
 
+def check_figure_file(out, force: bool, option: str = "--out", forcing: str = "--force") -> Path:
+    """``out`` as a figure to write: a .png or .pdf in a folder that is or can become writable
+    (created with the figure), not replacing a file unless ``force`` (the API names its arguments ``out_file`` and ``force=True``)."""
+    from scenarios.records.atomic import check_output_dir
+
+    path = Path(out)
+    if path.suffix.lower() not in (".png", ".pdf"):
+        raise UsageError(f"{option} must end in .png or .pdf, got {str(out)!r}")
+    check_output_dir(path.parent)  # created with the figure, as every --out folder is
+    if path.exists() and not force:
+        raise UsageError(f"{str(out)!r} exists; give another {option} or {forcing} to replace it")
+    return path
+
+
+def check_title(title: str | None, option: str = "--title") -> None:
+    """A title matplotlib can draw, before any folder is read: its mathtext (``$...$``) parsed
+    the way the figure will parse it (UsageError naming the parser's complaint otherwise)."""
+    if not title:
+        return
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure()
+    FigureCanvasAgg(figure)
+    figure.suptitle(title)
+    try:
+        figure.canvas.draw()
+    except ValueError as error:
+        raise UsageError(f"{option} {title!r} is not text matplotlib can draw ({str(error).strip().splitlines()[-1]})") from None
+
+
 def execute(args):
     from figures.accuracy_time import PlotOptions, plot_accuracy_vs_time
-    from scenarios.records.atomic import check_output_dir, output_dir
+    from scenarios.records.atomic import output_dir
     from scenarios.records.result_folder import ResultError
     from scenarios.reports.retime import curves_by_system, retime_systems
 
-    out = Path(args.out)
-    if out.suffix.lower() not in (".png", ".pdf"):
-        raise UsageError(f"--out must end in .png or .pdf, got {args.out!r}")
-    check_output_dir(out.parent)  # created with the figure, as every --out folder is
-    if out.exists() and not args.force:
-        raise UsageError(f"{args.out!r} exists; give another --out or --force to replace it")
+    out = check_figure_file(args.out, args.force)
+    check_title(args.title)
     if args.seed is not None:
         RUN_SETTINGS["seed"].check("--seed", args.seed)
     budgets = None

@@ -13,6 +13,7 @@ from scenarios.definitions.settings import MAX_ROUND_TIME_DEVICES, MAX_ROUND_TIM
 
 MODEL_BITS = 1.0  # payloads are whole models, so time is in T_dl units whatever the model size
 CELL_MODEL_BITS = 1e6  # on a cell: a 1 Mbit model each way unless --model-bits says otherwise
+MAX_MODEL_BITS = 10**15  # 125 TB: past any model; larger sizes overflow a round's seconds and joules
 CELL_SAMPLES = 100.0  # on a cell: training samples per local update (CPU cycles = cycles_per_sample x samples)
 
 
@@ -32,8 +33,9 @@ def add_parser(subparsers) -> None:
                         help=f"a named system (see 'fl-cosim list'; default {DEFAULT_SYSTEM}): a normalized one gives "
                         "--rho, --t-min and --inv-mu their defaults; a cell preset simulates the cell (seconds, joules)")
     add_declared(parser, "rho", "t_min", "inv_mu", "radio")  # as run has them
-    parser.add_argument("--model-bits", type=float, default=CELL_MODEL_BITS,
-                        help=f"model size in bits on a cell (default {CELL_MODEL_BITS:g})")
+    parser.add_argument("--model-bits", type=float,
+                        help=f"model size in bits on a cell (default {CELL_MODEL_BITS:g}; at most {MAX_MODEL_BITS:g}); "
+                        "a normalized system counts in models, so it refuses --model-bits")
     add_declared(parser, "mode", mode="barrier")
     parser.add_argument("--rounds", type=int, default=1000, help="rounds to simulate (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
@@ -64,6 +66,8 @@ def execute(args):
         raise UsageError(f"unknown system {args.system!r}; choose from: {', '.join(system_names())}")
     if args.radio:
         raise UsageError("--radio applies to the physical cell presets (--system PRESET)")
+    if args.model_bits is not None:  # a normalized system's payloads are whole models (T_dl each)
+        raise UsageError(f"--model-bits applies to the physical cell presets; {args.system} counts time in T_dl per model")
     preset = SYSTEMS[args.system]
     for key in ("rho", "t_min", "inv_mu"):
         flag = "--" + key.replace("_", "-")
@@ -107,8 +111,9 @@ def cell_round_time(args):
     for flag in ("rho", "t_min", "inv_mu"):
         if getattr(args, flag) is not None:
             raise UsageError(f"--{flag.replace('_', '-')} applies to the normalized systems, not to the cell {args.system!r}")
-    if not args.model_bits > 0 or not np.isfinite(args.model_bits):
-        raise UsageError(f"--model-bits must be a finite number > 0, got {args.model_bits:g}")
+    if args.model_bits is None:
+        args.model_bits = CELL_MODEL_BITS
+    Setting(float, low=0, high=MAX_MODEL_BITS, low_open=True).check("--model-bits", args.model_bits)
     system = get_cell_system(args.system, args.mode, None, parse_options(args.radio, "--radio"))
     network_seq = seed_streams(args.seed).network
     layout_seq, fading_seq, _ = channel_seeds(network_seq)

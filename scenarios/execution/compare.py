@@ -3,6 +3,7 @@ to reach a target accuracy. Built from result folders, so finished runs are reus
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,10 +11,12 @@ from typing import Sequence
 
 import numpy as np
 
+from scenarios.errors import UsageError
 from scenarios.records.result_folder import read_run
 from scenarios.execution.progress import Progress
 from scenarios.records.atomic import number_cell
-from scenarios.reports.over_seeds import CENSORED, SPREAD, TIME_FORMATS, TIME_HEADERS, ToTarget, mean_std, pm, target_cell, to_target
+from scenarios.reports.over_seeds import (CENSORED, SPREAD, TIME_FORMATS, TIME_HEADERS, ToTarget, check_seeds, mean_std, pm,
+                                          target_cell, to_target)
 from scenarios.execution.runner import RunSpec, run_experiment
 from scenarios.execution.pool import run_calls
 from scenarios.reports.tables import jain_fields
@@ -111,7 +114,12 @@ def compare(
 ) -> tuple[list[Row], float | None, dict[str, list]]:
     """Run (or reuse) every spec; the target defaults to 90% of the best mean final accuracy.
     Diverged runs count in ``diverged`` and in no mean. Returns the rows, the target and each
-    label's run curves (for per-seed tables)."""
+    label's run curves (for per-seed tables). A label's specs differ in the seed alone (checked
+    before any run, and on the resolved configs after: ``check_seeds``)."""
+    for label, specs in specs_by_label.items():
+        seeds, first = [spec.seed for spec in specs], dataclasses.replace(specs[0], seed=0)
+        if len(set(seeds)) != len(seeds) or any(dataclasses.replace(spec, seed=0) != first for spec in specs):
+            raise UsageError(f"{label}: its runs must differ in the seed alone, each seed once (seeds {seeds})")
     flat = [s for specs in specs_by_label.values() for s in specs]
     folders = iter(run_all(flat, out_root, data_dir, jobs, progress, reuse))
     curves = {label: [read_run(next(folders)) for _ in specs] for label, specs in specs_by_label.items()}
@@ -126,6 +134,8 @@ def summarize(curves: dict[str, Sequence], target: float | None) -> tuple[list[R
         means = [mean_std([c.summary["final_mean_accuracy"] for c in cs])[0] for cs in curves.values()]
         means = [m for m in means if m is not None]
         target = round(0.9 * max(means), 4) if means else None
+    for label, cs in curves.items():
+        check_seeds(label, cs)
     return [label_row(label, cs, target) for label, cs in curves.items()], target
 
 

@@ -22,11 +22,13 @@ from scenarios.errors import UsageError
 from scenarios.execution.build import PreparedRun, prepare
 from scenarios.execution.progress import Progress
 from scenarios.execution.spec import RunSpec, resolve
+from scenarios.plugins import blame, executed_files
 from scenarios.records.health import training_health
+from scenarios.records.provenance import code_now, code_record
 from scenarios.reports.over_seeds import TIME_FORMATS
 from scenarios.log import LOGGER
 from scenarios.records.result_folder import (SUMMARY_FILE, config_hash, devices_csv, folder_problem, json_text, plans_jsonl,
-                                     read_config, read_summary, rounds_csv, trace_csv, write_folder)
+                                     plans_problem, read_config, read_summary, rounds_csv, trace_csv, write_folder)
 
 __all__ = ["RunSpec", "run_experiment", "run_prepared", "prepare", "resolve"]
 
@@ -44,10 +46,11 @@ def run_experiment(spec: RunSpec, out_root: Path, data_dir: str | None = None, p
 
 
 def reusable(folder: Path, config: dict) -> str | None:
-    """Why ``folder`` cannot be reused for ``config`` (None: it can): it is not complete, or it
-    was made by another fl-cosim version, other code (``provenance.code``), other dataset bytes
-    (``provenance.data``) or another config."""
-    problem = folder_problem(folder)
+    """Why ``folder`` cannot be reused for ``config`` (None: it can): it is not complete (its
+    plans included: ``plans_problem``), or it was made by another fl-cosim version, other code
+    (``provenance.code``: the package, the plugins loaded now and every plugin module the
+    recorded run had imported), other dataset bytes (``provenance.data``) or another config."""
+    problem = folder_problem(folder) or plans_problem(folder)
     if problem is not None:
         return problem
     recorded = read_config(folder, checked=True)
@@ -56,9 +59,10 @@ def reusable(folder: Path, config: dict) -> str | None:
         return "its config.json records no provenance"
     if then.get("fl_cosim") != now["fl_cosim"]:
         return f"it was made by fl-cosim {then.get('fl_cosim')}, this is {now['fl_cosim']}"
-    for key, what in (("code", "code"), ("data", "dataset files")):
-        if then.get(key) != now[key]:
-            return f"its {what} differ (digest {_short(then.get(key))} then, {_short(now[key])} now)"
+    code = code_now(then, now)  # the code it ran, as it is now: a helper a method imported included
+    for key, what, current in (("code", "code", code), ("data", "dataset files", now["data"])):
+        if then.get(key) != current:
+            return f"its {what} differ (digest {_short(then.get(key))} then, {_short(current)} now)"
     if config_hash(recorded) != config_hash(config):
         return "its config.json differs"
     return None
@@ -120,6 +124,11 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
                                        np.random.default_rng(run.seeds.network), channel_rng=channel_rng)
     except ValueError as error:
         raise UsageError(f"{run.label}: {error}") from None
+    except ImportError as error:  # a plugin's method needs a module that is not installed: the plugin's fault
+        where = blame(error)
+        if where is None:
+            raise
+        raise UsageError(f"{run.label}: {where} raised {type(error).__name__}: {error}") from None
     finally:
         learner.trainer.close()  # training worker processes, if the backend started any
         if bar is not None:
@@ -131,8 +140,10 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     if budget.stopped == "time":
         summary["simulated_time"] = budget.time  # the clock ran to the horizon; what was in flight there is not counted
     summary["config_hash"] = config_hash(prepared.config)
+    # the code it ran, seen after the run: a plugin's helper that a method imported is in it
+    config = {**prepared.config, "provenance": {**prepared.config["provenance"], **code_record(executed_files())}}
     write_folder(final, {
-        "config.json": json_text(prepared.config),
+        "config.json": json_text(config),
         "rounds.csv": rounds_csv(records, learner.num_devices, energy, diverged_round),
         "devices.csv": devices_csv(records, learner.num_devices, diverged_round),
         "trace.csv": trace_csv(trace),

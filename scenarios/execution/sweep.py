@@ -122,7 +122,7 @@ def expand_points(config: dict, where: str = "sweep") -> list[tuple[RunSpec, str
         raise UsageError(f"{where}: {count:,} runs; at most {MAX_RUNS:,} in one sweep")
     specs: list[tuple[RunSpec, str]] = []
     for combination in _combinations(axes):
-        base = _merge(settings, combination)
+        base = _merge(settings, combination, grid=True)
         point = f"[grid] {_words(combination)}; " if combination else ""
         for (label, options, _), option_axis, entry in zip(option_grids, option_axes, algorithms):
             for option_combination in _combinations(option_axis):
@@ -241,13 +241,17 @@ def _combinations(axes):
             for points in itertools.product(*(points for _, points in axes)))
 
 
-def _merge(settings: dict, combination: dict) -> dict:
+def _merge(settings: dict, combination: dict, grid: bool = False) -> dict:
+    """``settings`` with ``combination`` on top (a [[run]]'s own values); a ``grid`` combination
+    may not set what ``[settings]`` sets (one of the two would silently be lost)."""
     merged = {k: (dict(v) if isinstance(v, dict) else v) for k, v in settings.items()}
     for key in TABLE_KEYS:
         if key in merged:
             merged[key] = _table(merged[key], f"[settings] {key}")
     for key, value in combination.items():
         table, _, entry = key.partition(".")
+        if grid and (key in merged or (table in TABLE_KEYS and entry in merged.get(table, {}))):
+            raise UsageError(f"{key} is set both in [settings] and in [grid]; set it in one of them")
         if table in TABLE_KEYS and entry:
             merged.setdefault(table, {})[entry] = value
         elif key in TABLE_KEYS:
@@ -543,7 +547,8 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     tables written into ``out`` (default results/<file name>): one row per run and seed (CSV,
     and Parquet with pyarrow) and the summary per grid point (CSV and Markdown). Returns the
     counts, the folder and the tables' paths."""
-    from scenarios.records.atomic import atomic_write_text, check_output_dir, csv_text, make_output_dir, remove_stale_staging, sha256_text
+    from scenarios.records.atomic import (atomic_write_text, check_output_dir, check_replaceable, csv_text, make_output_dir,
+                                          remove_stale_staging, sha256_text)
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.progress import Progress
     from scenarios.execution.runner import reusable

@@ -1,10 +1,11 @@
 """What produced a result: fl-cosim's version (and commit, run from a git checkout), the digest
-of the code that ran (``code``: the package's sources and every plugin file with the modules it
-imported), Python and the libraries whose numbers a run depends on, the torch threads. Recorded
-in every ``config.json`` under ``provenance`` with the digest of the dataset files the run read
-(``data``, ``scenarios.datasets.layout.data_digest``); it is not part of the folder's hash,
-and a folder recorded by another version, other code or other data is run again rather than
-reused (``scenarios.execution.runner.reusable``)."""
+of the code that ran (``code``: the package's sources and every plugin file with the modules
+beside it that the run imported by its end, whose paths ``code_files`` keeps), Python and the
+libraries whose numbers a run depends on, the torch threads. Recorded in every ``config.json``
+under ``provenance`` with the digest of the dataset files the run read (``data``,
+``scenarios.datasets.layout.data_digest``); it is not part of the folder's hash, and a folder
+recorded by another version, other code or other data is run again rather than reused
+(``scenarios.execution.runner.reusable``)."""
 
 from __future__ import annotations
 
@@ -86,10 +87,31 @@ def code_digest(plugin_files=()) -> str:
     return hashlib.sha256(f"{package_digest()}\n{files_digest(plugin_files)}".encode()).hexdigest()
 
 
+def code_record(plugin_files=()) -> dict:
+    """``code``, the digest of the package and of ``plugin_files``, and, when there are plugin
+    files, ``code_files``: their absolute paths, for a later reuse to digest the same files."""
+    files = sorted({Path(path).resolve() for path in plugin_files})
+    return {"code": code_digest(files), **({"code_files": [str(path) for path in files]} if files else {})}
+
+
+def code_now(recorded: dict, loaded: dict) -> str | None:
+    """The digest, now, of the code a recorded run executed (``recorded``, its provenance: the
+    plugin files of its ``code_files``) and of the plugin files loaded now (``loaded``'s); None
+    when a recorded file is gone or the record is not a list of paths."""
+    files = [recorded.get("code_files", []), loaded.get("code_files", [])]
+    if not all(isinstance(paths, list) and all(isinstance(p, str) for p in paths) for paths in files):
+        return None
+    try:
+        return code_record([path for paths in files for path in paths])["code"]
+    except OSError:
+        return None
+
+
 def provenance(data: str | None = None, plugin_files=()) -> dict:
     """The provenance record of a run whose dataset files have the digest ``data`` (None: the
-    run reads no dataset file), run with the loaded plugins' ``plugin_files``."""
+    run reads no dataset file), run with the loaded plugins' ``plugin_files`` (recorded again
+    after the run with every plugin module it imported: ``code_record``)."""
     import torch
 
-    return {"fl_cosim": fl_cosim_version(), "commit": checkout_commit(), "code": code_digest(plugin_files), "data": data,
+    return {"fl_cosim": fl_cosim_version(), "commit": checkout_commit(), **code_record(plugin_files), "data": data,
             **library_versions(), "torch_threads": torch.get_num_threads()}

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from contract import RoundPlan
+from contract.checks import check_plan
 from scenarios.records.atomic import csv_text, json_text, number_cell, output_dir, staged_folder
 from scenarios.errors import UsageError
 from scenarios.records.reading import MAX_JSON_BYTES, MAX_TABLE_BYTES, ReadError, finite_float, open_regular, parse_json, read_text
@@ -184,33 +185,46 @@ def read_table(folder: str | Path, name: str, checked: bool = False) -> list[dic
 
 def read_plans(folder: str | Path) -> list[RoundPlan | None]:
     """Each round's plan from ``plans.jsonl``, indexed by round (None: a round that sent nothing,
-    such as a set-up round); ResultError unless line ``r`` is round ``r``'s record and its plan
-    names devices of the run (integers below ``num_devices``) and non-negative bits and scales."""
+    such as a set-up round); ResultError unless line ``r`` is round ``r``'s record, every round
+    of the run has one, and its plan holds what the engine accepts of a learner
+    (``contract.checks.check_plan``: devices of the run, each once, finite non-negative bits,
+    finite positive compute scales)."""
     folder = check_folder(folder)
     try:
-        devices = read_config(folder, checked=True)["num_devices"]
-        records = [parse_json(line) for line in read_text(folder / "plans.jsonl", MAX_TABLE_BYTES, follow=False).splitlines()]
-        plans = []
-        for expected, record in enumerate(records):
-            if not isinstance(record["round"], int) or not (record["plan"] is None or isinstance(record["plan"], dict)):
-                raise ValueError(f"line {record!r:.60} is not a round and its plan")
-            if record["round"] != expected:
-                raise ValueError(f"line {expected + 1} is round {record['round']}, not {expected}")
-            plans.append(None if record["plan"] is None else _plan(record["plan"], devices))
-        return plans
+        return _plans(folder)
     except (ReadError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise ResultError(f"{folder} has no readable plans.jsonl ({error})") from None
 
 
-def _plan(data: dict, devices: int) -> RoundPlan:
-    """A recorded plan, checked: ValueError naming what is out of place."""
+def plans_problem(folder: Path) -> str | None:
+    """Why the plans of a complete folder do not read (``read_plans``; None when they do)."""
+    try:
+        _plans(folder)
+    except (ReadError, ValueError, KeyError, TypeError, AttributeError) as error:
+        return f"its plans.jsonl is unreadable ({error})"
+    return None
+
+
+def _plans(folder: Path) -> list[RoundPlan | None]:
+    config, summary = read_config(folder, checked=True), _json_file(folder / SUMMARY_FILE)
+    devices, rounds = config["num_devices"], summary["rounds"]
+    records = [parse_json(line) for line in read_text(folder / "plans.jsonl", MAX_TABLE_BYTES, follow=False).splitlines()]
+    plans = []
+    for expected, record in enumerate(records):
+        if not isinstance(record["round"], int) or not (record["plan"] is None or isinstance(record["plan"], dict)):
+            raise ValueError(f"line {record!r:.60} is not a round and its plan")
+        if record["round"] != expected:
+            raise ValueError(f"line {expected + 1} is round {record['round']}, not {expected}")
+        plans.append(None if record["plan"] is None else _plan(record["plan"], devices, expected))
+    if not isinstance(rounds, int) or len(plans) != rounds + 1:
+        raise ValueError(f"it holds {len(plans)} rounds, the run {rounds!r} after round 0")
+    return plans
+
+
+def _plan(data: dict, devices: int, server_round: int) -> RoundPlan:
+    """A recorded plan, checked as the engine checks a learner's (``contract.checks``)."""
     plan = RoundPlan.from_dict(data)
-    named = [d for s in plan.streams for d in s.devices] + [*plan.uplink_bits, *plan.participants, *plan.compute_scale]
-    if not all(type(d) is int and 0 <= d < devices for d in named):
-        raise ValueError(f"a plan names a device that is not one of the run's {devices}")
-    amounts = [s.bits for s in plan.streams] + [*plan.uplink_bits.values(), *plan.compute_scale.values()]
-    if not all(a >= 0 for a in amounts):
-        raise ValueError("a plan holds negative bits or a negative compute scale")
+    check_plan(plan, devices, f"round {server_round}")
     return plan
 
 

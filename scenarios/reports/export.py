@@ -30,7 +30,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from scenarios.records.result_folder import RunCurve, read_run
+from scenarios.records.result_folder import ResultError, RunCurve, read_run
 
 
 def flat_config(config: dict, prefix: str = "") -> dict[str, str | float | int | bool]:
@@ -150,9 +150,13 @@ def write_tensorboard(run: RunCurve, folder: Path, steps: tuple[str, ...] = ("ro
 
 
 def export_tensorboard(result_dirs: list[str], out: Path, force: bool, steps: tuple[str, ...] = ("round",)) -> list[Path]:
-    """Every run read (and verified) first, then one log folder each, ``OUT/RUN_FOLDER_NAME``, written
-    under a temporary name and renamed into place; an existing log folder is replaced only with ``force``."""
+    """Every run read (and verified) first, each holding every axis of ``steps``, then one log
+    folder each, ``OUT/RUN_FOLDER_NAME``, written under a temporary name and renamed into place;
+    an existing log folder is replaced only with ``force``."""
     runs = [read_run(folder) for folder in result_dirs]
+    for run in runs:  # an axis a run lacks would be an empty series reported as written
+        if "energy" in steps and run.energy_j is None:
+            raise ResultError(f"{run.folder} has no energy series (it did not run on a physical cell); leave out --step energy")
     targets = [out / Path(run.folder).name for run in runs]
     if not force:
         existing = [str(target) for target in targets if target.exists()]

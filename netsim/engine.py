@@ -30,8 +30,8 @@ import numpy as np
 import simpy
 
 from contract import Learner, RoundOutcome, RoundPlan
-from netsim.budget import Budget
 from contract.checks import check_outcome, check_plan, check_schedule, who
+from netsim.budget import Budget
 from netsim.durations import TimedSystem
 from netsim.kind import SIMULATORS, Network, adopted
 from netsim.scheduling import Policy

@@ -114,6 +114,8 @@ class PhysicalSystem(SystemKind):
                                          high_open=True)
     uplink_overhead: float = option(0.0, "share of the uplink's resource elements not carrying data", low=0.0, high=1.0,
                                        high_open=True)
+    subcarrier_spacing_hz: float = option(15e3, "subcarrier spacing: a resource block is 12 subcarriers (TS 38.211 4.4.4)",
+                                          low=15e3, high=240e3)
     ul_power_control: str = "off"
     p0_dbm_per_prb: float = option(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
                                       low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1])
@@ -239,9 +241,29 @@ class PhysicalSystem(SystemKind):
             return np.full(layout.num_devices, self.uplink.tx_power_dbm)
         return self._pusch_power_dbm(self.coupling_loss_db(layout))
 
-    def _pusch_power_dbm(self, coupling_loss_db) -> np.ndarray:
-        allocation_hz = self.uplink.bandwidth_hz * self.bandwidth_occupancy
+    @property
+    def uplink_allocation_hz(self) -> float:
+        """The uplink's resource blocks in Hz: the band times its occupancy."""
+        return self.uplink.bandwidth_hz * self.bandwidth_occupancy
+
+    @property
+    def uplink_prbs(self) -> int:
+        """The uplink's resource blocks (12 subcarriers each; at least 1): 51 at 20 MHz and 30 kHz."""
+        return max(1, int(round(self.uplink_allocation_hz / (12 * self.subcarrier_spacing_hz), 6)))
+
+    def _pusch_power_dbm(self, coupling_loss_db, allocation_hz: float | None = None) -> np.ndarray:
+        """``pusch_power_dbm`` on ``allocation_hz`` (default: every resource block)."""
+        allocation_hz = self.uplink_allocation_hz if allocation_hz is None else allocation_hz
         return pusch_power_dbm(self.uplink.tx_power_dbm, self.p0_dbm_per_prb, self.alpha, allocation_hz, coupling_loss_db)
+
+    def share_power_dbm(self, full_band_dbm, coupling_loss_db, sharing) -> np.ndarray:
+        """FDMA: a device's power on ``1/sharing`` of the resource blocks. Under ``fractional``
+        power control TS 38.213 7.1.1 sets it for the allocation (``10 log10(2^mu M_RB)`` with the
+        share's blocks: the same power per block as on the whole band, until ``P_CMAX``); ``off``:
+        its whole power ``full_band_dbm``."""
+        if self.ul_power_control == "off":
+            return np.asarray(full_band_dbm, dtype=float)
+        return self._pusch_power_dbm(coupling_loss_db, self.uplink_allocation_hz / np.asarray(sharing, dtype=float))
 
     def uplink_interference_dbm(self, layout: CellLayout) -> np.ndarray | None:
         """Per device, the uplink interference at its serving sector (dBm; None: no network): one
@@ -405,9 +427,29 @@ class PhysicalNetwork(Network):
         return scale * (base + extra_s)
 
     @functools.cached_property
+    def uplink_power_dbm(self) -> np.ndarray:
+        """Each device's transmit power on the whole band (dBm): ``PhysicalSystem.uplink_power_dbm``."""
+        return self.system.uplink_power_dbm(self.layout)
+
+    @functools.cached_property
     def uplink_power_w(self) -> np.ndarray:
-        """Each device's transmit power (W): ``PhysicalSystem.uplink_power_dbm``."""
-        return radio.dbm_to_w(self.system.uplink_power_dbm(self.layout))
+        return radio.dbm_to_w(self.uplink_power_dbm)
+
+    @functools.cached_property
+    def coupling_loss_db(self) -> np.ndarray:
+        return self.system.coupling_loss_db(self.layout)
+
+    def share_power_dbm(self, devices, sharing: int) -> np.ndarray:
+        """FDMA: the devices' power (dBm) on ``1/sharing`` of the band (``PhysicalSystem.share_power_dbm``)."""
+        return self.system.share_power_dbm(self.uplink_power_dbm[devices], self.coupling_loss_db[devices], sharing)
+
+    def share_power_w(self, devices, sharing: int) -> np.ndarray:
+        return radio.dbm_to_w(self.share_power_dbm(devices, sharing))
+
+    def radiated_j(self, power_seconds):
+        """Transmit energy of an upload that radiated ``power_seconds`` (W s of wall clock, its
+        power changing with its share: FDMA): the uplink's duplex share of it."""
+        return energy.transmit_energy_j(1.0, power_seconds, self.system.shares[1])
 
     def transmit_j(self, airtime_s, devices):
         """Transmit energy of the ``devices``' uploads lasting ``airtime_s`` (wall clock, s): each
@@ -495,9 +537,13 @@ class RoundChannel:
         return bits / rate if rate > 0 else 0.0
 
     def uplink_share_efficiency(self, devices, sharing: int) -> np.ndarray:
-        """FDMA: efficiency on ``1/sharing`` of the band with the device's whole power in it, so
-        its SNR there is ``sharing`` times the full-band SNR (a device or an array)."""
-        snr_db = self._mean_snr_db[1][devices] + radio.linear_to_db(sharing)
+        """FDMA: efficiency on ``1/sharing`` of the band at the device's power there
+        (``PhysicalNetwork.share_power_dbm``): the noise and the interference fall with the
+        share, so its SNR is ``sharing`` times the full-band SNR times its share's power over its
+        full-band power (a device or an array). Under power control below ``P_CMAX`` the power
+        falls with the share as much: the same SNR as on the whole band."""
+        power_db = self.network.share_power_dbm(devices, sharing) - self.network.uplink_power_dbm[devices]
+        snr_db = self._mean_snr_db[1][devices] + radio.linear_to_db(sharing) + power_db
         return self.system.efficiency(snr_db, self.uplink_fade[devices])
 
     def uplink_share_bps(self, devices, sharing: int):

@@ -80,7 +80,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     computed = {device: env.event() for device in participants}
     barrier = env.all_of(list(computed.values())) if system.mode == "barrier" else None
     if links.uplink_access == "fdma":
-        uplink = FdmaUplink(env, links.uplink_share_bps)
+        uplink = FdmaUplink(env, links.uplink_share_bps, links.uplink_share_w, links.fdma_capacity)
     else:
         uplink = simpy.Resource(env, capacity=1)
     missed = {device for device in received if not links.receives(device)}

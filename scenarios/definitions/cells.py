@@ -124,6 +124,7 @@ COMMON = {
     "compute_extra_s": 0.0,
     "receive_power_w": 0.0,
     "bandwidth_occupancy": NR_20MHZ_30KHZ_OCCUPANCY,  # [38.101] Table 5.3.2-1
+    "subcarrier_spacing_hz": 30e3,  # [38.101] Table 5.3.2-1: 51 resource blocks at 30 kHz in n78
     "downlink_overhead": 0.14,  # [38.306] 4.1.2, OH for FR1 downlink
     "uplink_overhead": 0.08,  # [38.306] 4.1.2, OH for FR1 uplink
     "distances_m": None,
@@ -172,7 +173,8 @@ CELLS: dict[str, CellPreset] = {
             "uma-2.1ghz",
             "2.1 GHz (n1, FDD) UMa macro site (TR 38.901) at the centre of 19 sites x 3 sectors, "
             "ISD 500 m, 25 m masts, 80% of devices indoors, 20 MHz each way, BS 49 dBm, UE up to 23 dBm (fractional power control)",
-            {**COMMON, **UMA, "carrier_hz": 2.14e9, "duplex": "fdd", "bandwidth_occupancy": NR_20MHZ_15KHZ_OCCUPANCY},  # [38.104] n1 downlink 2110-2170 MHz
+            {**COMMON, **UMA, "carrier_hz": 2.14e9, "duplex": "fdd", "bandwidth_occupancy": NR_20MHZ_15KHZ_OCCUPANCY,
+             "subcarrier_spacing_hz": 15e3},  # [38.104] n1 downlink 2110-2170 MHz
         ),
     )
 }

@@ -35,7 +35,7 @@ class Row:
     seeds: int
     diverged: int
     flagged: int  # runs with a training-failure sign (scenarios.records.health): at chance, loss rising
-    streams: int
+    streams: str  # the streams each seed's run sent ("4", or "4/5/5" where the seeds differ)
     total_bits: float
     time_unit: str = "T_dl"  # seconds ("s") on a physical cell
     devices: int = 0
@@ -76,7 +76,7 @@ def label_row(label: str, cs: Sequence, target: float | None) -> Row:
         seeds=len(cs),
         diverged=len(cs) - len(done),
         flagged=sum(1 for c in cs if c.summary.get("training_flags")),
-        streams=int(cs[0].summary["streams"]),
+        streams=streams_cell([int(c.summary["streams"]) for c in cs]),
         total_bits=float(np.mean([c.summary["downlink_bits"] + c.summary["uplink_bits"] for c in cs])),
         time_unit=cs[0].time_unit,
         devices=int(cs[0].config.get("num_devices", 0)),
@@ -88,6 +88,11 @@ def label_row(label: str, cs: Sequence, target: float | None) -> Row:
         cell={name: mean_std([s[name] for s in summaries]) for name in CELL_FIELDS
               if summaries and all(name in s for s in summaries)},
     )
+
+
+def streams_cell(per_seed: Sequence[int]) -> str:
+    """The streams of a label's runs: one number when every seed sent as many, else each seed's."""
+    return str(per_seed[0]) if len(set(per_seed)) == 1 else "/".join(map(str, per_seed))
 
 
 def run_all(specs: list[RunSpec], out_root: Path, data_dir: str | None, jobs: int,
@@ -172,7 +177,7 @@ def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
               + [CELL_NAMES[name] for name in cell])
     body = []
     for r in rows:
-        cells = [r.label, str(r.streams), pm(r.mean_accuracy, ".1f", 100), pm(r.worst_accuracy, ".1f", 100)]
+        cells = [r.label, r.streams, pm(r.mean_accuracy, ".1f", 100), pm(r.worst_accuracy, ".1f", 100)]
         cells += [target_cell(r.time_to_target, TIME_FORMATS.get(u, ".4g")) if r.time_to_target and r.time_unit == u
                   else "-" for u in units]
         cells += [target_cell(r.bits_to_target, ".4g") if r.bits_to_target else "-", f"{r.reached}/{r.seeds}",

@@ -81,7 +81,7 @@ class PhysicalLinks:
 
     def transmit_j(self, device: int, airtime_s: float) -> float:
         """An upload of ``airtime_s`` wall-clock seconds: charged for its uplink symbols only."""
-        return float(self.network.transmit_j(airtime_s, device))
+        return float(self.channel.transmit_j(airtime_s, device))
 
     def receive_j(self, device: int, listening_s: float) -> float:
         return self.network.receive_j(listening_s)

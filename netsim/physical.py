@@ -35,6 +35,7 @@ PLANNING_DRAWS = 1000
 PLANNING_BLOCK = 100  # planning draws per block (bounds memory: block x devices x subbands)
 UPLINK_ACCESS = ("tdma", "fdma")
 UL_POWER_CONTROL = ("off", "fractional")
+UL_ALLOCATIONS = ("whole-band", "headroom")
 PRB_REFERENCE_HZ = 180e3  # 12 subcarriers at 15 kHz: 2^mu M_RB of these span an allocation of M_RB PRBs at 15 2^mu kHz
 P0_RANGE_DBM = (-202.0, 24.0)  # TS 38.331 PUSCH-ConfigCommon p0-NominalWithGrant
 
@@ -117,6 +118,7 @@ class PhysicalSystem(SystemKind):
     subcarrier_spacing_hz: float = option(15e3, "subcarrier spacing: a resource block is 12 subcarriers (TS 38.211 4.4.4)",
                                           low=15e3, high=240e3)
     ul_power_control: str = "off"
+    ul_allocation: str = "whole-band"  # TDMA grant: every resource block, or sized by the power headroom (allocated_prbs)
     p0_dbm_per_prb: float = option(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
                                       low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1])
     alpha: float = option(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0)
@@ -145,6 +147,8 @@ class PhysicalSystem(SystemKind):
             if self.downlink.bandwidth_hz != self.uplink.bandwidth_hz:
                 raise ValueError(f"TDD shares one carrier: downlink and uplink bandwidth must be equal, got "
                                  f"{self.downlink.bandwidth_hz:g} and {self.uplink.bandwidth_hz:g} Hz")
+        if self.ul_allocation not in UL_ALLOCATIONS:
+            raise ValueError(f"unknown uplink allocation {self.ul_allocation!r}; choose from {', '.join(UL_ALLOCATIONS)}")
         if self.ul_power_control not in UL_POWER_CONTROL:
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
 
@@ -264,6 +268,19 @@ class PhysicalSystem(SystemKind):
         if self.ul_power_control == "off":
             return np.asarray(full_band_dbm, dtype=float)
         return self._pusch_power_dbm(coupling_loss_db, self.uplink_allocation_hz / np.asarray(sharing, dtype=float))
+
+    def grant_gain_db(self, prbs, full_band_power_dbm) -> np.ndarray:
+        """A device's mean SINR on a TDMA grant of ``prbs`` of the ``M`` blocks over its SINR on the
+        whole band (the noise and the interference fall with the grant's bandwidth): ``M / m``
+        times ``grant_power_dbm`` over its whole-band power; 0 dB on the whole band."""
+        prbs = np.asarray(prbs, dtype=float)
+        return radio.linear_to_db(self.uplink_prbs / prbs) + self.grant_power_dbm(prbs, full_band_power_dbm) - full_band_power_dbm
+
+    def grant_power_dbm(self, prbs, full_band_power_dbm) -> np.ndarray:
+        """A device's power on a TDMA grant of ``prbs`` blocks: its whole-band power on the whole
+        band; ``P_CMAX`` on a headroom grant narrower than the band (the closed-loop term of TS
+        38.213 7.1.1 raises it to the maximum its power headroom report shows)."""
+        return np.where(np.asarray(prbs) < self.uplink_prbs, self.uplink.tx_power_dbm, full_band_power_dbm)
 
     def uplink_interference_dbm(self, layout: CellLayout) -> np.ndarray | None:
         """Per device, the uplink interference at its serving sector (dBm; None: no network): one
@@ -433,6 +450,7 @@ class PhysicalNetwork(Network):
 
     @functools.cached_property
     def uplink_power_w(self) -> np.ndarray:
+        """Each device's transmit power on the whole band (W)."""
         return radio.dbm_to_w(self.uplink_power_dbm)
 
     @functools.cached_property
@@ -488,8 +506,44 @@ class RoundChannel:
         return self.system.efficiency(self._mean_snr_db[0], self.downlink_fade)
 
     @functools.cached_property
+    def allocated_prbs(self) -> np.ndarray:
+        """Each device's TDMA grant this round, in resource blocks. ``ul_allocation``
+        ``whole-band``: all ``M``. ``headroom``: a device whose efficiency on the whole band is
+        below the outage floor is granted, as a scheduler that reads its power headroom report
+        (TS 38.321 5.4.6) and the round's channel (its sounding) would, the most blocks ``m`` on
+        which it reaches the floor at ``P_CMAX`` (``PhysicalSystem.grant_gain_db``); where even
+        one block does not, one block (its best). The others keep the whole band; the blocks a
+        narrow grant leaves are not given to anyone else (TDMA)."""
+        system, total = self.system, self.system.uplink_prbs
+        prbs = np.full(self.uplink_fade.shape[0], total)
+        if system.ul_allocation == "whole-band" or system.min_bps_per_hz is None:
+            return prbs
+        short = np.flatnonzero(system.below_floor(system.efficiency(self._mean_snr_db[1], self.uplink_fade)))
+        if short.size:
+            blocks = np.arange(1, total + 1)[:, None]  # candidate m x short devices
+            gain = system.grant_gain_db(blocks, self.network.uplink_power_dbm[short][None, :])
+            reached = ~system.below_floor(system.efficiency(self._mean_snr_db[1][short] + gain, self.uplink_fade[short]))
+            prbs[short] = np.where(reached.any(axis=0), total - np.argmax(reached[::-1], axis=0), 1)
+        return prbs
+
+    @functools.cached_property
+    def _grant_gain_db(self) -> np.ndarray:
+        return self.system.grant_gain_db(self.allocated_prbs, self.network.uplink_power_dbm)
+
+    @functools.cached_property
+    def uplink_power_w(self) -> np.ndarray:
+        """Each device's transmit power on its TDMA grant this round (W)."""
+        return radio.dbm_to_w(self.system.grant_power_dbm(self.allocated_prbs, self.network.uplink_power_dbm))
+
+    def transmit_j(self, airtime_s, devices):
+        """Transmit energy of the ``devices``' TDMA uploads lasting ``airtime_s`` (wall clock):
+        their power on their grant times the uplink's duplex share of that time."""
+        return energy.transmit_energy_j(self.uplink_power_w[devices], airtime_s, self.system.shares[1])
+
+    @functools.cached_property
     def uplink_efficiency(self) -> np.ndarray:
-        return self.system.efficiency(self._mean_snr_db[1], self.uplink_fade)
+        """bit/s/Hz per device on its TDMA grant (``allocated_prbs``)."""
+        return self.system.efficiency(self._mean_snr_db[1] + self._grant_gain_db, self.uplink_fade)
 
     @property
     def downlink_snr_db(self) -> np.ndarray:
@@ -498,7 +552,7 @@ class RoundChannel:
 
     @property
     def uplink_snr_db(self) -> np.ndarray:
-        return self._effective_snr_db(self._mean_snr_db[1], self.uplink_fade)
+        return self._effective_snr_db(self._mean_snr_db[1] + self._grant_gain_db, self.uplink_fade)
 
     def _effective_snr_db(self, mean_db, fades) -> np.ndarray:
         if fades.shape[-1] == 1:
@@ -512,8 +566,8 @@ class RoundChannel:
 
     @functools.cached_property
     def uplink_bps(self) -> np.ndarray:
-        """Each device's rate alone on the whole uplink band (TDMA)."""
-        return self.network.uplink_bps(self.uplink_efficiency)
+        """Each device's rate alone on its TDMA grant (the whole band, or its headroom's blocks)."""
+        return self.network.uplink_bps(self.uplink_efficiency) * (self.allocated_prbs / self.system.uplink_prbs)
 
     @functools.cached_property
     def downlink_outage(self) -> np.ndarray:
@@ -521,7 +575,7 @@ class RoundChannel:
 
     @functools.cached_property
     def uplink_outage(self) -> np.ndarray:
-        """Outage alone on the whole band (TDMA)."""
+        """Outage alone on its TDMA grant."""
         return self.system.below_floor(self.uplink_efficiency)
 
     def stream_rate_bps(self, devices: Sequence[int]) -> float:

@@ -127,7 +127,7 @@ class PhysicalRound:
         done = np.where(self.compute_s == 0, 1.0, elapsed / np.where(self.compute_s == 0, 1.0, self.compute_s))
         energy[kept_at] += self.compute_j * done
         sent = arrived & (self.uplink_s > 0)
-        energy[kept_at[sent]] += network.transmit_j(self.uplink_s[sent], self.kept[sent])
+        energy[kept_at[sent]] += links.channel.transmit_j(self.uplink_s[sent], self.kept[sent])
         return dict(zip(self.devices.tolist(), energy.tolist()))
 
     def _positions(self, devices: np.ndarray) -> np.ndarray:
@@ -172,6 +172,6 @@ class PhysicalRound:
                 events.append(TraceEvent(server_round, "dropped", d, at, at, 0.0, 0.0, DEADLINE))
             elif self.uplink_s[i] > 0:
                 events.append(TraceEvent(server_round, "uplink", d, float(timeline.uplink_start[i]), float(timeline.uplink_end[i]),
-                                         float(self.up_bits[i]), float(network.transmit_j(float(self.uplink_s[i]), d))))
+                                         float(self.up_bits[i]), float(self.links.channel.transmit_j(float(self.uplink_s[i]), d))))
         events.sort(key=lambda e: e.end)
         return events

@@ -179,3 +179,27 @@ def test_fdma_never_splits_the_band_below_one_prb():
                                simulator="processes", channel_rng=np.random.default_rng(1))
     assert [(e.entity, e.start, e.end) for e in trace if e.kind == "uplink"] == [
         (0, 0.0, pytest.approx(1.0)), (1, 0.0, pytest.approx(1.0)), (2, 0.0, pytest.approx(2.0))]
+
+
+@pytest.mark.parametrize("simulator", ["timeline", "processes"])
+def test_headroom_grant_by_hand(simulator):
+    """10 PRBs (2 MHz, 0.9 occupied, 15 kHz), 1 W cap, noise -174 + 63.0103 = -110.9897 dBm, no
+    fading, outage floor 1 bit/s/Hz (0 dB). At 145 dB coupling loss and 30 dBm the whole band gives
+    -4.0103 dB: outage. ``headroom``: on m blocks the SNR gains 10 log10(10 / m); m = 3 is the most
+    that reaches 0 dB (+5.2288 dB: 1.2185 dB; m = 4 gives -0.0309 dB), at 30 dBm: the rate is
+    0.9 x 2 MHz x 3/10 x log2(1 + 10^0.12185) and 1 Mbit costs 1 W times 1 Mbit over it."""
+    layout = CellLayout(np.array([50.0]), np.zeros(1), np.ones(1, bool), np.zeros(1), np.array([145.0]))
+    base = PhysicalSystem(Cell(distances_m=(50.0,)), LinkBudget(2e6, 1.0, 0.0), LinkBudget(2e6, 1.0, 0.0), fading="none",
+                          min_bps_per_hz=1.0, max_bps_per_hz=6.0, bandwidth_occupancy=0.9, mode="barrier")
+    whole = base.network(layout, np.zeros(1)).draw_round(np.random.default_rng(0))
+    assert whole.uplink_outage[0] and whole.allocated_prbs[0] == 10
+    system = dataclasses.replace(base, ul_allocation="headroom")
+    network = system.network(layout, np.zeros(1))
+    channel = network.draw_round(np.random.default_rng(0))
+    snr = 10 ** ((30 - 145 + 174 - 10 * math.log10(2e6)) / 10) * 10 / 3
+    rate = 0.9 * 2e6 * 0.3 * math.log2(1 + snr)
+    assert channel.allocated_prbs[0] == 3 and not channel.uplink_outage[0]
+    assert channel.uplink_bps[0] == pytest.approx(rate, rel=1e-12)
+    records, trace = simulate_rounds([RoundPlan((), {0: 1e6}, (0,))], network, 1e6, np.random.default_rng(0),
+                                     simulator=simulator, channel_rng=np.random.default_rng(1))
+    assert records[0].end == pytest.approx(1e6 / rate) and records[0].energy_j[0] == pytest.approx(1e6 / rate, rel=1e-12)

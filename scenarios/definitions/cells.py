@@ -137,6 +137,8 @@ COMMON = {
     "interference_load": 1.0,  # full buffer: every other sector transmits all the time ([38.901] 7.8, [M.2412])
     # [38.213] 7.1.1 open-loop uplink power control of every device, the other sites' included; off: all at ue_power_w
     "ul_power_control": "fractional",
+    # TDMA grants sized by each device's power headroom (TS 38.321 5.4.6), as a gNB schedules; whole-band: every PRB
+    "ul_allocation": "headroom",
     "p0_dbm_per_prb": P0_DBM_PER_PRB,  # [PC]
     "alpha": PC_ALPHA,  # [PC]
 }

@@ -109,7 +109,9 @@ class PhysicalSystem(SystemKind):
     cpu_hz: float = option(1e9, "device CPU clock", low=1e3, high=1e12)
     kappa: float = option(0.0, "effective switched capacitance: compute energy kappa cycles f^2", low=0.0, high=1e-20)
     compute_extra_s: float = option(0.0, "mean of the exponential extra compute delay", low=0.0, high=1e6)
-    receive_power_w: float = option(0.0, "device power while receiving", low=0.0, high=1e4)
+    receive_power_w: float = option(0.0, "device power while receiving (power_unit_w 0)", low=0.0, high=1e4)
+    power_unit_w: float = option(0.0, "one relative unit of TR 38.840 Table 8.1-1's device power model (0: radiated power "
+                                      "and receive_power_w only)", low=0.0, high=10.0)
     bandwidth_occupancy: float = option(1.0, "share of the channel its resource blocks occupy", low=0.0, low_open=True, high=1.0)
     downlink_overhead: float = option(0.0, "share of the downlink's resource elements not carrying data", low=0.0, high=1.0,
                                          high_open=True)
@@ -462,7 +464,8 @@ class PhysicalNetwork(Network):
         return self.system.share_power_dbm(self.uplink_power_dbm[devices], self.coupling_loss_db[devices], sharing)
 
     def share_power_w(self, devices, sharing: int) -> np.ndarray:
-        return radio.dbm_to_w(self.share_power_dbm(devices, sharing))
+        """FDMA: the devices' power drawn on ``1/sharing`` of the band (``transmit_state_w`` of its radiated power)."""
+        return self.transmit_state_w(radio.dbm_to_w(self.share_power_dbm(devices, sharing)))
 
     def radiated_j(self, power_seconds):
         """Transmit energy of an upload that radiated ``power_seconds`` (W s of wall clock, its
@@ -473,11 +476,30 @@ class PhysicalNetwork(Network):
         """Transmit energy of the ``devices``' uploads lasting ``airtime_s`` (wall clock, s): each
         one's power times the uplink's duplex share of that time (TDD: its uplink symbols only;
         FDD: all of it). Scalars or arrays."""
-        return energy.transmit_energy_j(self.uplink_power_w[devices], airtime_s, self.system.shares[1])
+        return energy.transmit_energy_j(self.transmit_state_w(self.uplink_power_w[devices]), airtime_s, self.system.shares[1])
+
+    @property
+    def receive_power_w(self) -> float:
+        """The device's power while it receives: TR 38.840's PDCCH + PDSCH state (300 units), or
+        ``receive_power_w`` without the state model."""
+        unit = self.system.power_unit_w
+        return unit * energy.TR38840_UNITS["pdsch"] if unit else self.system.receive_power_w
+
+    @property
+    def idle_power_w(self) -> float:
+        """The device's power while it waits in a round (TR 38.840's light sleep, 20 units: C-DRX
+        between its PDCCH occasions); 0 without the state model."""
+        return self.system.power_unit_w * energy.TR38840_UNITS[energy.WAITING_STATE]
+
+    def transmit_state_w(self, radiated_w):
+        """The device's power while it sends at ``radiated_w`` (``energy.pusch_state_w``), or the
+        radiated power itself without the state model."""
+        unit = self.system.power_unit_w
+        return energy.pusch_state_w(unit, radiated_w) if unit else radiated_w
 
     def receive_j(self, listening_s):
         """Receive energy of streams lasting ``listening_s``: the downlink's share of that time."""
-        return energy.receive_energy_j(self.system.receive_power_w, listening_s, self.system.shares[0])
+        return energy.receive_energy_j(self.receive_power_w, listening_s, self.system.shares[0])
 
     def compute_j(self, device: int, scale: float = 1.0) -> float:
         return energy.compute_energy_j(self.system.kappa, self.cycles(device, scale), self.system.cpu_hz)
@@ -538,7 +560,7 @@ class RoundChannel:
     def transmit_j(self, airtime_s, devices):
         """Transmit energy of the ``devices``' TDMA uploads lasting ``airtime_s`` (wall clock):
         their power on their grant times the uplink's duplex share of that time."""
-        return energy.transmit_energy_j(self.uplink_power_w[devices], airtime_s, self.system.shares[1])
+        return energy.transmit_energy_j(self.network.transmit_state_w(self.uplink_power_w[devices]), airtime_s, self.system.shares[1])
 
     @functools.cached_property
     def uplink_efficiency(self) -> np.ndarray:

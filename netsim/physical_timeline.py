@@ -22,7 +22,7 @@ import numpy as np
 from contract import RoundOutcome, RoundPlan
 from netsim.clock import hold_until
 from netsim.links import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE, PhysicalLinks
-from netsim.physical_round import physical_round_process
+from netsim.physical_round import idle_events, physical_round_process
 from netsim.durations import RoundDurations
 from netsim.timeline import ARRIVED, DROPPED_COMPUTING, round_timeline
 from netsim.trace import TraceEvent
@@ -107,9 +107,14 @@ class PhysicalRound:
             dropped=dropped,
         )
         energy = self._energy(timeline, cut, arrived)
+        sent = arrived & (self.uplink_s > 0)
+        upload_s = dict(zip(self.kept[sent].tolist(), self.uplink_s[sent].tolist()))
+        idle = idle_events(self.links, plan, start, float(end), upload_s, server_round)
+        for e in idle:
+            energy[e.entity] += e.energy_j
         sent_bits = float(sum(np.where(self.stream_sent, self.stream_bits, 0.0).tolist()))
         if trace is not None:
-            trace.extend(self._trace(timeline, cut, out, server_round))
+            trace.extend(self._trace(timeline, cut, out, server_round) + idle)
         return float(end), (outcome, energy, sent_bits)
 
     def _energy(self, timeline, cut, arrived) -> dict[int, float]:

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from contract import RoundPlan
+from contract import RoundPlan, Stream
 from netsim import radio, simulate_rounds
 from netsim.cell import Cell, CellLayout
 from netsim.physical import LinkBudget, PhysicalSystem, pusch_power_dbm
@@ -203,3 +203,25 @@ def test_headroom_grant_by_hand(simulator):
     records, trace = simulate_rounds([RoundPlan((), {0: 1e6}, (0,))], network, 1e6, np.random.default_rng(0),
                                      simulator=simulator, channel_rng=np.random.default_rng(1))
     assert records[0].end == pytest.approx(1e6 / rate) and records[0].energy_j[0] == pytest.approx(1e6 / rate, rel=1e-12)
+
+
+@pytest.mark.parametrize("simulator", ["timeline", "processes"])
+def test_one_round_of_tr_38_840_states_by_hand(simulator):
+    """TR 38.840 Table 8.1-1 with one unit = 1 mW: receiving (PDCCH + PDSCH) 300 mW, sending PUSCH
+    at 23 dBm 700 mW, waiting (light sleep) 20 mW. FDD, 360 kbit/s both ways (0.18 MHz x 2
+    bit/s/Hz cap), no compute. A 360 kbit broadcast to devices 0 and 1 (0-1 s), then their
+    360 kbit uploads one after the other (TDMA: 1-2 s and 2-3 s). Each: 0.3 J receiving, 0.7 J
+    sending, and waits 1 s (device 0 after its upload, device 1 for its slot): 0.02 J; 1.02 J."""
+    layout = CellLayout(np.array([50.0, 50.0]), np.zeros(2), np.ones(2, bool), np.zeros(2), np.array([100.0, 100.0]))
+    system = PhysicalSystem(Cell(distances_m=(50.0, 50.0)), LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 10 ** -0.7, 0.0),
+                            fading="none", max_bps_per_hz=2.0, bandwidth_occupancy=0.18, mode="barrier", power_unit_w=1e-3)
+    plan = RoundPlan((Stream((0, 1), 360e3),), {0: 360e3, 1: 360e3}, (0, 1))
+    records, trace = simulate_rounds([plan], system.network(layout, np.zeros(2)), 360e3, np.random.default_rng(0),
+                                     simulator=simulator, channel_rng=np.random.default_rng(1))
+    assert records[0].end == pytest.approx(3.0)
+    by_kind = {(e.kind, e.entity): e.energy_j for e in trace if e.kind != "downlink"}
+    for device in (0, 1):
+        assert by_kind[("receive", device)] == pytest.approx(0.3, rel=1e-12)
+        assert by_kind[("uplink", device)] == pytest.approx(0.7, rel=1e-12)
+        assert by_kind[("idle", device)] == pytest.approx(0.02, rel=1e-9)
+        assert records[0].energy_j[device] == pytest.approx(1.02, rel=1e-9)

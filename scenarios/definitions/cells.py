@@ -122,7 +122,9 @@ COMMON = {
     "cpu_hz": 1e9,
     "kappa": 1e-28,  # [Yang21]
     "compute_extra_s": 0.0,
-    "receive_power_w": 0.0,
+    "receive_power_w": 0.0,  # replaced by the state model's PDSCH power while power_unit_w > 0
+    # [38.840] Table 8.1-1's states (PDSCH 300, PUSCH 250-700, light sleep 20 units); 1 unit = 1 mW: convention
+    "power_unit_w": 1e-3,
     "bandwidth_occupancy": NR_20MHZ_30KHZ_OCCUPANCY,  # [38.101] Table 5.3.2-1
     "subcarrier_spacing_hz": 30e3,  # [38.101] Table 5.3.2-1: 51 resource blocks at 30 kHz in n78
     "downlink_overhead": 0.14,  # [38.306] 4.1.2, OH for FR1 downlink

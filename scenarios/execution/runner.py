@@ -200,7 +200,7 @@ def summarize(run, records: list[RoundRecord], learner, trace: list[TraceEvent] 
         for r in records:
             for device, joules in (r.energy_j or {}).items():
                 device_j[device] += joules
-        by_kind = {"receive": 0.0, "compute": 0.0, "uplink": 0.0, "dropped": 0.0}
+        by_kind = {"receive": 0.0, "compute": 0.0, "uplink": 0.0, "dropped": 0.0, "idle": 0.0}
         for e in trace:
             if e.kind in by_kind:
                 by_kind[e.kind] += e.energy_j
@@ -210,6 +210,7 @@ def summarize(run, records: list[RoundRecord], learner, trace: list[TraceEvent] 
             "compute_energy_j": by_kind["compute"],
             # uploads that arrived, and FDMA uploads cut by the deadline
             "transmit_energy_j": by_kind["uplink"] + by_kind["dropped"],
+            "idle_energy_j": by_kind["idle"],  # waiting in the rounds (TR 38.840's state model; 0 without it)
             "device_energy_j": device_j.tolist(),
         })
     health = run_health(evaluated, learner.data, diverged)

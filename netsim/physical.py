@@ -36,6 +36,7 @@ PLANNING_BLOCK = 100  # planning draws per block (bounds memory: block x devices
 UPLINK_ACCESS = ("tdma", "fdma")
 UL_POWER_CONTROL = ("off", "fractional")
 UL_ALLOCATIONS = ("whole-band", "headroom")
+LINK_ABSTRACTIONS = ("shannon", "attenuated-shannon")
 PRB_REFERENCE_HZ = 180e3  # 12 subcarriers at 15 kHz: 2^mu M_RB of these span an allocation of M_RB PRBs at 15 2^mu kHz
 P0_RANGE_DBM = (-202.0, 24.0)  # TS 38.331 PUSCH-ConfigCommon p0-NominalWithGrant
 
@@ -120,6 +121,7 @@ class PhysicalSystem(SystemKind):
     subcarrier_spacing_hz: float = option(15e3, "subcarrier spacing: a resource block is 12 subcarriers (TS 38.211 4.4.4)",
                                           low=15e3, high=240e3)
     ul_power_control: str = "off"
+    link_abstraction: str = "shannon"  # rate per SNR: Shannon with a gap and the CQI cap, or TR 36.942 A.2's (efficiency)
     ul_allocation: str = "whole-band"  # TDMA grant: every resource block, or sized by the power headroom (allocated_prbs)
     p0_dbm_per_prb: float = option(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
                                       low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1])
@@ -149,6 +151,8 @@ class PhysicalSystem(SystemKind):
             if self.downlink.bandwidth_hz != self.uplink.bandwidth_hz:
                 raise ValueError(f"TDD shares one carrier: downlink and uplink bandwidth must be equal, got "
                                  f"{self.downlink.bandwidth_hz:g} and {self.uplink.bandwidth_hz:g} Hz")
+        if self.link_abstraction not in LINK_ABSTRACTIONS:
+            raise ValueError(f"unknown link abstraction {self.link_abstraction!r}; choose from {', '.join(LINK_ABSTRACTIONS)}")
         if self.ul_allocation not in UL_ALLOCATIONS:
             raise ValueError(f"unknown uplink allocation {self.ul_allocation!r}; choose from {', '.join(UL_ALLOCATIONS)}")
         if self.ul_power_control not in UL_POWER_CONTROL:
@@ -315,14 +319,22 @@ class PhysicalSystem(SystemKind):
             ul = radio.sinr_db(ul, self.uplink_interference_dbm(layout), self.uplink.bandwidth_hz, self.uplink.noise_figure_db)
         return dl, ul
 
-    def efficiency(self, snr_db, fades=None) -> np.ndarray:
+    def efficiency(self, snr_db, fades=None, direction: str = "downlink") -> np.ndarray:
         """Spectral efficiency (bit/s/Hz) of links of mean SNR ``snr_db`` (..., devices): the mean
-        over the last axis of ``fades`` (..., devices, subbands) of the capped Shannon
-        efficiency at ``SNR |h_s|^2``; without fades, at the SNR itself."""
+        over the last axis of ``fades`` (..., devices, subbands) of the link abstraction's
+        efficiency at ``SNR |h_s|^2``; without fades, at the SNR itself. ``link_abstraction``
+        ``shannon``: ``log2(1 + SNR / gap)`` capped at ``max_bps_per_hz``; ``attenuated-shannon``:
+        TR 36.942 A.2's for the ``direction`` (``radio.attenuated_shannon``), also capped."""
         snr = radio.db_to_linear(snr_db)
-        if fades is None:
-            return radio.spectral_efficiency(snr, self.snr_gap_db, self.max_bps_per_hz)
-        return radio.spectral_efficiency(snr[..., None] * fades, self.snr_gap_db, self.max_bps_per_hz).mean(axis=-1)
+        if fades is not None:
+            snr = snr[..., None] * fades
+        if self.link_abstraction == "attenuated-shannon":
+            efficiency = radio.attenuated_shannon(snr, direction)
+            if self.max_bps_per_hz is not None:
+                efficiency = np.minimum(efficiency, self.max_bps_per_hz)
+        else:
+            efficiency = radio.spectral_efficiency(snr, self.snr_gap_db, self.max_bps_per_hz)
+        return efficiency if fades is None else efficiency.mean(axis=-1)
 
     def rate_bps(self, bandwidth_hz, snr_db) -> np.ndarray:
         """Shannon rate of a flat link at ``snr_db`` with all its band all the time (no share)."""
@@ -540,11 +552,11 @@ class RoundChannel:
         prbs = np.full(self.uplink_fade.shape[0], total)
         if system.ul_allocation == "whole-band" or system.min_bps_per_hz is None:
             return prbs
-        short = np.flatnonzero(system.below_floor(system.efficiency(self._mean_snr_db[1], self.uplink_fade)))
+        short = np.flatnonzero(system.below_floor(system.efficiency(self._mean_snr_db[1], self.uplink_fade, "uplink")))
         if short.size:
             blocks = np.arange(1, total + 1)[:, None]  # candidate m x short devices
             gain = system.grant_gain_db(blocks, self.network.uplink_power_dbm[short][None, :])
-            reached = ~system.below_floor(system.efficiency(self._mean_snr_db[1][short] + gain, self.uplink_fade[short]))
+            reached = ~system.below_floor(system.efficiency(self._mean_snr_db[1][short] + gain, self.uplink_fade[short], "uplink"))
             prbs[short] = np.where(reached.any(axis=0), total - np.argmax(reached[::-1], axis=0), 1)
         return prbs
 
@@ -565,7 +577,7 @@ class RoundChannel:
     @functools.cached_property
     def uplink_efficiency(self) -> np.ndarray:
         """bit/s/Hz per device on its TDMA grant (``allocated_prbs``)."""
-        return self.system.efficiency(self._mean_snr_db[1] + self._grant_gain_db, self.uplink_fade)
+        return self.system.efficiency(self._mean_snr_db[1] + self._grant_gain_db, self.uplink_fade, "uplink")
 
     @property
     def downlink_snr_db(self) -> np.ndarray:
@@ -620,7 +632,7 @@ class RoundChannel:
         falls with the share as much: the same SNR as on the whole band."""
         power_db = self.network.share_power_dbm(devices, sharing) - self.network.uplink_power_dbm[devices]
         snr_db = self._mean_snr_db[1][devices] + radio.linear_to_db(sharing) + power_db
-        return self.system.efficiency(snr_db, self.uplink_fade[devices])
+        return self.system.efficiency(snr_db, self.uplink_fade[devices], "uplink")
 
     def uplink_share_bps(self, devices, sharing: int):
         """FDMA: the devices' rates on ``1/sharing`` of the band each (a device or an array)."""

@@ -7,9 +7,10 @@ quotes).
 
 Outage: the fraction of device-rounds whose uplink is below the outage floor (CQI 1's
 efficiency) over ``rounds`` independent fading draws of one seeded drop. Energy per Mbit: the
-transmit energy of 1 Mbit at the device's power and rate on its grant, median over the device-
-rounds not in outage; FDMA with ``n`` devices sharing the band (``n`` 10 and 50) at each one's
-power on its share (TS 38.213 7.1.1).
+radiated energy of 1 Mbit at the device's power and rate on its grant (TDD: its uplink symbols),
+median over the device-rounds not in outage of the devices whose whole-band power is below
+``P_CMAX``; FDMA with ``n`` devices sharing the band (``n`` 10 and 50) at each one's power on its
+share (TS 38.213 7.1.1).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ SHARINGS = (10, 50)
 
 
 def measure(preset: str, allocation: str, devices: int, rounds: int, seed: int) -> dict:
-    system = get_cell_system(preset, overrides={"ul_allocation": allocation})
+    # radiated energy alone (power_unit_w 0): the transmit power TS 38.213 sets, not the device's states
+    system = get_cell_system(preset, overrides={"ul_allocation": allocation, "power_unit_w": 0.0})
     layout = system.cell.place(devices, np.random.default_rng(seed))
     network = system.network(layout, np.zeros(devices))
     rng = np.random.default_rng(seed + 1)
@@ -52,7 +54,7 @@ def main(argv=None) -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    print(f"{args.devices} devices, {args.rounds} fading rounds, seed {args.seed}; energy: median over devices below P_CMAX\n")
+    print(f"{args.devices} devices, {args.rounds} fading rounds, seed {args.seed}; radiated energy: median over devices below P_CMAX\n")
     print("| cell | TDMA grant | uplink outage | grants narrower than the band | TDMA mJ/Mbit | " + " | ".join(f"FDMA n={n} mJ/Mbit" for n in SHARINGS) + " |")
     print("|---|---|---|---|---|" + "---|" * len(SHARINGS))
     for preset in PRESETS:

@@ -42,7 +42,7 @@ def measure(preset: str, allocation: str, devices: int, rounds: int, seed: int) 
         tdma_mj.append(np.where(ok & below_cap, 1e3 * channel.transmit_j(1e6 / channel.uplink_bps, everyone), np.nan))
         for n in SHARINGS:
             seconds = 1e6 / channel.uplink_share_bps(everyone, n)
-            fdma_mj[n].append(np.where(ok & below_cap, 1e3 * network.radiated_j(network.share_power_w(everyone, n) * seconds), np.nan))
+            fdma_mj[n].append(np.where(ok & below_cap, 1e3 * network.upload_j(network.share_power_w(everyone, n) * seconds), np.nan))
     return {"outage": float(np.mean(outage)), "narrow": float(np.mean(narrow)),
             "tdma_mj_per_mbit": float(np.nanmedian(tdma_mj)),
             **{f"fdma{n}_mj_per_mbit": float(np.nanmedian(fdma_mj[n])) for n in SHARINGS}}

@@ -6,7 +6,7 @@ Whenever a device starts or finishes, the shares change and every remaining tran
 continues at its new rate and power (a processor-sharing queue with per-device rates). At most
 ``capacity`` devices share the band (its resource blocks: no share narrower than one block);
 the others wait, first come first served, for a transmitter to finish. Each transmission's
-radiated energy is the integral of its power over its time on the band (wall clock).
+energy is the integral of its power over its time on the band (wall clock).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ RELATIVE_TOLERANCE = 1e-9  # bits left below this fraction of the payload count 
 
 
 class FdmaUplink:
-    """``transmit(device, bits)`` gives an event that fires, with the transmission's radiated
-    energy (watt-seconds of wall clock), when the last bit is through."""
+    """``transmit(device, bits)`` gives an event that fires, with the transmission's energy (the
+    watt-seconds of ``powers_w`` over its wall-clock time), when the last bit is through."""
 
     def __init__(self, env: simpy.Environment, rates_bps: Callable[[np.ndarray, int], np.ndarray],
                  powers_w: Callable[[np.ndarray, int], np.ndarray] | None = None, capacity: int | None = None):
@@ -32,7 +32,7 @@ class FdmaUplink:
         self.capacity = capacity
         self.remaining: dict[int, float] = {}
         self.payload: dict[int, float] = {}
-        self.radiated: dict[int, float] = {}
+        self.spent: dict[int, float] = {}
         self.done: dict[int, simpy.Event] = {}
         self.waiting: deque[tuple[int, float]] = deque()
         self.updated_at = env.now
@@ -50,21 +50,21 @@ class FdmaUplink:
         return event
 
     def abort(self, device: int) -> tuple[float, float]:
-        """Stop a transmission (a deadline); returns (bits it got through, energy it radiated)."""
+        """Stop a transmission (a deadline); returns (bits it got through, energy it spent)."""
         self._advance()
         self.done.pop(device)
         if device not in self.remaining:  # still waiting for a share
             self.waiting = deque(entry for entry in self.waiting if entry[0] != device)
             return 0.0, 0.0
         sent = self.payload.pop(device) - self.remaining.pop(device)
-        radiated = self.radiated.pop(device)
+        spent = self.spent.pop(device)
         self._changed()
-        return sent, radiated
+        return sent, spent
 
     def _start(self, device: int, bits: float) -> None:
         self.remaining[device] = bits
         self.payload[device] = bits
-        self.radiated[device] = 0.0
+        self.spent[device] = 0.0
         self._changed()
 
     def _admit(self) -> None:
@@ -74,7 +74,7 @@ class FdmaUplink:
             device, bits = self.waiting.popleft()
             self.remaining[device] = bits
             self.payload[device] = bits
-            self.radiated[device] = 0.0
+            self.spent[device] = 0.0
 
     def _changed(self) -> None:
         self._admit()
@@ -95,12 +95,12 @@ class FdmaUplink:
         if elapsed > 0 and self.remaining:
             for device, (rate, power) in self._rates().items():
                 self.remaining[device] -= rate * elapsed
-                self.radiated[device] += power * elapsed
+                self.spent[device] += power * elapsed
         self.updated_at = self.env.now
 
     def _finish(self, device: int) -> None:
         del self.remaining[device], self.payload[device]
-        self.done.pop(device).succeed(self.radiated.pop(device))
+        self.done.pop(device).succeed(self.spent.pop(device))
         self._admit()
 
     def _serve_process(self):

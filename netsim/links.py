@@ -72,9 +72,9 @@ class PhysicalLinks:
         """FDMA: how many devices may share the band at once: one resource block each at least."""
         return self.network.system.uplink_prbs
 
-    def radiated_j(self, power_seconds: float) -> float:
-        """An FDMA upload that radiated ``power_seconds`` (W s): charged for its uplink symbols only."""
-        return float(self.network.radiated_j(power_seconds))
+    def upload_j(self, power_seconds: float) -> float:
+        """An FDMA upload that drew ``power_seconds`` (W s): charged for its uplink symbols only."""
+        return float(self.network.upload_j(power_seconds))
 
     def compute_j(self, device: int, scale: float) -> float:
         return self.network.compute_j(device, scale)

@@ -479,9 +479,9 @@ class PhysicalNetwork(Network):
         """FDMA: the devices' power drawn on ``1/sharing`` of the band (``transmit_state_w`` of its radiated power)."""
         return self.transmit_state_w(radio.dbm_to_w(self.share_power_dbm(devices, sharing)))
 
-    def radiated_j(self, power_seconds):
-        """Transmit energy of an upload that radiated ``power_seconds`` (W s of wall clock, its
-        power changing with its share: FDMA): the uplink's duplex share of it."""
+    def upload_j(self, power_seconds):
+        """Transmit energy of an upload that drew ``power_seconds`` (W s of wall clock, its power
+        changing with its share: FDMA, ``share_power_w``): the uplink's duplex share of it."""
         return energy.transmit_energy_j(1.0, power_seconds, self.system.shares[1])
 
     def transmit_j(self, airtime_s, devices):

@@ -107,8 +107,10 @@ def test_power_control_off_reproduces_full_power_in_the_network():
     on, off = get_cell_system("umi-3.5ghz"), get_cell_system("umi-3.5ghz", overrides={"ul_power_control": "off"})
     np.testing.assert_array_equal(off.uplink_power_dbm(layout), np.full(10, 23.0))
     np.testing.assert_allclose(off.uplink_interference_dbm(layout), 23.0 + layout.uplink_interference_db, atol=1e-12)
-    network = off.network(layout, np.ones(10))
+    network = dataclasses.replace(off, power_unit_w=0.0).network(layout, np.ones(10))  # radiated power alone
     assert network.transmit_j(2.0, 3) == pytest.approx(10 ** -0.7 * 16 / 70 * 2.0, rel=1e-12)  # 23 dBm = 10^-0.7 W
+    states = off.network(layout, np.ones(10))  # TR 38.840: PUSCH at 23 dBm draws 700 units of 1 mW
+    assert states.transmit_j(2.0, 3) == pytest.approx(0.7 * 16 / 70 * 2.0, rel=1e-12)
     assert np.all(on.uplink_power_dbm(layout) <= 23.0)
     assert np.all(on.uplink_interference_dbm(layout) < off.uplink_interference_dbm(layout))
 

@@ -1,5 +1,7 @@
-"""A cell drawn: devices on the map coloured by their mean downlink SNR, and the per-round SNR
-and rate histograms (fading included) with the broadcast rate of the weakest member."""
+"""A cell drawn: every device on the map coloured by its mean downlink SNR (in the 19-site
+network with the hexagons of the centre site and its first ring and the centre site's sector
+boundaries), and the per-round SNR and rate histograms (fading included) with the broadcast
+rate of the weakest member."""
 
 from __future__ import annotations
 
@@ -8,6 +10,29 @@ from pathlib import Path
 import numpy as np
 
 from figures.save import save_figure
+
+
+def hexagon(center, isd_m: float) -> np.ndarray:
+    """(7, 2): the corners (closed) of a site's hexagon, apothem ``isd / 2`` towards each neighbour."""
+    from netsim.multicell import GRID_ROTATION_DEG
+
+    angles = np.radians(GRID_ROTATION_DEG + 30.0 + 60.0 * np.arange(7))
+    return np.asarray(center) + isd_m / np.sqrt(3.0) * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+
+
+def draw_sites(ax, isd_m: float) -> None:
+    """The centre site's and its first ring's hexagons (``netsim.multicell.hex_sites``), the
+    centre site's sector boundaries (half-way between boresights), and the neighbour sites."""
+    from netsim.multicell import SECTOR_AZIMUTHS_DEG, hex_sites
+
+    sites = hex_sites(isd_m)[:7]
+    for k, site in enumerate(sites):
+        corners = hexagon(site, isd_m)
+        ax.plot(corners[:, 0], corners[:, 1], color="grey", linewidth=1.0 if k == 0 else 0.6, linestyle="-" if k == 0 else ":")
+    for azimuth in SECTOR_AZIMUTHS_DEG:
+        edge = np.radians(azimuth + 60.0)  # half-way between two boresights: towards a neighbour, to the hexagon's side
+        ax.plot([0, isd_m / 2.0 * np.cos(edge)], [0, isd_m / 2.0 * np.sin(edge)], color="grey", linewidth=0.8, linestyle="--")
+    ax.scatter(sites[1:, 0], sites[1:, 1], marker="^", color="grey", s=40, label="neighbour sites")
 
 
 def plot_cell(draws: dict, out_file: str | Path, title: str | None = None) -> Path:
@@ -19,15 +44,20 @@ def plot_cell(draws: dict, out_file: str | Path, title: str | None = None) -> Pa
 
     layout = draws["layout"]
     fig, (ax_map, ax_snr, ax_rate) = plt.subplots(1, 3, figsize=(16, 4.8))
-    for radius in (draws["inner_radius_m"], draws["outer_radius_m"]):
-        ax_map.add_patch(plt.Circle((0, 0), radius, fill=False, linestyle="--", linewidth=0.8, color="grey"))
+    isd = draws.get("inter_site_distance_m")
+    if isd is None:  # the isolated cell: its annulus
+        for radius in (draws["inner_radius_m"], draws["outer_radius_m"]):
+            ax_map.add_patch(plt.Circle((0, 0), radius, fill=False, linestyle="--", linewidth=0.8, color="grey"))
+    else:
+        draw_sites(ax_map, isd)
     points = ax_map.scatter(layout.x_m, layout.y_m, c=draws["mean_downlink_snr_db"], cmap="viridis", s=36,
                             marker="o", edgecolors="k", linewidths=0.4)
     nlos = ~layout.los
     ax_map.scatter(layout.x_m[nlos], layout.y_m[nlos], s=80, facecolors="none", edgecolors="red", linewidths=0.8, label="NLOS")
     ax_map.plot(0, 0, marker="^", color="k", markersize=10, label="base station")
     fig.colorbar(points, ax=ax_map, label="mean downlink SNR (dB)")
-    limit = draws["outer_radius_m"] * 1.05
+    reach = np.abs(np.concatenate([layout.x_m, layout.y_m])).max(initial=0.0)
+    limit = 1.05 * max(draws["outer_radius_m"] if isd is None else isd / np.sqrt(3.0), reach)  # every device shows
     ax_map.set_xlim(-limit, limit)
     ax_map.set_ylim(-limit, limit)
     ax_map.set_aspect("equal")
@@ -48,7 +78,7 @@ def plot_cell(draws: dict, out_file: str | Path, title: str | None = None) -> Pa
     top = max(draws["downlink_bps"].max(), draws["uplink_bps"].max()) / 1e6
     rate_bins = np.linspace(0, top * 1.01 if top > 0 else 1.0, 60)
     ax_rate.hist(draws["downlink_bps"].ravel() / 1e6, bins=rate_bins, alpha=0.6, density=True, label="downlink unicast")
-    ax_rate.hist(draws["uplink_bps"].ravel() / 1e6, bins=rate_bins, alpha=0.6, density=True, label="uplink (whole band)")
+    ax_rate.hist(draws["uplink_bps"].ravel() / 1e6, bins=rate_bins, alpha=0.6, density=True, label="uplink (its grant)")
     if draws["broadcast_bps"].size:
         ax_rate.hist(draws["broadcast_bps"] / 1e6, bins=rate_bins, alpha=0.6, density=True, label="broadcast (weakest member)")
     ax_rate.set_xlabel("rate per round (Mbit/s)")

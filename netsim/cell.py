@@ -162,7 +162,8 @@ class Cell:
         los = d.los[rows, site]
         prop = self.propagation
         z_k = rng.standard_normal(num_devices)
-        k_factor = np.where(los, 10.0 ** ((self.k_factor_mean_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
+        # Table 7.5-6 gives the O2I links no K-factor: an indoor device's link is Rayleigh even when LOS
+        k_factor = np.where(los & ~d.indoor, 10.0 ** ((self.k_factor_mean_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
         return CellLayout(d.x_m, d.y_m, los, d.shadowing_db[rows, site], d.path_loss_db[rows, site] + d.o2i_loss_db, k_factor,
                           bs_gain_db=d.antenna_gain_db[rows, served.sector],
                           downlink_interference_db=served.downlink_interference_db,

@@ -96,9 +96,9 @@ def _fdma_upload(env, device, uplink, links, bits, deadline, trace, server_round
     else:
         yield sent
     if not sent.processed:  # the deadline came first: the upload is cut, its airtime spent
-        got = uplink.abort(device)
-        trace.append(TraceEvent(server_round, "dropped", device, start, env.now, got, links.transmit_j(device, env.now - start), DEADLINE))
+        got, drawn = uplink.abort(device)
+        trace.append(TraceEvent(server_round, "dropped", device, start, env.now, got, links.upload_j(drawn), DEADLINE))
         return False
-    trace.append(TraceEvent(server_round, "uplink", device, start, env.now, bits, links.transmit_j(device, env.now - start)))
+    trace.append(TraceEvent(server_round, "uplink", device, start, env.now, bits, links.upload_j(sent.value)))
     return True
 

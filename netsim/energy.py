@@ -14,6 +14,30 @@ IEEE TWC 20(3), 2021, Sec. II). Tran et al. (INFOCOM 2019, eq. 3) write the same
 
 from __future__ import annotations
 
+import numpy as np
+
+# TR 38.840 (UE power saving) Table 8.1-1, the UE power consumption model for FR1: each state's
+# power relative to one unit (the study gives no absolute scale: ``power_unit_w`` sets it)
+TR38840_UNITS = {"deep_sleep": 1.0, "light_sleep": 20.0, "micro_sleep": 45.0, "pdcch_only": 100.0, "pdsch": 300.0,
+                 "pusch_0dbm": 250.0, "pusch_23dbm": 700.0}
+WAITING_STATE = "light_sleep"  # waiting in the round (connected-mode DRX between its PDCCH occasions)
+PUSCH_0DBM_W, PUSCH_23DBM_W = 1e-3, 10 ** (23 / 10) / 1e3
+
+
+def pusch_state_w(unit_w: float, tx_power_w):
+    """The device's power while it sends PUSCH at ``tx_power_w`` radiated: TR 38.840's 250 units
+    at 0 dBm and 700 at 23 dBm, linear in the radiated watts between and beyond them (the power
+    amplifier's draw grows with its output), never below the 0 dBm value."""
+    slope = (TR38840_UNITS["pusch_23dbm"] - TR38840_UNITS["pusch_0dbm"]) / (PUSCH_23DBM_W - PUSCH_0DBM_W)
+    extra = np.maximum(np.asarray(tx_power_w, dtype=float) - PUSCH_0DBM_W, 0.0)
+    return unit_w * (TR38840_UNITS["pusch_0dbm"] + slope * extra)
+
+
+def idle_energy_j(idle_power_w: float, round_s: float, busy_s: float) -> float:
+    """Waiting in a round: its power times the round's time the device spends neither receiving
+    nor sending (computing included: the modem waits meanwhile)."""
+    return idle_power_w * max(round_s - busy_s, 0.0)
+
 
 def transmit_energy_j(tx_power_w: float, airtime_s, on_air_share: float = 1.0):
     """Radiated transmit power times the time on the air: ``P x share x airtime``, ``airtime``

@@ -1,13 +1,17 @@
 """An FDMA uplink in SimPy: the band split equally among the devices transmitting at each
-moment, each at its own rate on its share (``rates_bps(devices, sharing)``, vectorized over
-the devices).
+moment, each at its own rate and power on its share (``rates_bps(devices, sharing)`` and
+``powers_w(devices, sharing)``, vectorized over the devices).
 
 Whenever a device starts or finishes, the shares change and every remaining transmission
-continues at its new rate (a processor-sharing queue with per-device rates).
+continues at its new rate and power (a processor-sharing queue with per-device rates). At most
+``capacity`` devices share the band (its resource blocks: no share narrower than one block);
+the others wait, first come first served, for a transmitter to finish. Each transmission's
+energy is the integral of its power over its time on the band (wall clock).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Callable
 
 import numpy as np
@@ -17,60 +21,87 @@ RELATIVE_TOLERANCE = 1e-9  # bits left below this fraction of the payload count 
 
 
 class FdmaUplink:
-    """``transmit(device, bits)`` gives an event that fires when the last bit is through."""
+    """``transmit(device, bits)`` gives an event that fires, with the transmission's energy (the
+    watt-seconds of ``powers_w`` over its wall-clock time), when the last bit is through."""
 
-    def __init__(self, env: simpy.Environment, rates_bps: Callable[[np.ndarray, int], np.ndarray]):
+    def __init__(self, env: simpy.Environment, rates_bps: Callable[[np.ndarray, int], np.ndarray],
+                 powers_w: Callable[[np.ndarray, int], np.ndarray] | None = None, capacity: int | None = None):
         self.env = env
         self.rates_bps = rates_bps
+        self.powers_w = powers_w
+        self.capacity = capacity
         self.remaining: dict[int, float] = {}
         self.payload: dict[int, float] = {}
+        self.spent: dict[int, float] = {}
         self.done: dict[int, simpy.Event] = {}
+        self.waiting: deque[tuple[int, float]] = deque()
         self.updated_at = env.now
         self.changed = env.event()
-        self._cached: dict[int, float] | None = None  # rates of the current set of transmitters
+        self._cached: dict[int, tuple[float, float]] | None = None  # (rate, power) of the current set of transmitters
         env.process(self._serve_process())
 
     def transmit(self, device: int, bits: float) -> simpy.Event:
         self._advance()
-        self.remaining[device] = float(bits)
-        self.payload[device] = float(bits)
-        self._cached = None
         self.done[device] = event = self.env.event()
-        self._wake()
+        if self.capacity is not None and len(self.remaining) >= self.capacity:
+            self.waiting.append((device, float(bits)))
+        else:
+            self._start(device, float(bits))
         return event
 
-    def abort(self, device: int) -> float:
-        """Stop a transmission (a deadline); returns the bits it got through."""
+    def abort(self, device: int) -> tuple[float, float]:
+        """Stop a transmission (a deadline); returns (bits it got through, energy it spent)."""
         self._advance()
-        sent = self.payload.pop(device) - self.remaining.pop(device)
         self.done.pop(device)
-        self._cached = None
-        self._wake()
-        return sent
+        if device not in self.remaining:  # still waiting for a share
+            self.waiting = deque(entry for entry in self.waiting if entry[0] != device)
+            return 0.0, 0.0
+        sent = self.payload.pop(device) - self.remaining.pop(device)
+        spent = self.spent.pop(device)
+        self._changed()
+        return sent, spent
 
-    def _rates(self) -> dict[int, float]:
-        """Every transmitter's rate; computed once per set of transmitters (they depend on it alone)."""
+    def _start(self, device: int, bits: float) -> None:
+        self.remaining[device] = bits
+        self.payload[device] = bits
+        self.spent[device] = 0.0
+        self._changed()
+
+    def _admit(self) -> None:
+        """A new set of transmitters: the waiting ones take the free shares."""
+        self._cached = None
+        while self.waiting and (self.capacity is None or len(self.remaining) < self.capacity):
+            device, bits = self.waiting.popleft()
+            self.remaining[device] = bits
+            self.payload[device] = bits
+            self.spent[device] = 0.0
+
+    def _changed(self) -> None:
+        self._admit()
+        if not self.changed.triggered:
+            self.changed.succeed()
+
+    def _rates(self) -> dict[int, tuple[float, float]]:
+        """Every transmitter's (rate, power); computed once per set of transmitters (they depend on it alone)."""
         if self._cached is None:
-            devices = list(self.remaining)
-            rates = self.rates_bps(np.array(devices), len(devices))
-            self._cached = dict(zip(devices, rates.tolist()))
+            devices = np.array(list(self.remaining))
+            rates = self.rates_bps(devices, devices.size).tolist()
+            powers = self.powers_w(devices, devices.size).tolist() if self.powers_w is not None else [0.0] * devices.size
+            self._cached = dict(zip(devices.tolist(), zip(rates, powers)))
         return self._cached
 
     def _advance(self) -> None:
         elapsed = self.env.now - self.updated_at
         if elapsed > 0 and self.remaining:
-            for device, rate in self._rates().items():
+            for device, (rate, power) in self._rates().items():
                 self.remaining[device] -= rate * elapsed
+                self.spent[device] += power * elapsed
         self.updated_at = self.env.now
-
-    def _wake(self) -> None:
-        if not self.changed.triggered:
-            self.changed.succeed()
 
     def _finish(self, device: int) -> None:
         del self.remaining[device], self.payload[device]
-        self._cached = None
-        self.done.pop(device).succeed(self.env.now)
+        self.done.pop(device).succeed(self.spent.pop(device))
+        self._admit()
 
     def _serve_process(self):
         while True:
@@ -79,8 +110,8 @@ class FdmaUplink:
                 self.changed = self.env.event()
                 continue
             rates = self._rates()
-            first = min(self.remaining, key=lambda d: self.remaining[d] / rates[d])
-            timer = self.env.timeout(max(self.remaining[first] / rates[first], 0.0))
+            first = min(self.remaining, key=lambda d: self.remaining[d] / rates[d][0])
+            timer = self.env.timeout(max(self.remaining[first] / rates[first][0], 0.0))
             yield timer | self.changed
             self._advance()
             if self.changed.triggered:

@@ -47,7 +47,7 @@ class PhysicalLinks:
         """``sharing`` 0 (TDMA, or nothing to send): not in outage alone on the band; else not
         in outage on a ``1/sharing`` share (``sharing`` times the SNR: FDMA)."""
         if sharing:
-            return not self.channel.uplink_share_outage(device, sharing)
+            return not self.channel.uplink_share_outage(device, min(sharing, self.fdma_capacity))
         return not self._ul_out[device]
 
     def stream_s(self, devices: Sequence[int], bits: float) -> float:
@@ -65,12 +65,25 @@ class PhysicalLinks:
         """FDMA: the devices' rates on ``1/sharing`` of the band each."""
         return self.channel.uplink_share_bps(devices, sharing)
 
+    def uplink_share_w(self, devices: np.ndarray, sharing: int) -> np.ndarray:
+        """FDMA: the devices' transmit powers on ``1/sharing`` of the band each (W)."""
+        return self.network.share_power_w(devices, sharing)
+
+    @property
+    def fdma_capacity(self) -> int:
+        """FDMA: how many devices may share the band at once: one resource block each at least."""
+        return self.network.system.uplink_prbs
+
+    def upload_j(self, power_seconds: float) -> float:
+        """An FDMA upload that drew ``power_seconds`` (W s): charged for its uplink symbols only."""
+        return float(self.network.upload_j(power_seconds))
+
     def compute_j(self, device: int, scale: float) -> float:
         return self.network.compute_j(device, scale)
 
     def transmit_j(self, device: int, airtime_s: float) -> float:
         """An upload of ``airtime_s`` wall-clock seconds: charged for its uplink symbols only."""
-        return float(self.network.transmit_j(airtime_s, device))
+        return float(self.channel.transmit_j(airtime_s, device))
 
     def receive_j(self, device: int, listening_s: float) -> float:
         return self.network.receive_j(listening_s)

@@ -1,8 +1,10 @@
 """The cell inside a network: TR 38.901's 19-site, 3-sector hexagonal layout with wrap-around
 (Table 7.8-1, the large-scale calibration of Sec. 7.8.1), numpy throughout.
 
-- Sites on a hexagonal grid of inter-site distance ``isd`` (the centre site and two rings), each
-  with three sectors pointing at 30, 150 and 270 degrees. Wrap-around: every link runs to the
+- Sites on a hexagonal grid of inter-site distance ``isd`` (the centre site and two rings, the
+  first ring at 30, 90, ..., 330 degrees), each with three sectors pointing at 30, 150 and 270
+  degrees: every boresight faces a neighbour site, as in the layout of TR 38.901 Tables 7.2-1 and
+  7.8-1 that the calibrated simulators build (ITU-R M.2412's wrap-around figure). Wrap-around: every link runs to the
   nearest of a site's seven images (the layout shifted by ``sqrt(19) isd`` six ways), so every
   device sees the same ring of interferers.
 - BS antenna (Table 7.3-1): element pattern ``-min(12 ((theta-90)/65)^2 + 12 (phi/65)^2 -> 30)``
@@ -34,6 +36,7 @@ import numpy as np
 from netsim import pathloss
 
 SECTOR_AZIMUTHS_DEG = (30.0, 150.0, 270.0)
+GRID_ROTATION_DEG = 30.0  # the first ring's first site: on the first sector's boresight
 ELEMENT_GAIN_DBI = 8.0  # Table 7.3-1 G_E,max
 ELEMENT_BEAMWIDTH_DEG = 65.0  # Table 7.3-1 theta_3dB = phi_3dB
 ELEMENT_MAX_ATTENUATION_DB = 30.0  # Table 7.3-1 SLA_V = A_max
@@ -49,21 +52,30 @@ def hex_sites(isd_m: float) -> np.ndarray:
     axial = [(q, r) for q in range(-2, 3) for r in range(-2, 3) if abs(q + r) <= 2]
     axial.sort(key=lambda a: (max(abs(a[0]), abs(a[1]), abs(a[0] + a[1])), a))
     q, r = np.array(axial, dtype=float).T
-    return np.stack([isd_m * (q + r / 2.0), isd_m * r * np.sqrt(3.0) / 2.0], axis=1)
+    return _rotated(np.stack([isd_m * (q + r / 2.0), isd_m * r * np.sqrt(3.0) / 2.0], axis=1))
+
+
+def _rotated(points: np.ndarray) -> np.ndarray:
+    """``points`` (n, 2) turned by ``GRID_ROTATION_DEG`` about the origin."""
+    a = np.radians(GRID_ROTATION_DEG)
+    return points @ np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
 
 
 def wrap_shifts(isd_m: float) -> np.ndarray:
     """(7, 2): no shift and the six translations of the 19-site cluster (axial (5, -2) rotated)."""
     angles = np.arctan2(-2.0 * np.sqrt(3.0) / 2.0, 5.0 - 1.0) + np.arange(6) * np.pi / 3.0
     shifts = np.sqrt(19.0) * isd_m * np.stack([np.cos(angles), np.sin(angles)], axis=1)
-    return np.vstack([np.zeros((1, 2)), shifts])
+    return _rotated(np.vstack([np.zeros((1, 2)), shifts]))
 
 
 def inside_hexagon(dx, dy, isd_m: float) -> np.ndarray:
     """Whether offsets from a site lie in its hexagon (apothem ``isd / 2``, towards each neighbour)."""
     half = isd_m / 2.0
-    return ((np.abs(dx) <= half) & (np.abs(dx / 2.0 + dy * np.sqrt(3.0) / 2.0) <= half)
-            & (np.abs(-dx / 2.0 + dy * np.sqrt(3.0) / 2.0) <= half))
+    inside = True
+    for k in range(3):
+        a = np.radians(GRID_ROTATION_DEG + 60.0 * k)
+        inside = inside & (np.abs(dx * np.cos(a) + dy * np.sin(a)) <= half)
+    return inside
 
 
 def element_gain_db(zenith_deg, azimuth_deg) -> np.ndarray:

@@ -37,6 +37,8 @@ PLANNING_DRAWS = 1000
 PLANNING_BLOCK = 100  # planning draws per block (bounds memory: block x devices x subbands)
 UPLINK_ACCESS = ("tdma", "fdma")
 UL_POWER_CONTROL = ("off", "fractional")
+UL_ALLOCATIONS = ("whole-band", "headroom")
+LINK_ABSTRACTIONS = ("shannon", "attenuated-shannon")
 PRB_REFERENCE_HZ = 180e3  # 12 subcarriers at 15 kHz: 2^mu M_RB of these span an allocation of M_RB PRBs at 15 2^mu kHz
 P0_RANGE_DBM = (-202.0, 24.0)  # TS 38.331 PUSCH-ConfigCommon p0-NominalWithGrant
 
@@ -110,13 +112,19 @@ class PhysicalSystem(SystemKind):
     cpu_hz: float = option(1e9, "device CPU clock", low=1e3, high=1e12)
     kappa: float = option(0.0, "effective switched capacitance: compute energy kappa cycles f^2", low=0.0, high=1e-20)
     compute_extra_s: float = option(0.0, "mean of the exponential extra compute delay", low=0.0, high=1e6)
-    receive_power_w: float = option(0.0, "device power while receiving", low=0.0, high=1e4)
+    receive_power_w: float = option(0.0, "device power while receiving (power_unit_w 0)", low=0.0, high=1e4)
+    power_unit_w: float = option(0.0, "one relative unit of TR 38.840 Table 8.1-1's device power model (0: radiated power "
+                                      "and receive_power_w only)", low=0.0, high=10.0)
     bandwidth_occupancy: float = option(1.0, "share of the channel its resource blocks occupy", low=0.0, low_open=True, high=1.0)
     downlink_overhead: float = option(0.0, "share of the downlink's resource elements not carrying data", low=0.0, high=1.0,
                                          high_open=True)
     uplink_overhead: float = option(0.0, "share of the uplink's resource elements not carrying data", low=0.0, high=1.0,
                                        high_open=True)
+    subcarrier_spacing_hz: float = option(15e3, "subcarrier spacing: a resource block is 12 subcarriers (TS 38.211 4.4.4)",
+                                          low=15e3, high=240e3)
     ul_power_control: str = "off"
+    link_abstraction: str = "shannon"  # rate per SNR: Shannon with a gap and the CQI cap, or TR 36.942 A.2's (efficiency)
+    ul_allocation: str = "whole-band"  # TDMA grant: every resource block, or sized by the power headroom (allocated_prbs)
     p0_dbm_per_prb: float = option(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
                                       low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1])
     alpha: float = option(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0)
@@ -157,6 +165,10 @@ class PhysicalSystem(SystemKind):
             if self.downlink.bandwidth_hz != self.uplink.bandwidth_hz:
                 raise ValueError(f"TDD shares one carrier: downlink and uplink bandwidth must be equal, got "
                                  f"{self.downlink.bandwidth_hz:g} and {self.uplink.bandwidth_hz:g} Hz")
+        if self.link_abstraction not in LINK_ABSTRACTIONS:
+            raise ValueError(f"unknown link abstraction {self.link_abstraction!r}; choose from {', '.join(LINK_ABSTRACTIONS)}")
+        if self.ul_allocation not in UL_ALLOCATIONS:
+            raise ValueError(f"unknown uplink allocation {self.ul_allocation!r}; choose from {', '.join(UL_ALLOCATIONS)}")
         if self.ul_power_control not in UL_POWER_CONTROL:
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
         if self.mean_off_s > 0 and self.availability_trace is not None:
@@ -263,9 +275,42 @@ class PhysicalSystem(SystemKind):
             return np.full(layout.num_devices, self.uplink.tx_power_dbm)
         return self._pusch_power_dbm(self.coupling_loss_db(layout))
 
-    def _pusch_power_dbm(self, coupling_loss_db) -> np.ndarray:
-        allocation_hz = self.uplink.bandwidth_hz * self.bandwidth_occupancy
+    @property
+    def uplink_allocation_hz(self) -> float:
+        """The uplink's resource blocks in Hz: the band times its occupancy."""
+        return self.uplink.bandwidth_hz * self.bandwidth_occupancy
+
+    @property
+    def uplink_prbs(self) -> int:
+        """The uplink's resource blocks (12 subcarriers each; at least 1): 51 at 20 MHz and 30 kHz."""
+        return max(1, int(round(self.uplink_allocation_hz / (12 * self.subcarrier_spacing_hz), 6)))
+
+    def _pusch_power_dbm(self, coupling_loss_db, allocation_hz: float | None = None) -> np.ndarray:
+        """``pusch_power_dbm`` on ``allocation_hz`` (default: every resource block)."""
+        allocation_hz = self.uplink_allocation_hz if allocation_hz is None else allocation_hz
         return pusch_power_dbm(self.uplink.tx_power_dbm, self.p0_dbm_per_prb, self.alpha, allocation_hz, coupling_loss_db)
+
+    def share_power_dbm(self, full_band_dbm, coupling_loss_db, sharing) -> np.ndarray:
+        """FDMA: a device's power on ``1/sharing`` of the resource blocks. Under ``fractional``
+        power control TS 38.213 7.1.1 sets it for the allocation (``10 log10(2^mu M_RB)`` with the
+        share's blocks: the same power per block as on the whole band, until ``P_CMAX``); ``off``:
+        its whole power ``full_band_dbm``."""
+        if self.ul_power_control == "off":
+            return np.asarray(full_band_dbm, dtype=float)
+        return self._pusch_power_dbm(coupling_loss_db, self.uplink_allocation_hz / np.asarray(sharing, dtype=float))
+
+    def grant_gain_db(self, prbs, full_band_power_dbm) -> np.ndarray:
+        """A device's mean SINR on a TDMA grant of ``prbs`` of the ``M`` blocks over its SINR on the
+        whole band (the noise and the interference fall with the grant's bandwidth): ``M / m``
+        times ``grant_power_dbm`` over its whole-band power; 0 dB on the whole band."""
+        prbs = np.asarray(prbs, dtype=float)
+        return radio.linear_to_db(self.uplink_prbs / prbs) + self.grant_power_dbm(prbs, full_band_power_dbm) - full_band_power_dbm
+
+    def grant_power_dbm(self, prbs, full_band_power_dbm) -> np.ndarray:
+        """A device's power on a TDMA grant of ``prbs`` blocks: its whole-band power on the whole
+        band; ``P_CMAX`` on a headroom grant narrower than the band (the closed-loop term of TS
+        38.213 7.1.1 raises it to the maximum its power headroom report shows)."""
+        return np.where(np.asarray(prbs) < self.uplink_prbs, self.uplink.tx_power_dbm, full_band_power_dbm)
 
     def uplink_interference_dbm(self, layout: CellLayout) -> np.ndarray | None:
         """Per device, the uplink interference at its serving sector (dBm; None: no network): one
@@ -298,14 +343,22 @@ class PhysicalSystem(SystemKind):
             ul = radio.sinr_db(ul, self.uplink_interference_dbm(layout), self.uplink.bandwidth_hz, self.uplink.noise_figure_db)
         return dl, ul
 
-    def efficiency(self, snr_db, fades=None) -> np.ndarray:
+    def efficiency(self, snr_db, fades=None, direction: str = "downlink") -> np.ndarray:
         """Spectral efficiency (bit/s/Hz) of links of mean SNR ``snr_db`` (..., devices): the mean
-        over the last axis of ``fades`` (..., devices, subbands) of the capped Shannon
-        efficiency at ``SNR |h_s|^2``; without fades, at the SNR itself."""
+        over the last axis of ``fades`` (..., devices, subbands) of the link abstraction's
+        efficiency at ``SNR |h_s|^2``; without fades, at the SNR itself. ``link_abstraction``
+        ``shannon``: ``log2(1 + SNR / gap)`` capped at ``max_bps_per_hz``; ``attenuated-shannon``:
+        TR 36.942 A.2's for the ``direction`` (``radio.attenuated_shannon``), also capped."""
         snr = radio.db_to_linear(snr_db)
-        if fades is None:
-            return radio.spectral_efficiency(snr, self.snr_gap_db, self.max_bps_per_hz)
-        return radio.spectral_efficiency(snr[..., None] * fades, self.snr_gap_db, self.max_bps_per_hz).mean(axis=-1)
+        if fades is not None:
+            snr = snr[..., None] * fades
+        if self.link_abstraction == "attenuated-shannon":
+            efficiency = radio.attenuated_shannon(snr, direction)
+            if self.max_bps_per_hz is not None:
+                efficiency = np.minimum(efficiency, self.max_bps_per_hz)
+        else:
+            efficiency = radio.spectral_efficiency(snr, self.snr_gap_db, self.max_bps_per_hz)
+        return efficiency if fades is None else efficiency.mean(axis=-1)
 
     def rate_bps(self, bandwidth_hz, snr_db) -> np.ndarray:
         """Shannon rate of a flat link at ``snr_db`` with all its band all the time (no share)."""
@@ -442,19 +495,60 @@ class PhysicalNetwork(Network):
         return scale * (base + extra_s)
 
     @functools.cached_property
+    def uplink_power_dbm(self) -> np.ndarray:
+        """Each device's transmit power on the whole band (dBm): ``PhysicalSystem.uplink_power_dbm``."""
+        return self.system.uplink_power_dbm(self.layout)
+
+    @functools.cached_property
     def uplink_power_w(self) -> np.ndarray:
-        """Each device's transmit power (W): ``PhysicalSystem.uplink_power_dbm``."""
-        return radio.dbm_to_w(self.system.uplink_power_dbm(self.layout))
+        """Each device's transmit power on the whole band (W)."""
+        return radio.dbm_to_w(self.uplink_power_dbm)
+
+    @functools.cached_property
+    def coupling_loss_db(self) -> np.ndarray:
+        return self.system.coupling_loss_db(self.layout)
+
+    def share_power_dbm(self, devices, sharing: int) -> np.ndarray:
+        """FDMA: the devices' power (dBm) on ``1/sharing`` of the band (``PhysicalSystem.share_power_dbm``)."""
+        return self.system.share_power_dbm(self.uplink_power_dbm[devices], self.coupling_loss_db[devices], sharing)
+
+    def share_power_w(self, devices, sharing: int) -> np.ndarray:
+        """FDMA: the devices' power drawn on ``1/sharing`` of the band (``transmit_state_w`` of its radiated power)."""
+        return self.transmit_state_w(radio.dbm_to_w(self.share_power_dbm(devices, sharing)))
+
+    def upload_j(self, power_seconds):
+        """Transmit energy of an upload that drew ``power_seconds`` (W s of wall clock, its power
+        changing with its share: FDMA, ``share_power_w``): the uplink's duplex share of it."""
+        return energy.transmit_energy_j(1.0, power_seconds, self.system.shares[1])
 
     def transmit_j(self, airtime_s, devices):
         """Transmit energy of the ``devices``' uploads lasting ``airtime_s`` (wall clock, s): each
         one's power times the uplink's duplex share of that time (TDD: its uplink symbols only;
         FDD: all of it). Scalars or arrays."""
-        return energy.transmit_energy_j(self.uplink_power_w[devices], airtime_s, self.system.shares[1])
+        return energy.transmit_energy_j(self.transmit_state_w(self.uplink_power_w[devices]), airtime_s, self.system.shares[1])
+
+    @property
+    def receive_power_w(self) -> float:
+        """The device's power while it receives: TR 38.840's PDCCH + PDSCH state (300 units), or
+        ``receive_power_w`` without the state model."""
+        unit = self.system.power_unit_w
+        return unit * energy.TR38840_UNITS["pdsch"] if unit else self.system.receive_power_w
+
+    @property
+    def idle_power_w(self) -> float:
+        """The device's power while it waits in a round (TR 38.840's light sleep, 20 units: C-DRX
+        between its PDCCH occasions); 0 without the state model."""
+        return self.system.power_unit_w * energy.TR38840_UNITS[energy.WAITING_STATE]
+
+    def transmit_state_w(self, radiated_w):
+        """The device's power while it sends at ``radiated_w`` (``energy.pusch_state_w``), or the
+        radiated power itself without the state model."""
+        unit = self.system.power_unit_w
+        return energy.pusch_state_w(unit, radiated_w) if unit else radiated_w
 
     def receive_j(self, listening_s):
         """Receive energy of streams lasting ``listening_s``: the downlink's share of that time."""
-        return energy.receive_energy_j(self.system.receive_power_w, listening_s, self.system.shares[0])
+        return energy.receive_energy_j(self.receive_power_w, listening_s, self.system.shares[0])
 
     def compute_j(self, device: int, scale: float = 1.0) -> float:
         return energy.compute_energy_j(self.system.kappa, self.cycles(device, scale), self.system.cpu_hz)
@@ -483,8 +577,44 @@ class RoundChannel:
         return self.system.efficiency(self._mean_snr_db[0], self.downlink_fade)
 
     @functools.cached_property
+    def allocated_prbs(self) -> np.ndarray:
+        """Each device's TDMA grant this round, in resource blocks. ``ul_allocation``
+        ``whole-band``: all ``M``. ``headroom``: a device whose efficiency on the whole band is
+        below the outage floor is granted, as a scheduler that reads its power headroom report
+        (TS 38.321 5.4.6) and the round's channel (its sounding) would, the most blocks ``m`` on
+        which it reaches the floor at ``P_CMAX`` (``PhysicalSystem.grant_gain_db``); where even
+        one block does not, one block (its best). The others keep the whole band; the blocks a
+        narrow grant leaves are not given to anyone else (TDMA)."""
+        system, total = self.system, self.system.uplink_prbs
+        prbs = np.full(self.uplink_fade.shape[0], total)
+        if system.ul_allocation == "whole-band" or system.min_bps_per_hz is None:
+            return prbs
+        short = np.flatnonzero(system.below_floor(system.efficiency(self._mean_snr_db[1], self.uplink_fade, "uplink")))
+        if short.size:
+            blocks = np.arange(1, total + 1)[:, None]  # candidate m x short devices
+            gain = system.grant_gain_db(blocks, self.network.uplink_power_dbm[short][None, :])
+            reached = ~system.below_floor(system.efficiency(self._mean_snr_db[1][short] + gain, self.uplink_fade[short], "uplink"))
+            prbs[short] = np.where(reached.any(axis=0), total - np.argmax(reached[::-1], axis=0), 1)
+        return prbs
+
+    @functools.cached_property
+    def _grant_gain_db(self) -> np.ndarray:
+        return self.system.grant_gain_db(self.allocated_prbs, self.network.uplink_power_dbm)
+
+    @functools.cached_property
+    def uplink_power_w(self) -> np.ndarray:
+        """Each device's transmit power on its TDMA grant this round (W)."""
+        return radio.dbm_to_w(self.system.grant_power_dbm(self.allocated_prbs, self.network.uplink_power_dbm))
+
+    def transmit_j(self, airtime_s, devices):
+        """Transmit energy of the ``devices``' TDMA uploads lasting ``airtime_s`` (wall clock):
+        their power on their grant times the uplink's duplex share of that time."""
+        return energy.transmit_energy_j(self.network.transmit_state_w(self.uplink_power_w[devices]), airtime_s, self.system.shares[1])
+
+    @functools.cached_property
     def uplink_efficiency(self) -> np.ndarray:
-        return self.system.efficiency(self._mean_snr_db[1], self.uplink_fade)
+        """bit/s/Hz per device on its TDMA grant (``allocated_prbs``)."""
+        return self.system.efficiency(self._mean_snr_db[1] + self._grant_gain_db, self.uplink_fade, "uplink")
 
     @property
     def downlink_snr_db(self) -> np.ndarray:
@@ -493,7 +623,7 @@ class RoundChannel:
 
     @property
     def uplink_snr_db(self) -> np.ndarray:
-        return self._effective_snr_db(self._mean_snr_db[1], self.uplink_fade)
+        return self._effective_snr_db(self._mean_snr_db[1] + self._grant_gain_db, self.uplink_fade)
 
     def _effective_snr_db(self, mean_db, fades) -> np.ndarray:
         if fades.shape[-1] == 1:
@@ -507,8 +637,8 @@ class RoundChannel:
 
     @functools.cached_property
     def uplink_bps(self) -> np.ndarray:
-        """Each device's rate alone on the whole uplink band (TDMA)."""
-        return self.network.uplink_bps(self.uplink_efficiency)
+        """Each device's rate alone on its TDMA grant (the whole band, or its headroom's blocks)."""
+        return self.network.uplink_bps(self.uplink_efficiency) * (self.allocated_prbs / self.system.uplink_prbs)
 
     @functools.cached_property
     def downlink_outage(self) -> np.ndarray:
@@ -516,7 +646,7 @@ class RoundChannel:
 
     @functools.cached_property
     def uplink_outage(self) -> np.ndarray:
-        """Outage alone on the whole band (TDMA)."""
+        """Outage alone on its TDMA grant."""
         return self.system.below_floor(self.uplink_efficiency)
 
     def stream_rate_bps(self, devices: Sequence[int]) -> float:
@@ -532,10 +662,14 @@ class RoundChannel:
         return bits / rate if rate > 0 else 0.0
 
     def uplink_share_efficiency(self, devices, sharing: int) -> np.ndarray:
-        """FDMA: efficiency on ``1/sharing`` of the band with the device's whole power in it, so
-        its SNR there is ``sharing`` times the full-band SNR (a device or an array)."""
-        snr_db = self._mean_snr_db[1][devices] + radio.linear_to_db(sharing)
-        return self.system.efficiency(snr_db, self.uplink_fade[devices])
+        """FDMA: efficiency on ``1/sharing`` of the band at the device's power there
+        (``PhysicalNetwork.share_power_dbm``): the noise and the interference fall with the
+        share, so its SNR is ``sharing`` times the full-band SNR times its share's power over its
+        full-band power (a device or an array). Under power control below ``P_CMAX`` the power
+        falls with the share as much: the same SNR as on the whole band."""
+        power_db = self.network.share_power_dbm(devices, sharing) - self.network.uplink_power_dbm[devices]
+        snr_db = self._mean_snr_db[1][devices] + radio.linear_to_db(sharing) + power_db
+        return self.system.efficiency(snr_db, self.uplink_fade[devices], "uplink")
 
     def uplink_share_bps(self, devices, sharing: int):
         """FDMA: the devices' rates on ``1/sharing`` of the band each (a device or an array)."""

@@ -20,6 +20,7 @@ import numpy as np
 import simpy
 
 from contract import RoundOutcome, RoundPlan
+from netsim import energy
 from netsim.device_round import Deadline, SharedRound, device_process
 from netsim.fdma import FdmaUplink
 from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
@@ -28,7 +29,25 @@ from netsim.trace import TraceEvent
 if TYPE_CHECKING:  # the network's type, for annotations: netsim.physical gives these rounds
     from netsim.physical import PhysicalNetwork
 
-ENERGY_KINDS = ("receive", "compute", "uplink", "dropped")
+ENERGY_KINDS = ("receive", "compute", "uplink", "dropped", "idle")
+
+
+def idle_events(links, plan: RoundPlan, start: float, end: float, upload_s: dict, server_round: int) -> list[TraceEvent]:
+    """Each participant's waiting in the round (TR 38.840's state model, ``PhysicalNetwork.idle_power_w``;
+    none when it is 0): the round's time from ``start`` to ``end`` less its time receiving the
+    streams it got and sending its upload (``upload_s``: device -> its upload's airtime), at the
+    waiting power. Both simulators call it with the same numbers, so their energies agree bit for bit."""
+    power = links.network.idle_power_w
+    if not power:
+        return []
+    busy = dict.fromkeys(plan.participants, 0.0)
+    for stream in plan.streams:
+        airtime = links.stream_s(stream.devices, stream.bits)
+        for device in stream.devices:
+            if device in busy and airtime > 0 and links.receives(device):
+                busy[device] += airtime
+    return [TraceEvent(server_round, "idle", device, start, end, 0.0, energy.idle_energy_j(power, end - start, s + upload_s.get(device, 0.0)))
+            for device, s in busy.items()]
 
 
 def downlink_process(env, plan: RoundPlan, links, received, trace, server_round):
@@ -71,6 +90,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     links = PhysicalLinks.draw(system, channel_rng, env.now)
     trace = [] if trace is None else trace
     first_event = len(trace)
+    round_start = env.now
     deadline = None
     if system.deadline is not None:
         deadline = Deadline(env.now + system.deadline, env.timeout(system.deadline))
@@ -80,7 +100,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     computed = {device: env.event() for device in participants}
     barrier = env.all_of(list(computed.values())) if system.mode == "barrier" else None
     if links.uplink_access == "fdma":
-        uplink = FdmaUplink(env, links.uplink_share_bps)
+        uplink = FdmaUplink(env, links.uplink_share_bps, links.uplink_share_w, links.fdma_capacity)
     else:
         uplink = simpy.Resource(env, capacity=1)
     missed = {device for device in received if not links.receives(device)}
@@ -106,6 +126,9 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     arrived = tuple(sorted(d for d, process in processes.items() if process.value))
     if deadline and len(arrived) < len(participants) and env.now < deadline.at:
         yield deadline.event
+    upload_s = {e.entity: (links.uplink_s(e.entity, e.bits) if links.uplink_access == "tdma" else e.end - e.start)
+                for e in trace[first_event:] if e.kind == "uplink" or (e.kind == "dropped" and e.end > e.start)}
+    trace.extend(idle_events(links, plan, round_start, env.now, upload_s, server_round))
     events = trace[first_event:]
     outcome = RoundOutcome(
         received=tuple(sorted(d for d in participants if d not in missed)),

@@ -22,7 +22,7 @@ import numpy as np
 from contract import RoundOutcome, RoundPlan
 from netsim.clock import hold_until
 from netsim.links import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE, PhysicalLinks
-from netsim.physical_round import physical_round_process
+from netsim.physical_round import idle_events, physical_round_process
 from netsim.durations import RoundDurations
 from netsim.timeline import ARRIVED, DROPPED_COMPUTING, round_timeline
 from netsim.trace import TraceEvent
@@ -107,9 +107,14 @@ class PhysicalRound:
             dropped=dropped,
         )
         energy = self._energy(timeline, cut, arrived)
+        sent = arrived & (self.uplink_s > 0)
+        upload_s = dict(zip(self.kept[sent].tolist(), self.uplink_s[sent].tolist()))
+        idle = idle_events(self.links, plan, start, float(end), upload_s, server_round)
+        for e in idle:
+            energy[e.entity] += e.energy_j
         sent_bits = float(sum(np.where(self.stream_sent, self.stream_bits, 0.0).tolist()))
         if trace is not None:
-            trace.extend(self._trace(timeline, cut, out, server_round))
+            trace.extend(self._trace(timeline, cut, out, server_round) + idle)
         return float(end), (outcome, energy, sent_bits)
 
     def _energy(self, timeline, cut, arrived) -> dict[int, float]:
@@ -127,7 +132,7 @@ class PhysicalRound:
         done = np.where(self.compute_s == 0, 1.0, elapsed / np.where(self.compute_s == 0, 1.0, self.compute_s))
         energy[kept_at] += self.compute_j * done
         sent = arrived & (self.uplink_s > 0)
-        energy[kept_at[sent]] += network.transmit_j(self.uplink_s[sent], self.kept[sent])
+        energy[kept_at[sent]] += links.channel.transmit_j(self.uplink_s[sent], self.kept[sent])
         return dict(zip(self.devices.tolist(), energy.tolist()))
 
     def _positions(self, devices: np.ndarray) -> np.ndarray:
@@ -172,6 +177,6 @@ class PhysicalRound:
                 events.append(TraceEvent(server_round, "dropped", d, at, at, 0.0, 0.0, DEADLINE))
             elif self.uplink_s[i] > 0:
                 events.append(TraceEvent(server_round, "uplink", d, float(timeline.uplink_start[i]), float(timeline.uplink_end[i]),
-                                         float(self.up_bits[i]), float(network.transmit_j(float(self.uplink_s[i]), d))))
+                                         float(self.up_bits[i]), float(self.links.channel.transmit_j(float(self.uplink_s[i]), d))))
         events.sort(key=lambda e: e.end)
         return events

@@ -53,6 +53,18 @@ def spectral_efficiency(snr_linear, snr_gap_db: float = 0.0, max_bps_per_hz: flo
     return efficiency
 
 
+# TR 36.942 Annex A.2 (Table A.2-1): the attenuated Shannon bound fitted to LTE's link-level
+# throughput: alpha, SNR_min (dB) and Thr_max (bit/s/Hz), downlink and uplink
+ATTENUATED_SHANNON = {"downlink": (0.6, -10.0, 4.4), "uplink": (0.4, -10.0, 2.0)}
+
+
+def attenuated_shannon(snr_linear, direction: str) -> np.ndarray:
+    """TR 36.942 A.2: ``0`` below ``SNR_min``, ``alpha log2(1 + SNR)`` above, capped at ``Thr_max``."""
+    alpha, snr_min_db, thr_max = ATTENUATED_SHANNON[direction]
+    snr = np.asarray(snr_linear, dtype=float)
+    return np.where(snr < db_to_linear(snr_min_db), 0.0, np.minimum(alpha * np.log2(1.0 + snr), thr_max))
+
+
 def efficiency_snr_db(bps_per_hz, snr_gap_db: float = 0.0) -> np.ndarray:
     """The SNR (dB) at which ``log2(1 + SNR / gap)`` equals ``bps_per_hz``: ``gap (2^e - 1)``.
     E.g. TS 38.214 CQI 1 (0.1523 bit/s/Hz) needs -9.53 dB with no gap, -9.53 + gap dB with one."""

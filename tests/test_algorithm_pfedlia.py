@@ -62,6 +62,17 @@ def test_centralized_clusters_and_fedavg_within_them():
     assert pfedlia.evaluate(3).extras["clustering_ari"] == 1.0
 
 
+@pytest.mark.parametrize("mode", ["centralized", "peer-to-peer"])
+def test_a_device_unheard_in_the_influence_round_gets_fedavg_over_the_heard(mode):
+    """Device 4's influence upload does not arrive: its row is FedAvg's over devices 0-3 (two
+    points each), and no row mixes its updates."""
+    pfedlia = influence_learner(mode)
+    run_round(pfedlia, 1)
+    run_round(pfedlia, 2, arrived=(0, 1, 2, 3))
+    np.testing.assert_allclose(pfedlia.weights[4], [0.25, 0.25, 0.25, 0.25, 0.0])
+    assert not pfedlia.weights[:4, 4].any()
+
+
 def test_peer_to_peer_keeps_the_beneficial_side():
     pfedlia = influence_learner("peer-to-peer")
     run_round(pfedlia, 1)

@@ -86,3 +86,27 @@ def test_a_device_that_missed_its_stream_still_needs_its_model():
     again.local_update(1, (0, 1))
     again.aggregate(1, (0, 1))
     assert [s.devices for s in again.plan_round(2).streams] == [(0, 1)]
+
+
+def test_user_centric_gives_an_unheard_device_the_broadcast_and_hears_it_later():
+    """Device 3's set-up upload does not arrive: its row of W is FedAvg's over the heard (sizes
+    3, 3, 3 of device 0, 1, 2: a third each), no row mixes it, it is asked for its statistics
+    again, and once they arrive it joins its cluster (as if it had been heard at set-up)."""
+    import numpy as np
+
+    data = scalar_data([[1.0, 1.1, 0.9], [1.0, 1.2, 0.8], [9.0, 9.1, 8.9], [9.0, 8.8, 9.2]], groups=[0, 0, 1, 1])
+    uc = build("user-centric", data, streams=2, variance_batch_size=1)
+    uc.plan_round(0)
+    uc.local_update(0, (0, 1, 2))
+    uc.aggregate(0, (0, 1, 2))
+    np.testing.assert_allclose(uc.weights[3], [1 / 3, 1 / 3, 1 / 3, 0.0])
+    assert not uc.weights[:, 3].any() and uc.stream_count == 3  # two clusters and the broadcast of the heard
+    assert list(uc.cluster_labels()) == [0, 0, 1, 2]
+    plan = uc.plan_round(1)
+    assert plan.uplink_bits[3] == 32.0 + 32.0 and plan.uplink_bits[0] == 32.0  # statistics again, updates
+    uc.local_update(1, range(4))
+    uc.aggregate(1, range(4))
+    assert uc.heard.all() and uc.stream_count == 2 and list(uc.cluster_labels()) == [0, 0, 1, 1]
+    np.testing.assert_array_equal(uc.weights[3], uc.weights[2])
+    assert uc.weights[3, 3] > 0.4
+    assert uc.plan_round(2).uplink_bits[3] == 32.0

@@ -127,3 +127,17 @@ def test_drop_prints_the_calibration_quantities(capsys):
     assert len(data["coupling_loss_db"]) == len(data["geometry_db"]) == 300
     assert data["percentiles"]["p50"]["geometry_db"] == pytest.approx(float(np.percentile(data["geometry_db"], 50)))
     assert min(data["coupling_loss_db"]) > 40.0  # a loss, in positive dB
+
+
+def test_the_map_hexagon_faces_the_neighbour_sites():
+    """figures.cell.hexagon: a site's hexagon has its sides half an ISD away, towards each first-ring site."""
+    import numpy as np
+
+    from figures.cell import hexagon
+    from netsim.multicell import hex_sites
+
+    corners = hexagon((0.0, 0.0), 200.0)
+    midpoints = (corners[:-1] + corners[1:]) / 2
+    assert np.allclose(np.hypot(*midpoints.T), 100.0)
+    for site in hex_sites(200.0)[1:7]:
+        assert np.isclose(midpoints, site / 2).all(axis=1).any()

@@ -10,12 +10,15 @@ import pytest
 from netsim import multicell
 from netsim.cell import Cell
 from scenarios.definitions.cells import get_cell_system
-from scenarios.reports.calibration import TOLERANCE_DB, compare, drops, markdown_table
+from scenarios.reports.calibration import MEAN_GAP_TOLERANCE_DB, TOLERANCE_DB, compare, drops, markdown_table, mean_gaps
 
 
 def test_hexagonal_sites_and_wrap_around():
     sites = multicell.hex_sites(200.0)
     assert sites.shape == (19, 2) and np.allclose(sites[0], 0.0)
+    # every sector's boresight (30, 150, 270 degrees) faces a first-ring site (TR 38.901 Table 7.8-1's layout)
+    bearings = np.degrees(np.arctan2(sites[1:7, 1], sites[1:7, 0])) % 360.0
+    assert all(np.isclose(bearings, azimuth).any() for azimuth in multicell.SECTOR_AZIMUTHS_DEG)
     ring = np.hypot(*sites.T)
     assert np.allclose(ring[1:7], 200.0) and np.allclose(np.sort(ring[7:]), [346.4102] * 6 + [400.0] * 6, atol=1e-4)
     shifts = multicell.wrap_shifts(200.0)
@@ -66,6 +69,8 @@ def test_large_scale_calibration_matches_the_3gpp_reference_and_the_documented_t
         for row in compare(scenario, d["coupling_loss_db"], d["geometry_db"]):
             assert abs(row["gap_db"]) <= TOLERANCE_DB[row["quantity"]], row
         assert d["percentiles"]["p5"]["geometry_db"] < 0.0  # the cell edge is interference-limited
+        gaps = mean_gaps(scenario, d["coupling_loss_db"], d["geometry_db"])
+        assert abs(gaps["geometry_db"]) <= MEAN_GAP_TOLERANCE_DB[scenario] and abs(gaps["coupling_loss_db"]) <= 1.0, gaps
     doc = (Path(__file__).parent.parent / "docs" / "physical-layer.md").read_text()
     assert markdown_table(dropped) in doc
 
@@ -114,3 +119,11 @@ def test_interference_is_every_other_sector_and_scales_with_the_load():
     to_sector = 10.0 ** (full.interferer_gain_db[:, full.sector] / 10.0)
     np.testing.assert_allclose(10.0 ** (full.uplink_interference_db / 10.0), to_sector.sum(axis=0), rtol=1e-12)
     assert np.all(full.interferer_coupling_loss_db < -full.interferer_gain_db.max(axis=1))
+
+
+def test_o2i_links_are_rayleigh():
+    """Table 7.5-6 gives O2I links no K-factor: an indoor device's LOS link has K = 0 (Rayleigh);
+    outdoor LOS links keep theirs."""
+    layout = get_cell_system("umi-3.5ghz").cell.place(200, np.random.default_rng(3))
+    assert np.all(layout.k_factor[layout.indoor] == 0.0)
+    assert np.all(layout.k_factor[~layout.indoor & layout.los] > 0.0) and (~layout.indoor & layout.los).any()

@@ -76,7 +76,8 @@ def test_compare_on_a_cell_over_two_seeds_has_the_wireless_columns(capsys, tmp_p
     assert code == 0
     for column in ("time to target (s)", "energy (J): total / per device", "energy to target (J): total / per device",
                    "never scheduled", "Jain's index, scheduled rounds", "Jain's index, arrived uploads", "sample std over seeds",
-                   "censored"):
+                   "censored", "never heard", "dropped: uplink outage", "dropped: downlink outage", "dropped: deadline",
+                   "energy (J): uplink", "energy (J): downlink", "energy (J): compute"):
         assert column in text
     table = next(Path(tmp_path).glob("compare_*seeds_??????????.csv")).read_text().splitlines()
     header = table[0].split(",")
@@ -86,8 +87,12 @@ def test_compare_on_a_cell_over_two_seeds_has_the_wireless_columns(capsys, tmp_p
     row = dict(zip(header, table[1].split(",")))
     assert float(row["energy_j"]) == pytest.approx(np.mean([r["energy_j"] for r in runs]))
     assert float(row["energy_per_device_j"]) == pytest.approx(float(row["energy_j"]) / 20)
-    for name in ("jain_fairness_scheduled", "jain_fairness_arrived"):
+    for name in ("jain_fairness_scheduled", "jain_fairness_arrived", "never_heard", "dropped_uplink_outage",
+                 "dropped_downlink_outage", "dropped_deadline", "transmit_energy_j", "receive_energy_j", "compute_energy_j"):
         assert float(row[name]) == pytest.approx(np.mean([r[name] for r in runs]))
+    per_run = next(Path(tmp_path).glob("compare_*seeds_??????????_runs.csv")).read_text().splitlines()[0].split(",")
+    assert {"never_heard", "dropped_uplink_outage", "dropped_downlink_outage", "dropped_deadline", "transmit_energy_j",
+            "receive_energy_j", "compute_energy_j"} <= set(per_run)
 
 
 def test_streams_over_seeds_reports_the_mean_curve_and_each_seeds_choice(capsys):

@@ -232,3 +232,16 @@ def test_every_declared_bound_holds_at_construction(cls, f):
              NetworkSystem: lambda **kw: NetworkSystem(**{"rho": 4.0, "t_min": 1.0, "inv_mu": 1.0, **kw})}[cls]
     with pytest.raises(ValueError, match=f"^(downlink )?{f.name} must be "):
         build(**{f.name: _outside(field_setting(cls, f))})
+
+
+def test_attenuated_shannon_of_tr_36_942_annex_a2():
+    """alpha log2(1 + SNR) between SNR_min and Thr_max (downlink 0.6, -10 dB, 4.4; uplink 0.4,
+    -10 dB, 2.0 bit/s/Hz), 0 below SNR_min; the named abstraction uses it per direction."""
+    from scenarios.definitions.cells import get_cell_system
+
+    snr = radio.db_to_linear(np.array([-10.5, -10.0, 10.0, 30.0]))
+    np.testing.assert_allclose(radio.attenuated_shannon(snr, "downlink"), [0.0, 0.6 * math.log2(1.1), 0.6 * math.log2(11.0), 4.4])
+    np.testing.assert_allclose(radio.attenuated_shannon(snr, "uplink"), [0.0, 0.4 * math.log2(1.1), 0.4 * math.log2(11.0), 2.0])
+    system = dataclasses.replace(get_cell_system("umi-3.5ghz"), link_abstraction="attenuated-shannon")
+    assert system.efficiency(np.array([10.0]))[0] == pytest.approx(0.6 * math.log2(11.0))
+    assert system.efficiency(np.array([10.0]), direction="uplink")[0] == pytest.approx(0.4 * math.log2(11.0))

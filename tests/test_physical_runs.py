@@ -52,6 +52,18 @@ def test_energy_totals_equal_the_sums_over_the_trace(capsys, tmp_path):
         # who was dropped and why, round by round, agrees with the counts
         reasons = [e["reason"] for e in trace if e["kind"] == "dropped"]
         assert summary["dropped"] == {r: reasons.count(r) for r in set(reasons)}
+        for reason in ("downlink-outage", "uplink-outage", "deadline"):
+            assert summary[f"dropped_{reason.replace('-', '_')}"] == reasons.count(reason)
+        arrivals = np.zeros(devices)
+        heard = np.zeros(devices, dtype=bool)
+        for e in trace:
+            if e["kind"] == "uplink":
+                heard[int(e["entity"])] = True
+                arrivals[int(e["entity"])] += int(e["round"]) > 0
+        assert summary["never_heard_devices"] == np.flatnonzero(~heard).tolist()
+        assert summary["never_heard"] == int((~heard).sum())
+        assert summary["jain_fairness_arrived"] == pytest.approx(arrivals.sum() ** 2 / (devices * (arrivals ** 2).sum()))
+        assert any("never heard" in note for note in summary["training_notes"]) == bool(summary["never_heard"])
         for r in rounds[1:]:
             assert int(r["arrived"]) <= int(r["computed"]) <= int(r["received"]) <= int(r["participants"])
 

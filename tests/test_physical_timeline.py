@@ -22,6 +22,7 @@ def random_round(rng, mode, deadline):
         duplex=str(rng.choice(["tdd", "fdd"])), min_bps_per_hz=0.1523, max_bps_per_hz=5.5547,
         snr_gap_db=float(rng.choice([0.0, 3.0])), cycles_per_sample=1e4, cpu_hz=1e9, kappa=1e-28,
         compute_extra_s=float(rng.choice([0.0, 0.3])), receive_power_w=0.1, mode=mode, deadline=deadline,
+        power_unit_w=float(rng.choice([0.0, 1e-3])),
     )
     samples = rng.choice([0.0, 100.0, 3000.0], n)
     network = system.network(layout, samples)

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from contract import RoundPlan
+from contract import RoundPlan, Stream
 from netsim import radio, simulate_rounds
 from netsim.cell import Cell, CellLayout
 from netsim.physical import LinkBudget, PhysicalSystem, pusch_power_dbm
@@ -107,8 +107,10 @@ def test_power_control_off_reproduces_full_power_in_the_network():
     on, off = get_cell_system("umi-3.5ghz"), get_cell_system("umi-3.5ghz", overrides={"ul_power_control": "off"})
     np.testing.assert_array_equal(off.uplink_power_dbm(layout), np.full(10, 23.0))
     np.testing.assert_allclose(off.uplink_interference_dbm(layout), 23.0 + layout.uplink_interference_db, atol=1e-12)
-    network = off.network(layout, np.ones(10))
+    network = dataclasses.replace(off, power_unit_w=0.0).network(layout, np.ones(10))  # radiated power alone
     assert network.transmit_j(2.0, 3) == pytest.approx(10 ** -0.7 * 16 / 70 * 2.0, rel=1e-12)  # 23 dBm = 10^-0.7 W
+    states = off.network(layout, np.ones(10))  # TR 38.840: PUSCH at 23 dBm draws 700 units of 1 mW
+    assert states.transmit_j(2.0, 3) == pytest.approx(0.7 * 16 / 70 * 2.0, rel=1e-12)
     assert np.all(on.uplink_power_dbm(layout) <= 23.0)
     assert np.all(on.uplink_interference_dbm(layout) < off.uplink_interference_dbm(layout))
 
@@ -125,3 +127,103 @@ def test_a_record_without_power_control_replays_at_full_power():
 def test_bad_power_control_settings_are_one_line_errors(override, message):
     with pytest.raises(UsageError, match=message):
         get_cell_system("uma-3.5ghz", overrides=override)
+
+
+def two_prb_groups(**pc) -> PhysicalSystem:
+    """FDD, 2 MHz of which 1.8 MHz occupied: 10 PRBs at 15 kHz (``2^mu M_RB`` = 10, +10 dB);
+    1 W (30 dBm) cap, no noise figure (noise -110.9897 dBm over 2 MHz), no fading, rate cap 2."""
+    return PhysicalSystem(Cell(distances_m=(50.0, 60.0)), LinkBudget(2e6, 1.0, 0.0), LinkBudget(2e6, 1.0, 0.0), fading="none",
+                          max_bps_per_hz=2.0, bandwidth_occupancy=0.9, subcarrier_spacing_hz=15e3, uplink_access="fdma",
+                          mode="barrier", **pc)
+
+
+def test_fdma_power_follows_the_allocated_prbs_per_ts_38_213():
+    """P0 -30 dBm, alpha 0.5, P_CMAX 30 dBm; coupling losses 90 and 120 dB. Whole band (10 PRBs):
+    device 0 at -30 + 10 + 45 = 25 dBm (316.228 mW), device 1 at min(30, 40) = 30 dBm. On half
+    the band (5 PRBs): device 0 at -30 + 6.9897 + 45 = 21.9897 dBm (158.114 mW: the same power per
+    PRB), device 1 still capped at 1 W. Both SNRs on the share stay above the cap (45.99 and
+    23.99 dB): 2 bit/s/Hz, so 0.9 x 1 MHz x 2 = 1.8 Mbit/s each on half the band, 3.6 Mbit/s alone.
+    Device 1 uploads 0.9 Mbit (done at 0.5 s), device 0 1.8 Mbit: 0.9 Mbit by 0.5 s at 158.114 mW,
+    then 0.9 Mbit alone in 0.25 s at 316.228 mW. Energy: device 0 0.5 x 0.158114 + 0.25 x
+    0.316228 = 0.158114 J, exactly what TDMA charges (1.8 Mbit alone: 0.5 s at 316.228 mW); device
+    1: 0.5 s at 1 W = 0.5 J."""
+    pc = {"ul_power_control": "fractional", "p0_dbm_per_prb": -30.0, "alpha": 0.5}
+    layout = CellLayout(np.array([50.0, 60.0]), np.zeros(2), np.ones(2, bool), np.zeros(2), np.array([90.0, 120.0]))
+    system = two_prb_groups(**pc)
+    assert system.uplink_prbs == 10
+    network = system.network(layout, np.zeros(2))
+    np.testing.assert_allclose(network.uplink_power_dbm, [25.0, 30.0], atol=1e-9)
+    np.testing.assert_allclose(network.share_power_dbm(np.arange(2), 2), [15 + 10 * math.log10(5), 30.0], atol=1e-9)
+    plan = RoundPlan((), {0: 1.8e6, 1: 0.9e6}, (0, 1))
+    records, trace = simulate_rounds([plan], network, 1e6, np.random.default_rng(0), simulator="processes",
+                                     channel_rng=np.random.default_rng(1))
+    uploads = {e.entity: e for e in trace if e.kind == "uplink"}
+    assert (uploads[1].end, uploads[0].end) == (pytest.approx(0.5), pytest.approx(0.75))
+    assert uploads[0].energy_j == pytest.approx(0.5 * 10 ** -0.5 / 2 + 0.25 * 10 ** -0.5, rel=1e-12)
+    assert uploads[0].energy_j == pytest.approx(0.5 * 10 ** -0.5, rel=1e-12)  # TDMA's 1.8 Mbit alone
+    assert uploads[1].energy_j == pytest.approx(0.5, rel=1e-12)
+    tdma = dataclasses.replace(system, uplink_access="tdma").network(layout, np.zeros(2))
+    _, alone = simulate_rounds([RoundPlan((), {0: 1.8e6}, (0,))], tdma, 1e6, np.random.default_rng(0),
+                               channel_rng=np.random.default_rng(1))
+    assert [e.energy_j for e in alone if e.kind == "uplink"] == [pytest.approx(uploads[0].energy_j, rel=1e-12)]
+
+
+def test_fdma_never_splits_the_band_below_one_prb():
+    """2 PRBs (0.36 of 1 MHz at 15 kHz): devices 0 and 1 take one each (360 kbit/s at the 2
+    bit/s/Hz cap) and finish their 360 kbit at 1 s; device 2 waits, then sends its 720 kbit alone
+    at 720 kbit/s: 1 to 2 s (an equal three-way split would end devices 0 and 1 at 1.5 s)."""
+    system = PhysicalSystem(Cell(distances_m=(50.0,) * 3), LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 1.0, 0.0),
+                            fading="none", max_bps_per_hz=2.0, bandwidth_occupancy=0.36, uplink_access="fdma", mode="barrier")
+    assert system.uplink_prbs == 2
+    layout = CellLayout(np.full(3, 50.0), np.zeros(3), np.ones(3, bool), np.zeros(3), np.full(3, 60.0))
+    plan = RoundPlan((), {0: 360e3, 1: 360e3, 2: 720e3}, (0, 1, 2))
+    _, trace = simulate_rounds([plan], system.network(layout, np.zeros(3)), 1e6, np.random.default_rng(0),
+                               simulator="processes", channel_rng=np.random.default_rng(1))
+    assert [(e.entity, e.start, e.end) for e in trace if e.kind == "uplink"] == [
+        (0, 0.0, pytest.approx(1.0)), (1, 0.0, pytest.approx(1.0)), (2, 0.0, pytest.approx(2.0))]
+
+
+@pytest.mark.parametrize("simulator", ["timeline", "processes"])
+def test_headroom_grant_by_hand(simulator):
+    """10 PRBs (2 MHz, 0.9 occupied, 15 kHz), 1 W cap, noise -174 + 63.0103 = -110.9897 dBm, no
+    fading, outage floor 1 bit/s/Hz (0 dB). At 145 dB coupling loss and 30 dBm the whole band gives
+    -4.0103 dB: outage. ``headroom``: on m blocks the SNR gains 10 log10(10 / m); m = 3 is the most
+    that reaches 0 dB (+5.2288 dB: 1.2185 dB; m = 4 gives -0.0309 dB), at 30 dBm: the rate is
+    0.9 x 2 MHz x 3/10 x log2(1 + 10^0.12185) and 1 Mbit costs 1 W times 1 Mbit over it."""
+    layout = CellLayout(np.array([50.0]), np.zeros(1), np.ones(1, bool), np.zeros(1), np.array([145.0]))
+    base = PhysicalSystem(Cell(distances_m=(50.0,)), LinkBudget(2e6, 1.0, 0.0), LinkBudget(2e6, 1.0, 0.0), fading="none",
+                          min_bps_per_hz=1.0, max_bps_per_hz=6.0, bandwidth_occupancy=0.9, mode="barrier")
+    whole = base.network(layout, np.zeros(1)).draw_round(np.random.default_rng(0))
+    assert whole.uplink_outage[0] and whole.allocated_prbs[0] == 10
+    system = dataclasses.replace(base, ul_allocation="headroom")
+    network = system.network(layout, np.zeros(1))
+    channel = network.draw_round(np.random.default_rng(0))
+    snr = 10 ** ((30 - 145 + 174 - 10 * math.log10(2e6)) / 10) * 10 / 3
+    rate = 0.9 * 2e6 * 0.3 * math.log2(1 + snr)
+    assert channel.allocated_prbs[0] == 3 and not channel.uplink_outage[0]
+    assert channel.uplink_bps[0] == pytest.approx(rate, rel=1e-12)
+    records, trace = simulate_rounds([RoundPlan((), {0: 1e6}, (0,))], network, 1e6, np.random.default_rng(0),
+                                     simulator=simulator, channel_rng=np.random.default_rng(1))
+    assert records[0].end == pytest.approx(1e6 / rate) and records[0].energy_j[0] == pytest.approx(1e6 / rate, rel=1e-12)
+
+
+@pytest.mark.parametrize("simulator", ["timeline", "processes"])
+def test_one_round_of_tr_38_840_states_by_hand(simulator):
+    """TR 38.840 Table 8.1-1 with one unit = 1 mW: receiving (PDCCH + PDSCH) 300 mW, sending PUSCH
+    at 23 dBm 700 mW, waiting (light sleep) 20 mW. FDD, 360 kbit/s both ways (0.18 MHz x 2
+    bit/s/Hz cap), no compute. A 360 kbit broadcast to devices 0 and 1 (0-1 s), then their
+    360 kbit uploads one after the other (TDMA: 1-2 s and 2-3 s). Each: 0.3 J receiving, 0.7 J
+    sending, and waits 1 s (device 0 after its upload, device 1 for its slot): 0.02 J; 1.02 J."""
+    layout = CellLayout(np.array([50.0, 50.0]), np.zeros(2), np.ones(2, bool), np.zeros(2), np.array([100.0, 100.0]))
+    system = PhysicalSystem(Cell(distances_m=(50.0, 50.0)), LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 10 ** -0.7, 0.0),
+                            fading="none", max_bps_per_hz=2.0, bandwidth_occupancy=0.18, mode="barrier", power_unit_w=1e-3)
+    plan = RoundPlan((Stream((0, 1), 360e3),), {0: 360e3, 1: 360e3}, (0, 1))
+    records, trace = simulate_rounds([plan], system.network(layout, np.zeros(2)), 360e3, np.random.default_rng(0),
+                                     simulator=simulator, channel_rng=np.random.default_rng(1))
+    assert records[0].end == pytest.approx(3.0)
+    by_kind = {(e.kind, e.entity): e.energy_j for e in trace if e.kind != "downlink"}
+    for device in (0, 1):
+        assert by_kind[("receive", device)] == pytest.approx(0.3, rel=1e-12)
+        assert by_kind[("uplink", device)] == pytest.approx(0.7, rel=1e-12)
+        assert by_kind[("idle", device)] == pytest.approx(0.02, rel=1e-9)
+        assert records[0].energy_j[device] == pytest.approx(1.02, rel=1e-9)

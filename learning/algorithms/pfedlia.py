@@ -40,7 +40,9 @@ influence scores (centralized: N 32-bit scalars for the server's matrix; peer-to
 chosen set, N bits). Its compute scale is the influence training's steps over a regular
 round's steps. The round's plan puts the relay on the downlink before the compute, so the
 time axis counts every transmission but not their exact order inside the round. A device
-whose influence upload did not arrive trains alone from then on.
+whose influence upload did not arrive is never clustered nor abandoned: from then on it
+receives FedAvg's model over the devices heard (its row of W is ``n_j / sum_heard n``), and
+no one mixes its updates (it has no scores; the paper assumes every upload arrives).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ import torch
 from contract import RoundPlan, Stream
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
 from learning.data import DeviceData
-from learning.weights import fedavg_weights, oracle_weights
+from learning.weights import fedavg_weights
 from learning.options import Options, option
 
 
@@ -165,22 +167,28 @@ class PFedLIA(MixingLearner):
         self.labels = same_row_labels(self.weights)  # centralized: the clusters; peer-to-peer: equal sets
 
     def cluster_weights(self, arrived: list[int]) -> np.ndarray:
-        """FedAvg weights within the found clusters; devices that did not arrive train alone."""
+        """FedAvg weights within the found clusters; a device that did not arrive takes FedAvg's
+        row over those that did (none did: FedAvg's over everyone)."""
         m = self.num_devices
         arrived_index = np.array(arrived, dtype=int)
+        if arrived_index.size == 0:
+            return fedavg_weights(self.train_sizes)
         if self.options.mode == "centralized":
             labels = np.arange(m) + m  # singletons unless clustered below
-            if arrived_index.size:
-                scores = self.influence[np.ix_(arrived_index, arrived_index)]
-                labels[arrived_index] = optics_clusters(scores, self.min_samples)
-            return oracle_weights(self.train_sizes, labels)
-        members = np.eye(m, dtype=bool)
-        for position, i in enumerate(arrived_index):
-            seed = int(self.rng.integers(2**31))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # fewer distinct scores than 2 clusters: accepted
-                keep = beneficial_peers(self.influence[i, arrived_index], position, seed)
-            members[i, arrived_index] = keep
+            scores = self.influence[np.ix_(arrived_index, arrived_index)]
+            labels[arrived_index] = optics_clusters(scores, self.min_samples)
+            members = labels[:, None] == labels[None, :]
+        else:
+            members = np.eye(m, dtype=bool)
+            for position, i in enumerate(arrived_index):
+                seed = int(self.rng.integers(2**31))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # fewer distinct scores than 2 clusters: accepted
+                    keep = beneficial_peers(self.influence[i, arrived_index], position, seed)
+                members[i, arrived_index] = keep
+        unheard = np.setdiff1d(np.arange(m), arrived_index)
+        members[unheard] = False
+        members[np.ix_(unheard, arrived_index)] = True
         w = members * self.train_sizes[None, :]
         return w / w.sum(axis=1, keepdims=True)
 

@@ -4,10 +4,19 @@ Round 0 (set-up): the server broadcasts ``theta^0``; each device uploads its ful
 gradient at ``theta^0`` and ``sigma_i^2`` (eq. 10); the server computes W (eq. 9) and, for a
 limited stream count, clusters its rows with k-means (eq. 11), the count given or chosen by
 ``argmax_k s_k - lambda k`` (Algorithm 2, eq. 12). Then every round is eq. 8 with that W.
+
+A device whose set-up statistics did not arrive (an outage, a deadline) is never abandoned:
+eq. 9 and the clustering run over the devices heard, and an unheard device's row of W is
+FedAvg's over them (``n_j / sum_heard n``: the broadcast of everyone heard, a stream of its own;
+no one mixes its updates). In every later round it is asked again for its statistics (at
+``theta^0``, in place of its update); when they arrive, W and its clusters are computed again
+with it, so it joins its cluster from the next round. The paper assumes every set-up upload
+arrives, where this rule gives the same W and clusters.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
@@ -102,23 +111,35 @@ class UserCentric(MixingLearner):
         self.formed = None
         self.gradients = np.zeros((self.num_devices, self.theta.shape[1]))
         self.variances = np.zeros(self.num_devices)
+        self.heard = np.zeros(self.num_devices, dtype=bool)  # whose set-up statistics arrived
         self.full_weights: np.ndarray | None = None
         self.weights: np.ndarray | None = None
         self.silhouette: dict[int, float] = {}
         self.clusters: np.ndarray | None = None
 
+    @property
+    def statistics_bits(self) -> float:
+        """A set-up upload: the full gradient and ``sigma^2``."""
+        return self.model_bits + SCALAR_BITS
+
     def plan_round(self, server_round: int) -> RoundPlan | None:
         if server_round > 0:
-            return super().plan_round(server_round)
+            plan = super().plan_round(server_round)
+            unheard = [d for d in plan.participants if not self.heard[d]]
+            if not unheard:
+                return plan
+            return dataclasses.replace(plan, uplink_bits={**plan.uplink_bits, **{d: self.statistics_bits for d in unheard}})
         everyone = tuple(range(self.num_devices))
-        uplink = {d: self.model_bits + SCALAR_BITS for d in everyone}  # gradient + sigma^2
+        uplink = {d: self.statistics_bits for d in everyone}  # gradient + sigma^2
         return RoundPlan(self.model_streams(everyone), uplink, everyone)
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
-        if server_round > 0:
-            return super().local_update(server_round, devices)
-        for device, (full, variance) in zip(devices, self.gradient_statistics(devices)):
+        """Round 0, and later an unheard device: its set-up statistics (in place of an update)."""
+        statistics = [d for d in devices if not self.heard[d]]
+        for device, (full, variance) in zip(statistics, self.gradient_statistics(statistics) if statistics else ()):
             self.gradients[device], self.variances[device] = full, variance
+        if server_round > 0:
+            super().local_update(server_round, [d for d in devices if self.heard[d]])
 
     def gradient_statistics(self, devices: Sequence[int]) -> list[tuple[np.ndarray, float]]:
         """Each device's full local gradient at ``theta^0`` and eq. 10 over its
@@ -142,28 +163,58 @@ class UserCentric(MixingLearner):
         return [order[k : k + size] for k in range(0, n - size + 1, size)]
 
     def aggregate(self, server_round: int, arrived: Sequence[int]) -> None:
+        newly_heard = [d for d in arrived if not self.heard[d]]
         if server_round > 0:
-            return super().aggregate(server_round, arrived)
-        self.full_weights = user_centric_weights(self.gradients, self.variances, self.train_sizes)
-        self.weights = self.limit_streams(self.full_weights)
-        for device in range(self.num_devices):
-            self.model_key[device] = ("init",)  # everyone holds theta^0 from the set-up broadcast
+            super().aggregate(server_round, arrived)  # an unheard device's column of W is 0: its statistics mix nowhere
+        self.heard[newly_heard] = True
+        if server_round == 0 or newly_heard:
+            self.form_weights()
+        if server_round == 0:
+            for device in range(self.num_devices):
+                self.model_key[device] = ("init",)  # everyone holds theta^0 from the set-up broadcast
 
-    def limit_streams(self, weights: np.ndarray) -> np.ndarray:
+    def form_weights(self) -> None:
+        """W (eq. 9) and its clusters over the devices heard; an unheard device's row is FedAvg's
+        over the heard (none heard: over everyone)."""
+        heard = np.flatnonzero(self.heard)
+        m = self.num_devices
+        sizes = self.train_sizes.astype(float)
+        if heard.size == 0:
+            self.full_weights = self.weights = np.tile(sizes / sizes.sum(), (m, 1))
+            self.clusters = np.zeros(m, dtype=int) if self.options.streams is not None else None
+            return
+        broadcast = np.zeros(m)
+        broadcast[heard] = sizes[heard] / sizes[heard].sum()
+        full = np.tile(broadcast, (m, 1))
+        full[np.ix_(heard, heard)] = user_centric_weights(self.gradients[heard], self.variances[heard], sizes[heard])
+        self.full_weights = full
+        clustered, labels = self.limit_streams(full[np.ix_(heard, heard)], heard)
+        self.weights = full.copy()
+        self.weights[np.ix_(heard, heard)] = clustered
+        if labels is None:
+            self.clusters = None
+        else:
+            self.clusters = np.full(m, labels.max() + 1)  # the unheard: a cluster of their own
+            self.clusters[heard] = labels
+
+    def limit_streams(self, weights: np.ndarray, devices: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """(rows limited to the stream count, cluster labels or None) of ``weights``, W among
+        ``devices`` (the heard): eq. 11, Algorithm 2 or the channel-aware formation."""
         seed = int(self.rng.integers(2**31))
         k = self.options.streams
+        count = len(devices)
         if k == "auto":
             self.silhouette = silhouette_curve(weights, seed)
             k = choose_stream_count(self.silhouette, self.options.lam)
-        if k is None or k == self.num_devices:
-            return weights
+        if k is None or k >= count:
+            return weights, None
         if self.options.formation == "channel":
             airtime, loss = self.setup.multicast_airtime, self.options.silhouette_loss
-            self.formed, clustered = channel_aware_clusters(weights, int(k), airtime, seed, loss)
-            self.clusters = self.formed.labels
-            return clustered
-        self.clusters, clustered = kmeans_rows(weights, int(k), seed)
-        return clustered
+            group_airtime = lambda group: airtime([int(devices[g]) for g in group])  # noqa: E731
+            self.formed, clustered = channel_aware_clusters(weights, int(k), group_airtime, seed, loss)
+            return clustered, self.formed.labels
+        labels, clustered = kmeans_rows(weights, int(k), seed)
+        return clustered, labels
 
     def mixing_matrix(self) -> np.ndarray:
         return self.weights

@@ -122,8 +122,11 @@ COMMON = {
     "cpu_hz": 1e9,
     "kappa": 1e-28,  # [Yang21]
     "compute_extra_s": 0.0,
-    "receive_power_w": 0.0,
+    "receive_power_w": 0.0,  # replaced by the state model's PDSCH power while power_unit_w > 0
+    # [38.840] Table 8.1-1's states (PDSCH 300, PUSCH 250-700, light sleep 20 units); 1 unit = 1 mW: convention
+    "power_unit_w": 1e-3,
     "bandwidth_occupancy": NR_20MHZ_30KHZ_OCCUPANCY,  # [38.101] Table 5.3.2-1
+    "subcarrier_spacing_hz": 30e3,  # [38.101] Table 5.3.2-1: 51 resource blocks at 30 kHz in n78
     "downlink_overhead": 0.14,  # [38.306] 4.1.2, OH for FR1 downlink
     "uplink_overhead": 0.08,  # [38.306] 4.1.2, OH for FR1 uplink
     "distances_m": None,
@@ -136,6 +139,8 @@ COMMON = {
     "interference_load": 1.0,  # full buffer: every other sector transmits all the time ([38.901] 7.8, [M.2412])
     # [38.213] 7.1.1 open-loop uplink power control of every device, the other sites' included; off: all at ue_power_w
     "ul_power_control": "fractional",
+    # TDMA grants sized by each device's power headroom (TS 38.321 5.4.6), as a gNB schedules; whole-band: every PRB
+    "ul_allocation": "headroom",
     "p0_dbm_per_prb": P0_DBM_PER_PRB,  # [PC]
     "alpha": PC_ALPHA,  # [PC]
 }
@@ -172,7 +177,8 @@ CELLS: dict[str, CellPreset] = {
             "uma-2.1ghz",
             "2.1 GHz (n1, FDD) UMa macro site (TR 38.901) at the centre of 19 sites x 3 sectors, "
             "ISD 500 m, 25 m masts, 80% of devices indoors, 20 MHz each way, BS 49 dBm, UE up to 23 dBm (fractional power control)",
-            {**COMMON, **UMA, "carrier_hz": 2.14e9, "duplex": "fdd", "bandwidth_occupancy": NR_20MHZ_15KHZ_OCCUPANCY},  # [38.104] n1 downlink 2110-2170 MHz
+            {**COMMON, **UMA, "carrier_hz": 2.14e9, "duplex": "fdd", "bandwidth_occupancy": NR_20MHZ_15KHZ_OCCUPANCY,
+             "subcarrier_spacing_hz": 15e3},  # [38.104] n1 downlink 2110-2170 MHz
         ),
     )
 }

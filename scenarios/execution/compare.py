@@ -19,7 +19,7 @@ from scenarios.reports.over_seeds import (CENSORED, SPREAD, TIME_FORMATS, TIME_H
                                           target_cell, to_target)
 from scenarios.execution.runner import RunSpec, run_experiment
 from scenarios.execution.pool import run_calls
-from scenarios.reports.tables import jain_fields
+from scenarios.reports.tables import CELL_COUNTS, ENERGY_SPLIT, jain_fields
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Row:
     seeds: int
     diverged: int
     flagged: int  # runs with a training-failure sign (scenarios.records.health): at chance, loss rising
-    streams: int
+    streams: str  # the streams each seed's run sent ("4", or "4/5/5" where the seeds differ)
     total_bits: float
     time_unit: str = "T_dl"  # seconds ("s") on a physical cell
     devices: int = 0
@@ -46,6 +46,8 @@ class Row:
     energy_to_target_j: ToTarget | None = None  # all devices
     never_scheduled: tuple[float | None, float | None] | None = None  # devices (with a scheduler)
     jain: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)  # summary field -> mean, std
+    # on a cell: devices never heard, drops by reason, energy by direction (CELL_FIELDS) -> mean, std
+    cell: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
 
 
 def first_reach(curve, target: float) -> int | None:
@@ -77,7 +79,7 @@ def label_row(label: str, cs: Sequence, target: float | None) -> Row:
         seeds=len(cs),
         diverged=len(cs) - len(done),
         flagged=sum(1 for c in cs if c.summary.get("training_flags")),
-        streams=int(cs[0].summary["streams"]),
+        streams=streams_cell([int(c.summary["streams"]) for c in cs]),
         total_bits=float(np.mean([c.summary["downlink_bits"] + c.summary["uplink_bits"] for c in cs])),
         time_unit=cs[0].time_unit,
         devices=int(cs[0].config.get("num_devices", 0)),
@@ -86,7 +88,14 @@ def label_row(label: str, cs: Sequence, target: float | None) -> Row:
         never_scheduled=(mean_std([s["never_scheduled"] for s in summaries])
                          if summaries and all("never_scheduled" in s for s in summaries) else None),
         jain={name: mean_std([s.get(name) for s in summaries]) for name in jain_fields(summaries)},
+        cell={name: mean_std([s[name] for s in summaries]) for name in CELL_FIELDS
+              if summaries and all(name in s for s in summaries)},
     )
+
+
+def streams_cell(per_seed: Sequence[int]) -> str:
+    """The streams of a label's runs: one number when every seed sent as many, else each seed's."""
+    return str(per_seed[0]) if len(set(per_seed)) == 1 else "/".join(map(str, per_seed))
 
 
 def run_all(specs: list[RunSpec], out_root: Path, data_dir: str | None, jobs: int,
@@ -140,6 +149,11 @@ def summarize(curves: dict[str, Sequence], target: float | None) -> tuple[list[R
 
 
 JAIN_NAMES = {"jain_fairness_scheduled": "Jain's index, scheduled rounds", "jain_fairness_arrived": "Jain's index, arrived uploads"}
+CELL_FIELDS = (*CELL_COUNTS, *ENERGY_SPLIT)
+CELL_NAMES = {"never_heard": "never heard", "dropped_downlink_outage": "dropped: downlink outage",
+              "dropped_uplink_outage": "dropped: uplink outage", "dropped_deadline": "dropped: deadline",
+              "transmit_energy_j": "energy (J): uplink", "receive_energy_j": "energy (J): downlink",
+              "compute_energy_j": "energy (J): compute", "idle_energy_j": "energy (J): idle"}
 
 
 def _per_device(value: float | None, devices: int) -> float | None:
@@ -152,26 +166,28 @@ def _energy_cell(pair: tuple[float | None, float | None], devices: int, censored
     return (">= " if censored else "") + f"{pm(pair, '.4g')} / {_per_device(pair[0], devices):.4g}"
 
 
-def _columns(rows: Sequence[Row]) -> tuple[list[str], bool, bool, list[str]]:
-    """What the rows hold: their time units (in order), energy, never-scheduled, Jain fields."""
+def _columns(rows: Sequence[Row]) -> tuple[list[str], bool, bool, list[str], list[str]]:
+    """What the rows hold: their time units (in order), energy, never-scheduled, Jain fields,
+    cell fields (``CELL_FIELDS`` order)."""
     units = list(dict.fromkeys(r.time_unit for r in rows))
     return (units, any(r.energy_j is not None for r in rows), any(r.never_scheduled is not None for r in rows),
-            sorted({name for r in rows for name in r.jain}))
+            sorted({name for r in rows for name in r.jain}), [name for name in CELL_FIELDS if any(name in r.cell for r in rows)])
 
 
 def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
     """The human-readable table (Markdown and the terminal): means with the sample std over
     seeds in brackets; one time column per time unit; to-target cells censored (``>=``); the
     wireless columns where the runs have them."""
-    units, energy, never, jain = _columns(rows)
+    units, energy, never, jain, cell = _columns(rows)
     header = (["algorithm", "streams", "mean acc % (Table I)", "worst acc % (Table II)"]
               + [TIME_HEADERS.get(u, f"time to target ({u})") for u in units]
               + ["bits to target", "reached", "diverged", "flagged", "total bits"]
               + (["energy (J): total / per device", "energy to target (J): total / per device"] if energy else [])
-              + (["never scheduled"] if never else []) + [JAIN_NAMES.get(name, name) for name in jain])
+              + (["never scheduled"] if never else []) + [JAIN_NAMES.get(name, name) for name in jain]
+              + [CELL_NAMES[name] for name in cell])
     body = []
     for r in rows:
-        cells = [r.label, str(r.streams), pm(r.mean_accuracy, ".1f", 100), pm(r.worst_accuracy, ".1f", 100)]
+        cells = [r.label, r.streams, pm(r.mean_accuracy, ".1f", 100), pm(r.worst_accuracy, ".1f", 100)]
         cells += [target_cell(r.time_to_target, TIME_FORMATS.get(u, ".4g")) if r.time_to_target and r.time_unit == u
                   else "-" for u in units]
         cells += [target_cell(r.bits_to_target, ".4g") if r.bits_to_target else "-", f"{r.reached}/{r.seeds}",
@@ -183,6 +199,7 @@ def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
         if never:
             cells.append(pm(r.never_scheduled, ".3g") if r.never_scheduled else "-")
         cells += [pm(r.jain.get(name, (None, None)), ".3f") for name in jain]
+        cells += [pm(r.cell[name], ".4g") if name in r.cell else "-" for name in cell]
         body.append(cells)
     return header, body
 
@@ -191,7 +208,7 @@ def numeric_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
     """The same table with plain numbers, one column each (empty cell: none), for CSV: ``_std``
     is the sample std over seeds; ``censored`` the seeds that never reached the target, counted
     at their run's end in every ``*_to_target`` mean."""
-    units, energy, never, jain = _columns(rows)
+    units, energy, never, jain, cell = _columns(rows)
     header = ["algorithm", "streams", "mean_accuracy", "mean_accuracy_std", "worst_accuracy", "worst_accuracy_std",
               "time_unit", "time_to_target", "time_to_target_std", "bits_to_target", "bits_to_target_std", "reached",
               "censored", "diverged", "flagged", "seeds", "total_bits", "devices"]
@@ -200,7 +217,7 @@ def numeric_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
                    "energy_to_target_per_device_j"]
     if never:
         header += ["never_scheduled", "never_scheduled_std"]
-    for name in jain:
+    for name in (*jain, *cell):
         header += [name, f"{name}_std"]
     empty = ToTarget(None, None, 0, 0)
     body = []
@@ -217,6 +234,8 @@ def numeric_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
             cells += [number_cell(v) for v in (r.never_scheduled or (None, None))]
         for name in jain:
             cells += [number_cell(v) for v in r.jain.get(name, (None, None))]
+        for name in cell:
+            cells += [number_cell(v) for v in r.cell.get(name, (None, None))]
         body.append(cells)
     return header, body
 

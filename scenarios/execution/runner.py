@@ -227,7 +227,7 @@ def summarize(run, records: list[RoundRecord], learner, trace: list[TraceEvent] 
         for r in records:
             for device, joules in (r.energy_j or {}).items():
                 device_j[device] += joules
-        by_kind = {"receive": 0.0, "compute": 0.0, "uplink": 0.0, "dropped": 0.0}
+        by_kind = {"receive": 0.0, "compute": 0.0, "uplink": 0.0, "dropped": 0.0, "idle": 0.0}
         for e in trace:
             if e.kind in by_kind:
                 by_kind[e.kind] += e.energy_j
@@ -237,11 +237,15 @@ def summarize(run, records: list[RoundRecord], learner, trace: list[TraceEvent] 
             "compute_energy_j": by_kind["compute"],
             # uploads that arrived, and FDMA uploads cut by the deadline
             "transmit_energy_j": by_kind["uplink"] + by_kind["dropped"],
+            "idle_energy_j": by_kind["idle"],  # waiting in the rounds (TR 38.840's state model; 0 without it)
             "device_energy_j": device_j.tolist(),
         })
     health = run_health(evaluated, learner.data, diverged)
-    summary["training_flags"], summary["training_notes"] = health.flags, health.notes
+    unheard = never_heard(records, learner.num_devices)
+    summary["training_flags"], summary["training_notes"] = health.flags, health.notes + unheard_note(unheard)
     summary.update(communication.participation_summary(spec, records, learner.num_devices))
+    if trace is not None:
+        summary.update(cell_fairness(records, learner.num_devices, unheard, summary))
     if diverged:
         summary["diverged"] = diverged
     else:
@@ -257,6 +261,43 @@ def run_health(evaluated: list[RoundRecord], data, diverged: dict | None):
     return training_health([r.server_round for r in kept], [r.evaluation.mean_accuracy for r in kept],
                            [float(np.mean(r.evaluation.loss)) for r in kept], num_classes,
                            f"{diverged['reason']} at round {diverged['round']}" if diverged else None)
+
+
+DROP_REASONS = ("downlink-outage", "uplink-outage", "deadline")
+
+
+def never_heard(records: list[RoundRecord], num_devices: int) -> list[int]:
+    """The devices that had uploads planned and none of which arrived in any round (the set-up
+    included): the server never heard from them."""
+    planned, heard = np.zeros(num_devices, dtype=bool), np.zeros(num_devices, dtype=bool)
+    for r in records:
+        planned[[d for d, bits in (r.plan.uplink_bits.items() if r.plan else ()) if bits > 0]] = True
+        heard[list(r.arrived)] = True
+    return np.flatnonzero(planned & ~heard).tolist()
+
+
+def unheard_note(unheard: list[int]) -> list[str]:
+    """The training note of a run that never heard from some devices (their models are what the
+    others trained: their own data never counted)."""
+    if not unheard:
+        return []
+    return [f"never heard: no upload of device{'s' if len(unheard) > 1 else ''} {', '.join(map(str, unheard))} arrived in any round"]
+
+
+def cell_fairness(records: list[RoundRecord], num_devices: int, unheard: list[int], summary: dict) -> dict:
+    """On a cell, every run: the devices never heard, the dropped device-rounds by reason
+    (``dropped_downlink_outage``, ``dropped_uplink_outage``, ``dropped_deadline``), and, unless a
+    scheduler's summary has it, Jain's index over each device's arrived uploads in the training
+    rounds (``jain_fairness_arrived``)."""
+    from netsim.scheduling import jain_index, participation_counts
+
+    dropped = dropped_counts(records)
+    found = {"never_heard": len(unheard), "never_heard_devices": unheard,
+             **{f"dropped_{reason.replace('-', '_')}": dropped.get(reason, 0) for reason in DROP_REASONS}}
+    if "jain_fairness_arrived" not in summary:
+        _, arrived = participation_counts(((r.server_round, (), r.arrived) for r in records), num_devices)
+        found["jain_fairness_arrived"] = jain_index(arrived)
+    return found
 
 
 def dropped_counts(records: list[RoundRecord]) -> dict[str, int]:

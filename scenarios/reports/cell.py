@@ -87,7 +87,7 @@ def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict |
         {
             "device": d,
             "x_m": float(layout.x_m[d]), "y_m": float(layout.y_m[d]), "distance_m": float(layout.distance_m[d]),
-            "los": bool(layout.los[d]), "k_factor_db": float(10 * np.log10(layout.k_factor[d])) if layout.los[d] else None,
+            "los": bool(layout.los[d]), "k_factor_db": float(10 * np.log10(layout.k_factor[d])) if layout.k_factor[d] > 0 else None,
             "path_loss_db": float(layout.path_loss_db[d]),
             "shadowing_db": float(layout.shadowing_db[d]),
             "ue_power_dbm": float(ue_power_dbm[d]),
@@ -131,5 +131,6 @@ def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict |
         "_draws": {"downlink_snr_db": dl, "uplink_snr_db": ul, "downlink_bps": dl_rate, "uplink_bps": ul_rate,
                    "broadcast_bps": broadcast[sent], "mean_downlink_snr_db": mean_dl,
                    "outage_snr_db": system.outage_snr_db, "layout": layout, "outer_radius_m": cell.outer_radius_m,
-                   "inner_radius_m": cell.inner_radius_m},
+                   "inner_radius_m": cell.inner_radius_m,
+                   "inter_site_distance_m": cell.inter_site_distance_m if cell.interference else None},
     }

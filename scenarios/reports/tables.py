@@ -13,9 +13,13 @@ RUN_COLUMNS = ["run", "scenario", "algorithm", "label", "system", "seed", "statu
                "uplink_bits", "clustering_ari", "estimation_error"]
 NUMBER_COLUMNS = {"final_mean_accuracy", "final_worst_accuracy", "simulated_time", "downlink_bits", "uplink_bits",
                   "clustering_ari", "estimation_error"}
-# the wireless numbers a run has on a physical cell (energy) or with a scheduler (participation)
-WIRELESS_COLUMNS = ("energy_j", "energy_per_device_j", "receive_energy_j", "compute_energy_j", "transmit_energy_j",
-                    "never_scheduled")
+# the numbers every run on a cell has (scenarios.execution.runner.cell_fairness): who was never
+# heard, the device-rounds dropped by reason
+CELL_COUNTS = ("never_heard", "dropped_downlink_outage", "dropped_uplink_outage", "dropped_deadline")
+# the energy of a run on a cell, by direction and state (joules, all devices, whole run)
+ENERGY_SPLIT = ("transmit_energy_j", "receive_energy_j", "compute_energy_j", "idle_energy_j")
+# the wireless numbers a run has on a physical cell (energy, drops) or with a scheduler (participation)
+WIRELESS_COLUMNS = ("energy_j", "energy_per_device_j", *ENERGY_SPLIT, *CELL_COUNTS, "never_scheduled")
 
 
 def jain_fields(summaries: Sequence[dict]) -> list[str]:

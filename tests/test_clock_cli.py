@@ -16,16 +16,16 @@ def run_cli(capsys, *argv):
 
 
 def test_a_cell_run_stops_at_its_time_budget_and_says_why(capsys, tmp_path):
-    code, out, _ = run_cli(capsys, "run", "--algorithm", "fedavg", "--system", "umi-3.5ghz", "--until", "time=2", "--rounds", "50",
+    code, out, _ = run_cli(capsys, "run", "--algorithm", "fedavg", "--system", "umi-3.5ghz", "--until", "time=10", "--rounds", "50",
                            "--out", str(tmp_path), "--no-figure", "--json", "--quiet")
     assert code == 0
     run = json.loads(out)["runs"][0]
     summary = json.loads((tmp_path / os.path.basename(run["result_dir"]) / "summary.json").read_text())
-    assert summary["simulated_time"] == 2.0 and summary["stopped"] == {"reason": "budget", "budget": "time", "limit": 2.0, "spent": 2.0}
+    assert summary["simulated_time"] == 10.0 and summary["stopped"] == {"reason": "budget", "budget": "time", "limit": 10.0, "spent": 10.0}
     assert 0 < summary["rounds"] < 50 and summary["final_mean_accuracy"] is not None
-    code, out, _ = run_cli(capsys, "plot", run["result_dir"], "--out", str(tmp_path / "f.png"), "--budget", "time=1,2,5", "--json")
+    code, out, _ = run_cli(capsys, "plot", run["result_dir"], "--out", str(tmp_path / "f.png"), "--budget", "time=2,5,20", "--json")
     cells = {(row["budget"], row["censored"]) for row in json.loads(out)["within_budget"]}
-    assert code == 0 and cells == {(1.0, 0), (2.0, 0), (5.0, 1)}  # it spent 2 s: 5 s is beyond its end
+    assert code == 0 and cells == {(2.0, 0), (5.0, 0), (20.0, 1)}  # it spent 10 s: 20 s is beyond its end
 
 
 def test_fedbuff_runs_on_a_cell_and_reports_its_staleness(capsys, tmp_path):

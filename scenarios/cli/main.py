@@ -6,7 +6,11 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import sys
+import threading
+from contextlib import contextmanager
+from typing import Iterator
 
 from scenarios.cli import (cell, compare, datasets, export, lambda_study, listing, penalty, plot, reproduce, round_time,
                                run, scenario, streams, sweep)
@@ -123,7 +127,29 @@ def say(text: str) -> None:
         pass
 
 
+@contextmanager
+def ctrl_c_interrupts() -> Iterator[None]:
+    """While the command runs (in the main thread): SIGINT raises KeyboardInterrupt (exit 130),
+    even where this process was started with SIGINT ignored, as a shell starts a script's
+    background jobs: a Ctrl-C or ``kill -INT`` never goes unheard while the command reports
+    success."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if before is not None:  # None: a handler not set from Python, which cannot be put back
+            signal.signal(signal.SIGINT, before)
+
+
 def main(argv=None) -> int:
+    with ctrl_c_interrupts():
+        return _main(argv)
+
+
+def _main(argv=None) -> int:
     closed = reopen_closed_streams()
     parser = build_parser()
     made_before = len(CREATED)

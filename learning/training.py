@@ -49,8 +49,8 @@ class LocalTraining(Options):
     ``train_many`` (a name of ``learning.engine.BACKENDS``): ``loop`` (the reference, in this process),
     ``processes`` (the reference loop in one worker process per core, the same numbers bit for
     bit), ``batched`` (every device at once with ``torch.func``: the GPU path) or ``auto``
-    (``batched`` on a GPU, ``processes`` on the CPU). ``resolved()`` replaces ``auto``; runs
-    record the resolved settings.
+    (``batched`` on a GPU, ``processes`` on the CPU; a run of little work then takes ``loop``:
+    ``learning.engine.auto``). ``resolved()`` replaces ``auto``; runs record the resolved settings.
     """
 
     lr: float = option(0.01, "local learning rate", low=0, low_open=True, flag="--lr")

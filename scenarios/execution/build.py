@@ -89,13 +89,16 @@ def choose_backend(run: ResolvedRun, data: FederatedData) -> tuple[ResolvedRun, 
     asked = run.spec.training.get("backend", run.scenario.training.backend)
     if asked != "auto" or run.training.backend != "processes":
         return run, f"{asked}: {run.training.backend}" if asked == "auto" else f"{asked} (given)"
+    import torch
+
     from learning.engine import auto
     from learning.models import MODELS
 
     sample = next((d.x_train[:1] for d in data.devices if d.num_train), None)
     if sample is None:
         return run, "auto: processes (no training data to size)"
-    macs = auto.forward_macs(MODELS[run.scenario.model_name](**run.scenario.model_kwargs), sample)
+    with torch.random.fork_rng(devices=[]):  # building the model draws from torch's global generator: put it back
+        macs = auto.forward_macs(MODELS[run.scenario.model_name](**run.scenario.model_kwargs), sample)
     every = run.spec.evaluate_every or 1
     estimated_s = auto.estimated_training_s(macs, data.train_sizes, [d.y_val.shape[0] for d in data.devices],
                                             run.training.batch_size, run.training.epochs, run.participation, run.rounds, run.rounds // every + 1)

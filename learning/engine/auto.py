@@ -45,7 +45,7 @@ def forward_macs(model: nn.Module, sample: torch.Tensor) -> int:
     hooks = [m.register_forward_hook(count) for m in model.modules() if isinstance(m, (nn.Linear, nn.modules.conv._ConvNd))]
     try:
         with torch.no_grad():
-            model(sample)
+            model.eval()(sample)  # eval: a batch norm takes a batch of one
     finally:
         for hook in hooks:
             hook.remove()

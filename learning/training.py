@@ -1,10 +1,10 @@
 """Local training and evaluation on one reusable model object, and the swappable client step.
 
 ``Trainer.train`` is the reference: one device's ``LocalJob``, a plain PyTorch loop with
-``torch.optim``'s fused SGD or Adam step (``learning/fused_steps.py``). ``Trainer.train_many`` trains the devices of a round together through the
-trainer's backend (``Trainer.backend``, made from ``LocalTraining.backend``: ``loop``, the
-reference, one device after another; the others in ``learning/engine/``); algorithms describe
-each device's update as a ``LocalJob`` (``learning/jobs.py``, importable from here too) and
+``torch.optim``'s fused SGD or Adam step (``learning/fused_steps.py``). ``Trainer.train_many``
+trains the devices of a round together through the trainer's backend (``Trainer.backend``,
+made from ``LocalTraining.backend``: ``loop``, the reference, one device after another; the
+others in ``learning/engine/``); algorithms describe each device's update as a ``LocalJob`` (``learning/jobs.py``, importable from here too) and
 never see which backend runs it.
 """
 

@@ -64,7 +64,8 @@ class LocalTraining(Options):
     backend: Literal[("auto", *BACKENDS)] = option(
         "auto", "training engine: loop (the reference, in this process), processes (the reference loop in one worker process "
         "per core, the same numbers), batched (all devices at once: the GPU path), compiled (batched under torch.compile) or "
-        "auto (batched on a GPU, processes on the CPU)", flag="--backend")
+        "auto (batched on a GPU; on the CPU processes, or loop for a run whose training would not pay for the workers' start)",
+        flag="--backend")
     device: str = option("auto", "where training runs: auto (CUDA when present), cpu, cuda[:N]", flag="--device",
                          pattern=r"auto|cpu|cuda(:[0-9]+)?", pattern_text="auto, cpu, cuda or cuda:N")
 

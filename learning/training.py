@@ -1,10 +1,10 @@
 """Local training and evaluation on one reusable model object, and the swappable client step.
 
 ``Trainer.train`` is the reference: one device's ``LocalJob``, a plain PyTorch loop with
-``torch.optim``. ``Trainer.train_many`` trains the devices of a round together through the
-trainer's backend (``Trainer.backend``, made from ``LocalTraining.backend``: ``loop``, the
-reference, one device after another; the others in ``learning/engine/``); algorithms describe
-each device's update as a ``LocalJob`` (``learning/jobs.py``, importable from here too) and
+``torch.optim``'s fused SGD or Adam step (``learning/fused_steps.py``). ``Trainer.train_many``
+trains the devices of a round together through the trainer's backend (``Trainer.backend``,
+made from ``LocalTraining.backend``: ``loop``, the reference, one device after another; the
+others in ``learning/engine/``); algorithms describe each device's update as a ``LocalJob`` (``learning/jobs.py``, importable from here too) and
 never see which backend runs it.
 """
 
@@ -22,6 +22,7 @@ from torch.nn import functional as F
 
 from learning.data import DeviceData
 from learning.engine import BACKENDS, Backend
+from learning.fused_steps import FusedAdam, FusedSGD
 from learning.jobs import ADAM_BETAS, ADAM_EPS, AdamState, LocalJob, prototype_terms
 from learning.models import INIT_SCHEMES, output_layer
 from learning.options import Options, option
@@ -48,8 +49,8 @@ class LocalTraining(Options):
     ``train_many`` (a name of ``learning.engine.BACKENDS``): ``loop`` (the reference, in this process),
     ``processes`` (the reference loop in one worker process per core, the same numbers bit for
     bit), ``batched`` (every device at once with ``torch.func``: the GPU path) or ``auto``
-    (``batched`` on a GPU, ``processes`` on the CPU). ``resolved()`` replaces ``auto``; runs
-    record the resolved settings.
+    (``batched`` on a GPU, ``processes`` on the CPU; a run of little work then takes ``loop``:
+    ``learning.engine.auto``). ``resolved()`` replaces ``auto``; runs record the resolved settings.
     """
 
     lr: float = option(0.01, "local learning rate", low=0, low_open=True, flag="--lr")
@@ -63,7 +64,8 @@ class LocalTraining(Options):
     backend: Literal[("auto", *BACKENDS)] = option(
         "auto", "training engine: loop (the reference, in this process), processes (the reference loop in one worker process "
         "per core, the same numbers), batched (all devices at once: the GPU path), compiled (batched under torch.compile) or "
-        "auto (batched on a GPU, processes on the CPU)", flag="--backend")
+        "auto (batched on a GPU; on the CPU processes, or loop for a run whose training would not pay for the workers' start)",
+        flag="--backend")
     device: str = option("auto", "where training runs: auto (CUDA when present), cpu, cuda[:N]", flag="--device",
                          pattern=r"auto|cpu|cuda(:[0-9]+)?", pattern_text="auto, cpu, cuda or cuda:N")
 
@@ -117,7 +119,7 @@ class Trainer:
 
     def train(self, job: LocalJob) -> torch.Tensor:
         """The reference local update (Algorithm 1, ClientUpdate) of one device: ``job`` by a
-        plain loop with ``torch.optim``; returns the trained vector."""
+        plain loop with ``torch.optim``'s fused steps; returns the trained vector."""
         model, cfg = self.model, self.config
         set_flat(model, job.start)
         params = list(model.parameters())
@@ -134,7 +136,8 @@ class Trainer:
                     if steps >= limit:
                         break
                     index = order[begin : begin + cfg.batch_size]
-                    optimizer.zero_grad(set_to_none=True)
+                    for p in params:
+                        p.grad = None
                     y = data.y_train[index]
                     loss = self.loss(model(data.x_train[index]), y)
                     if embedding is not None:
@@ -182,11 +185,11 @@ class Trainer:
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.model.parameters())
 
-    def _optimizer(self, params: list[torch.Tensor], state_key: Hashable | None) -> torch.optim.Optimizer:
+    def _optimizer(self, params: list[torch.Tensor], state_key: Hashable | None) -> FusedSGD | FusedAdam:
         cfg = self.config
         if cfg.optimizer == "sgd":
-            return torch.optim.SGD(params, lr=cfg.lr, momentum=cfg.momentum, fused=True)
-        optimizer = torch.optim.Adam(params, lr=cfg.lr, betas=ADAM_BETAS, eps=ADAM_EPS, fused=True)
+            return FusedSGD(params, lr=cfg.lr, momentum=cfg.momentum)
+        optimizer = FusedAdam(params, lr=cfg.lr, betas=ADAM_BETAS, eps=ADAM_EPS)
         state = self.optimizer_states.get(state_key) if state_key is not None else None
         if state is not None:
             for p, m, v in zip(params, _split_like(state.exp_avg, params), _split_like(state.exp_avg_sq, params)):
@@ -194,7 +197,7 @@ class Trainer:
                                       "exp_avg": torch.empty_like(p).copy_(m), "exp_avg_sq": torch.empty_like(p).copy_(v)}
         return optimizer
 
-    def _keep_state(self, optimizer: torch.optim.Optimizer, params: list[torch.Tensor], state_key: Hashable | None) -> None:
+    def _keep_state(self, optimizer: FusedSGD | FusedAdam, params: list[torch.Tensor], state_key: Hashable | None) -> None:
         if self.config.optimizer != "adam" or state_key is None or params[0] not in optimizer.state:
             return
         states = [optimizer.state[p] for p in params]

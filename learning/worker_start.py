@@ -33,8 +33,7 @@ from typing import Callable, Iterable, Iterator
 
 _PR_SET_PDEATHSIG = 1
 
-# an optimizer's first step imports torch._dynamo: the server does it once, not every worker
-_preload: list[str] = ["torch", "torch._dynamo", "numpy", "learning.training"]
+_preload: list[str] = ["torch", "numpy", "learning.training"]
 _setup_makers: dict[str, Callable[[], Callable[[], object] | None]] = {}
 
 

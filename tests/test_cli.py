@@ -58,8 +58,8 @@ def test_round_time_defaults_to_the_default_system(capsys):
     (["run", "--algorithm", "fedavg", "--option", "mu=1"], "no algorithm of this run takes option 'mu'"),
     (["run", "--algorithm", "fedprox", "--option", "mu=-1", "--rounds", "1"], "fedprox option mu must be a finite number >= 0"),
 ])
-def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, argv, needle):
-    os.chdir(tmp_path)
+def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, monkeypatch, argv, needle):
+    monkeypatch.chdir(tmp_path)  # and back: a later import (or fork server) must not look for the project here
     code, out, err = run_cli(capsys, *argv, *(["--out", str(tmp_path / "r")] if argv[0] == "run" else []))
     assert code == 2
     assert out == ""

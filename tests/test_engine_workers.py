@@ -269,7 +269,7 @@ def test_workers_option_on_the_command_line(tmp_path, capsys):
 
 
 def test_a_run_with_workers_is_the_run_in_one_process(tmp_path, capsys):
-    args = ["run", "--algorithm", "fedavg", "ditto", "--rounds", "2", "--no-figure", "--json"]
+    args = ["run", "--algorithm", "fedavg", "ditto", "--rounds", "2", "--no-figure", "--json", "--backend", "processes"]
     try:
         assert main(["--workers", "1", *args, "--out", str(tmp_path / "one")]) == 0
         alone = json.loads(capsys.readouterr().out)["runs"]

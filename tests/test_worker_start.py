@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -103,31 +104,93 @@ def test_compare_on_two_workers_gives_the_serial_tables(tmp_path, capsys, marked
     assert pooled["rows"] == serial["rows"]
 
 
-def test_ctrl_c_cancels_the_queued_runs(tmp_path):
-    """SIGINT after the first of 8 runs finishes: the command exits 130 at once, the queued runs
-    never start and no worker is left."""
+HELD_PLUGIN = """
+import os
+import threading
+
+from learning.algorithms.fedavg import FedAvg
+
+
+class HeldFedAvg(FedAvg):
+    \"\"\"FedAvg whose first local update says so (its worker's pid, a line on the test's FIFO) and
+    then waits for ever: the run stays in flight until the command is interrupted.\"\"\"
+
+    name = "held-fedavg"
+
+    def local_update(self, server_round, devices):
+        with open(os.environ["FL_COSIM_TEST_STARTED"], "w") as fifo:
+            fifo.write(f"{os.getpid()}\\n")
+        threading.Event().wait()
+
+
+ALGORITHMS = [HeldFedAvg]
+"""
+
+
+def _lines(fd: int, count: int, deadline: float) -> list[str]:
+    """``count`` lines read from ``fd``, waiting for them (in ``select``) until ``deadline``."""
+    text = b""
+    while text.count(b"\n") < count:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        text += os.read(fd, 4096)
+    return text.decode().splitlines()
+
+
+def _wait_ended(pids: list[int], deadline: float) -> list[int]:
+    """The processes of ``pids`` still running at ``deadline`` (each waited for on its pidfd)."""
+    left = []
+    for pid in pids:
+        try:
+            handle = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        try:
+            select.select([handle], [], [], max(0.0, deadline - time.monotonic()))
+        finally:
+            os.close(handle)
+        if alive(pid):
+            left.append(pid)
+    return left
+
+
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_ctrl_c_cancels_the_queued_runs(tmp_path, inherited):
+    """SIGINT while 2 of 8 runs are in flight (a test plugin holds each one in its first local
+    update and says so on a FIFO, so the signal lands at a known point, with no timing): the
+    command exits 130, no run finishes, the 6 queued never start and no worker is left; the same
+    when the command was started with SIGINT ignored (a background job of a script)."""
+    (tmp_path / "held.py").write_text(HELD_PLUGIN)
+    fifo = tmp_path / "started"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # read and write: never EOF, and writers never wait
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "scenarios.cli.main", "compare", "--algorithm", "fedavg", "local", "--seeds", "4",
-               "--rounds", "15", "--out", str(out), "--jobs", "2"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    command = [sys.executable, "-m", "scenarios.cli.main", "compare", "--plugin", str(tmp_path / "held.py"), "--algorithm",
+               "held-fedavg", "--seeds", "8", "--rounds", "2", "--out", str(out), "--jobs", "2"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "FL_COSIM_TEST_STARTED": str(fifo)}
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN if inherited == "ignored" else signal.default_int_handler)
     try:
-        deadline = time.monotonic() + 300  # bounded wait for the first finished run (process management only)
-        while not list(out.glob("*/summary.json")) and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    try:
+        deadline = time.monotonic() + 300  # a bound on process management, never a timing assumption
+        started = _lines(reader, 2, deadline)
+        assert len(started) == 2, (started, process.poll())
         children = _descendants(process.pid)
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=60) == 130
+        assert process.wait(timeout=120) == 130
+        assert "fl-cosim: interrupted" in process.stderr.read()
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-    finished = len(list(out.glob("*/summary.json")))
-    assert 1 <= finished <= 4, finished  # the first, at most the two running and one it started meanwhile: never all 8
-    deadline = time.monotonic() + 10
-    while any(alive(pid) for pid in children) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(alive(pid) for pid in children)
+    assert _lines(reader, 1, time.monotonic()) == []  # the queued runs never started
+    os.close(reader)
+    assert not list(out.glob("*/summary.json"))
+    assert _wait_ended(children, time.monotonic() + 60) == []
 
 
 def _descendants(pid: int) -> list[int]:

@@ -7,8 +7,6 @@ from dataclasses import asdict
 from pathlib import Path
 
 from scenarios.cli.common import add_run_settings, route_options, show_progress, spec_settings, table
-from scenarios.definitions.registry import get_algorithm, get_scenario
-from scenarios.execution.spec import RunSpec, run_label
 from scenarios.definitions.settings import MAX_SEEDS, Setting
 
 SEEDS = Setting(int, low=1, high=MAX_SEEDS)
@@ -42,6 +40,8 @@ def add_parser(subparsers) -> None:
 
 def specs(args) -> dict[str, list[RunSpec]]:
     from learning.algorithms import ALGORITHMS
+    from scenarios.definitions.registry import get_algorithm, get_scenario
+    from scenarios.execution.spec import RunSpec, run_label
 
     get_scenario(args.scenario)
     SEEDS.check("--seeds", args.seeds)

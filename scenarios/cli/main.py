@@ -6,7 +6,11 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import sys
+import threading
+from contextlib import contextmanager
+from typing import Iterator
 
 from scenarios.cli import (cell, compare, datasets, export, lambda_study, listing, penalty, plot, reproduce, retime,
                                round_time, run, scenario, streams, sweep)
@@ -61,7 +65,45 @@ class OneLineParser(OnceParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+ALL = "all"  # build_parser: every command's parser
+TORCH_FREE = ("datasets", "cell", "round-time")  # commands that never train: torch is not imported for them
+
+
+class _HelpLine(Exception):
+    """Raised by ``_HelpRecorder`` with a command's one-line help."""
+
+
+class _HelpRecorder:
+    """Stands for argparse's subparsers in a command's ``add_parser``: takes the help line of its
+    first call and stops it there, before the command imports what its options need."""
+
+    def add_parser(self, name, **keywords):
+        raise _HelpLine(keywords.get("help"))
+
+
+def help_line(module) -> str | None:
+    try:
+        module.add_parser(_HelpRecorder())
+    except _HelpLine as line:
+        return line.args[0]
+    return None
+
+
+def command_named(argv: list[str]) -> str | None:
+    """The command ``argv`` names: its first word that is neither a global option nor its value."""
+    words = iter(argv)
+    for word in words:
+        if word in ("--threads", "--workers"):
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
+    """The parser with ``command``'s options (``ALL``: every command's; None: none, as for
+    ``--help``); every other command is listed with its help line, so what a command does not
+    need (torch, for most) is not imported to parse it."""
     parser = OneLineParser(
         prog="fl-cosim",
         description="Wireless network co-simulation testbed for personalized federated learning: "
@@ -74,8 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="worker processes of the 'processes' training backend, one torch thread each "
                         "(default: the machine's cores; 1 trains in this process)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-    for module in COMMANDS.values():
-        module.add_parser(subparsers)
+    for name, module in COMMANDS.items():
+        if command in (ALL, name):
+            module.add_parser(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_line(module))
     from scenarios.plugins import KINDS
 
     kinds = [f"{kind}s" for kind in KINDS]
@@ -125,12 +170,35 @@ def say(text: str) -> None:
         pass
 
 
+@contextmanager
+def ctrl_c_interrupts() -> Iterator[None]:
+    """While the command runs (in the main thread): SIGINT raises KeyboardInterrupt (exit 130),
+    even where this process was started with SIGINT ignored, as a shell starts a script's
+    background jobs: a Ctrl-C or ``kill -INT`` never goes unheard while the command reports
+    success."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if before is not None:  # None: a handler not set from Python, which cannot be put back
+            signal.signal(signal.SIGINT, before)
+
+
 def main(argv=None) -> int:
+    with ctrl_c_interrupts():
+        return _main(argv)
+
+
+def _main(argv=None) -> int:
     closed = reopen_closed_streams()
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else [str(arg) for arg in argv]
     made_before = len(CREATED)
     try:
-        argv = sys.argv[1:] if argv is None else [str(arg) for arg in argv]
+        named = command_named(argv)
+        parser = build_parser(named if named in COMMANDS or named is None else ALL)
         args = parser.parse_args(argv)
         # recorded in figures' metadata, as UTF-8 text (a non-UTF-8 name's bytes as \x escapes)
         args.command_line = shlex.join(["fl-cosim", *(os.fsencode(arg).decode("utf-8", "backslashreplace") for arg in argv)])
@@ -142,7 +210,8 @@ def main(argv=None) -> int:
         THREADS.check("--threads", args.threads)
         if args.workers is not None:
             WORKERS.check("--workers", args.workers)
-        set_threads(args.threads, args.workers)
+        if args.command not in TORCH_FREE:
+            set_threads(args.threads, args.workers)
         from scenarios.plugins import load_installed, load_plugins
 
         load_installed()

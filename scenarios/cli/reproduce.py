@@ -12,17 +12,17 @@ from scenarios.errors import UsageError
 
 
 def add_parser(subparsers) -> None:
-    from scenarios.execution.reproduce import SCALES
-
-    scales = "; ".join(f"{s.name}: {s.description}" for s in SCALES.values())
     parser = subparsers.add_parser(
         "reproduce",
         help="run the journal's experiment set and write its tables and figures beside the paper's numbers",
-        description="Run (or reuse finished runs of) the journal's experiments (section V): Tables I and II on "
-        "mnist-label-shift, mnist-rotation, cifar10-concept-shift (MNIST stands in for EMNIST), Fig. 3 on "
-        "stackoverflow-tags, Fig. 5 silhouette curves, Fig. 6 re-timed on three systems; write a report folder "
-        f"(report.md, table1.csv, table2.csv, figures as PDF and PNG). Scales: {scales}.",
     )
+    from scenarios.execution.reproduce import SCALES  # after the help line: fl-cosim --help imports no torch
+
+    scales = "; ".join(f"{s.name}: {s.description}" for s in SCALES.values())
+    parser.description = ("Run (or reuse finished runs of) the journal's experiments (section V): Tables I and II on "
+                          "mnist-label-shift, mnist-rotation, cifar10-concept-shift (MNIST stands in for EMNIST), Fig. 3 on "
+                          "stackoverflow-tags, Fig. 5 silhouette curves, Fig. 6 re-timed on three systems; write a report folder "
+                          f"(report.md, table1.csv, table2.csv, figures as PDF and PNG). Scales: {scales}.")
     parser.add_argument("--scale", default="quick", help="quick, medium or paper (default quick)")
     parser.add_argument("--seeds", type=int, help="number of seeds, 0..N-1 (default: the scale's)")
     parser.add_argument("--out", help="report folder (default results/reproduce-SCALE/report)")

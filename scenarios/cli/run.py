@@ -7,9 +7,7 @@ from pathlib import Path
 from scenarios.cli.common import add_run_settings, bits, route_options, show_progress, spec_settings, table
 from scenarios.errors import WriteError
 from scenarios.records.health import flag_note
-from scenarios.definitions.registry import get_algorithm, get_scenario
 from scenarios.log import LOGGER
-from scenarios.execution.runner import RunSpec
 
 DEFAULT_RUNS = (
     ("fedavg", {}),
@@ -37,6 +35,9 @@ def add_parser(subparsers) -> None:
 
 
 def run_specs(args) -> list[RunSpec]:
+    from scenarios.definitions.registry import get_algorithm, get_scenario
+    from scenarios.execution.runner import RunSpec
+
     get_scenario(args.scenario)
     if args.algorithm:
         for name in args.algorithm:

@@ -4,8 +4,6 @@ stream count Algorithm 2 picks for each lambda (journal IV-C, eq. 12)."""
 from __future__ import annotations
 
 from scenarios.cli.common import add_data_dir, add_declared, add_json, add_training, parse_options, seed_range, table, training_overrides
-from scenarios.definitions.registry import get_algorithm, get_scenario
-from scenarios.execution.runner import RunSpec, prepare, resolve
 
 DEFAULT_LAMBDAS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1)
 
@@ -34,6 +32,8 @@ def add_parser(subparsers) -> None:
 def execute(args):
     from learning.weights import choose_stream_count
     from scenarios.datasets import resolve_data_dir
+    from scenarios.definitions.registry import get_algorithm, get_scenario
+    from scenarios.execution.runner import RunSpec, prepare, resolve
     from scenarios.execution.silhouette import setup_silhouette
     from scenarios.reports.over_seeds import SPREAD, mean_std, pm
 

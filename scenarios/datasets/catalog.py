@@ -193,9 +193,13 @@ def resolve_data_dir(cli_value: str | None = None) -> Path:
     for value in (cli_value, os.environ.get(DATA_DIR_ENV_VAR)):
         if value:
             return Path(value).expanduser()
+    return user_cache() / "datasets"
+
+
+def user_cache() -> Path:
+    """$XDG_CACHE_HOME/fl-cosim (honoured only when absolute), else ~/.cache/fl-cosim."""
     xdg_cache = os.environ.get("XDG_CACHE_HOME", "")
-    cache = Path(xdg_cache) if os.path.isabs(xdg_cache) else Path.home() / ".cache"
-    return cache / "fl-cosim" / "datasets"
+    return (Path(xdg_cache) if os.path.isabs(xdg_cache) else Path.home() / ".cache") / "fl-cosim"
 
 
 def file_md5(path: str | Path, chunk_bytes: int = 1 << 20) -> str:

@@ -4,6 +4,7 @@ inputs is raised here (UsageError), before anything is written."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from dataclasses import asdict, dataclass
@@ -46,6 +47,7 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
     """Build ``run``: data, network, learner, scheduler, orchestrator and config."""
     clock.check(run)
     data = build_data(run, data_dir)
+    run, backend_choice = choose_backend(run, data)
     samples = run.training.epochs * np.asarray(data.train_sizes, dtype=float)
     try:
         run.system.check_compute(samples, MAX_COMPUTE_TIME)
@@ -53,7 +55,7 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
     except ValueError as error:
         raise UsageError(str(error)) from None
     learner = build_learner(run, data, network.multicast_airtime_s_per_bit)
-    record = config_record(run, learner, samples, read_digest(data, data_dir))
+    record = config_record(run, learner, samples, read_digest(data, data_dir), backend_choice)
     config = json.loads(json_text(clock.record(communication.record(record, run.spec), run.spec)))
     try:
         scheduler = communication.build_scheduler(run.spec, learner, network)
@@ -84,6 +86,29 @@ def build_data(run: ResolvedRun, data_dir: str | None = None) -> FederatedData:
     data = scenario_data(run.scenario.name, run.spec.seed, data_dir, tuple(sorted(run.knobs.items())))
     check_labels(run.scenario, data)
     return data
+
+
+def choose_backend(run: ResolvedRun, data: FederatedData) -> tuple[ResolvedRun, str]:
+    """The run with ``auto``'s CPU backend chosen by the work it trains (``learning.engine.auto``:
+    the loop where worker processes would cost more to start than they save), and why."""
+    asked = run.spec.training.get("backend", run.scenario.training.backend)
+    if asked != "auto" or run.training.backend != "processes":
+        return run, f"{asked}: {run.training.backend}" if asked == "auto" else f"{asked} (given)"
+    import torch
+
+    from learning.engine import auto
+    from learning.models import MODELS
+
+    sample = next((d.x_train[:1] for d in data.devices if d.num_train), None)
+    if sample is None:
+        return run, "auto: processes (no training data to size)"
+    with torch.random.fork_rng(devices=[]):  # building the model draws from torch's global generator: put it back
+        macs = auto.forward_macs(MODELS[run.scenario.model_name](**run.scenario.model_kwargs), sample)
+    every = run.spec.evaluate_every or 1
+    estimated_s = auto.estimated_training_s(macs, data.train_sizes, [d.y_val.shape[0] for d in data.devices],
+                                            run.training.batch_size, run.training.epochs, run.participation, run.rounds, run.rounds // every + 1)
+    backend, why = auto.choose_cpu_backend(estimated_s)
+    return dataclasses.replace(run, training=dataclasses.replace(run.training, backend=backend)), why
 
 
 def build_learner(run: ResolvedRun, data: FederatedData, multicast_airtime=None):
@@ -117,7 +142,8 @@ def read_digest(data: FederatedData, data_dir: str | None) -> str | None:
     return data_digest(info, resolve_data_dir(data_dir)) if info is not None else None
 
 
-def config_record(run: ResolvedRun, learner, samples: np.ndarray, data_digest: str | None = None) -> dict:
+def config_record(run: ResolvedRun, learner, samples: np.ndarray, data_digest: str | None = None,
+                  backend_choice: str | None = None) -> dict:
     """What ``config.json`` records (and, but for ``provenance``, what the folder's hash covers)."""
     spec, scenario = run.spec, run.scenario
     return {
@@ -137,7 +163,8 @@ def config_record(run: ResolvedRun, learner, samples: np.ndarray, data_digest: s
         "num_devices": learner.num_devices,
         "device_samples_per_update": samples.tolist(),
         **plugin_record(run),
-        "provenance": provenance(data_digest, plugin_files()),  # not hashed: see config_hash
+        # not hashed: see config_hash; backend_choice: why this backend trains it (the same numbers either way)
+        "provenance": {**provenance(data_digest, plugin_files()), **({"backend_choice": backend_choice} if backend_choice else {})},
     }
 
 

@@ -8,6 +8,7 @@ from learning.data import FederatedData
 from learning.training import LocalTraining
 from scenarios.definitions.partitions import dirichlet_label_split, equal_groups, group_label_permutations, rotate_images
 from scenarios.definitions.scenario import Scenario, devices_from_indices
+from scenarios.library.sources import digits_arrays
 
 NUM_DEVICES = 20
 NUM_GROUPS = 4
@@ -25,11 +26,8 @@ CONCEPT_SHIFT_EQ10 = {"variance_batch_fraction": 0.75}
 def grouped_digits(rng: np.random.Generator, group_shift, num_devices: int = NUM_DEVICES, alpha: float = LABEL_ALPHA) -> FederatedData:
     """``num_devices`` (20) devices in 4 groups over the digits, labels split by a Dirichlet(alpha)
     label shift, a validation split each; ``group_shift(groups, rng)`` gives the per-device transform."""
-    from sklearn.datasets import load_digits
-
-    digits = load_digits()
-    x = (digits.images / 16.0).astype(np.float32)[:, None, :, :]
-    y = digits.target.astype(np.int64)
+    images, y = digits_arrays()
+    x = (images / 16.0).astype(np.float32)[:, None, :, :]
     groups = equal_groups(num_devices, NUM_GROUPS)
     transform = group_shift(groups, rng)
     parts = dirichlet_label_split(y, num_devices, alpha, rng, min_size=20)

@@ -8,8 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from scenarios.records.result_folder import ResultError, RunCurve
-from scenarios.reports.over_seeds import check_seeds
+from scenarios.records.result_folder import ResultError, RunCurve, check_seeds
 from figures.style import algorithm_style
 
 BAND = "min-max over seeds"

@@ -12,27 +12,16 @@ import numpy as np
 from figures.save import save_figure
 
 
-def hexagon(center, isd_m: float) -> np.ndarray:
-    """(7, 2): the corners (closed) of a site's hexagon, apothem ``isd / 2`` towards each neighbour."""
-    from netsim.multicell import GRID_ROTATION_DEG
-
-    angles = np.radians(GRID_ROTATION_DEG + 30.0 + 60.0 * np.arange(7))
-    return np.asarray(center) + isd_m / np.sqrt(3.0) * np.stack([np.cos(angles), np.sin(angles)], axis=1)
-
-
-def draw_sites(ax, isd_m: float) -> None:
-    """The centre site's and its first ring's hexagons (``netsim.multicell.hex_sites``), the
-    centre site's sector boundaries (half-way between boresights), and the neighbour sites."""
-    from netsim.multicell import SECTOR_AZIMUTHS_DEG, hex_sites
-
-    sites = hex_sites(isd_m)[:7]
-    for k, site in enumerate(sites):
-        corners = hexagon(site, isd_m)
+def draw_sites(ax, outlines: dict) -> None:
+    """The site outlines ``scenarios.reports.cell`` hands over (``netsim.multicell.site_outlines``):
+    the centre site's hexagon (solid) and its first ring's (dotted), the centre site's sector
+    boundaries (dashed), and the neighbour sites."""
+    for k, corners in enumerate(outlines["hexagons"]):
         ax.plot(corners[:, 0], corners[:, 1], color="grey", linewidth=1.0 if k == 0 else 0.6, linestyle="-" if k == 0 else ":")
-    for azimuth in SECTOR_AZIMUTHS_DEG:
-        edge = np.radians(azimuth + 60.0)  # half-way between two boresights: towards a neighbour, to the hexagon's side
-        ax.plot([0, isd_m / 2.0 * np.cos(edge)], [0, isd_m / 2.0 * np.sin(edge)], color="grey", linewidth=0.8, linestyle="--")
-    ax.scatter(sites[1:, 0], sites[1:, 1], marker="^", color="grey", s=40, label="neighbour sites")
+    for (x0, y0), (x1, y1) in outlines["sector_edges"]:
+        ax.plot([x0, x1], [y0, y1], color="grey", linewidth=0.8, linestyle="--")
+    sites = outlines["neighbour_sites"]
+    ax.scatter(sites[:, 0], sites[:, 1], marker="^", color="grey", s=40, label="neighbour sites")
 
 
 def plot_cell(draws: dict, out_file: str | Path, title: str | None = None) -> Path:
@@ -49,7 +38,7 @@ def plot_cell(draws: dict, out_file: str | Path, title: str | None = None) -> Pa
         for radius in (draws["inner_radius_m"], draws["outer_radius_m"]):
             ax_map.add_patch(plt.Circle((0, 0), radius, fill=False, linestyle="--", linewidth=0.8, color="grey"))
     else:
-        draw_sites(ax_map, isd)
+        draw_sites(ax_map, draws["site_outlines"])
     points = ax_map.scatter(layout.x_m, layout.y_m, c=draws["mean_downlink_snr_db"], cmap="viridis", s=36,
                             marker="o", edgecolors="k", linewidths=0.4)
     nlos = ~layout.los

@@ -273,3 +273,19 @@ def serve(cell, count: int, rng: np.random.Generator) -> Served:
 
 def _concat(drops: list[Drop]) -> Drop:
     return Drop(*(np.concatenate([getattr(d, f) for d in drops]) for f in Drop.__dataclass_fields__))
+
+
+def hexagon(center, isd_m: float) -> np.ndarray:
+    """(7, 2): the corners (closed) of a site's hexagon, apothem ``isd / 2`` towards each neighbour."""
+    angles = np.radians(GRID_ROTATION_DEG + 30.0 + 60.0 * np.arange(7))
+    return np.asarray(center) + isd_m / np.sqrt(3.0) * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+
+
+def site_outlines(isd_m: float) -> dict:
+    """What a map of the layout draws: the hexagons of the centre site and its first ring (the
+    centre's first), the centre site's sector boundaries (half-way between two boresights,
+    towards a neighbour, from the site to its hexagon's side) and the first ring's sites."""
+    sites = hex_sites(isd_m)[:7]
+    edges = [((0.0, 0.0), (isd_m / 2.0 * np.cos(np.radians(azimuth + 60.0)), isd_m / 2.0 * np.sin(np.radians(azimuth + 60.0))))
+             for azimuth in SECTOR_AZIMUTHS_DEG]
+    return {"hexagons": [hexagon(site, isd_m) for site in sites], "sector_edges": edges, "neighbour_sites": sites[1:]}

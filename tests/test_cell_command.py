@@ -3,7 +3,6 @@ input refused with one line and exit status 2, nothing written."""
 
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -99,8 +98,8 @@ def test_radio_overrides_apply(capsys, tmp_path):
     (["run", "--system", "nowhere-5g"], "unknown system 'nowhere-5g'"),
     (["run", "--system", "wired", "--radio", "bs_power_w=1"], "--radio applies to the physical cell presets"),
 ])
-def test_bad_cell_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, argv, needle):
-    os.chdir(tmp_path)
+def test_bad_cell_input_is_one_line_exit_2_nothing_written(capsys, tmp_path, monkeypatch, argv, needle):
+    monkeypatch.chdir(tmp_path)  # undone after the case: later imports find the project where it is
     extra = ["--out", str(tmp_path / "r")] if argv[0] == "run" else []
     code, out, err = run_cli(capsys, *argv, *extra)
     assert code == 2 and out == ""
@@ -130,10 +129,10 @@ def test_drop_prints_the_calibration_quantities(capsys):
 
 
 def test_the_map_hexagon_faces_the_neighbour_sites():
-    """figures.cell.hexagon: a site's hexagon has its sides half an ISD away, towards each first-ring site."""
+    """netsim.multicell.hexagon: a site's hexagon has its sides half an ISD away, towards each first-ring site."""
     import numpy as np
 
-    from figures.cell import hexagon
+    from netsim.multicell import hexagon
     from netsim.multicell import hex_sites
 
     corners = hexagon((0.0, 0.0), 200.0)

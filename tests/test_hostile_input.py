@@ -656,7 +656,7 @@ def test_a_mean_over_seeds_refuses_runs_of_two_configurations(hostile):
     """What the specs' check cannot see (folders of two configurations under one label) the
     resolved configs' check refuses."""
     from scenarios.records.result_folder import read_run
-    from scenarios.reports.over_seeds import check_seeds
+    from scenarios.records.result_folder import check_seeds
     from scenarios.errors import UsageError
 
     run = read_run(hostile["complete"])

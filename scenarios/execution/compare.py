@@ -12,10 +12,10 @@ from typing import Sequence
 import numpy as np
 
 from scenarios.errors import UsageError
-from scenarios.records.result_folder import read_run
+from scenarios.records.result_folder import check_seeds, read_run
 from scenarios.execution.progress import Progress
 from scenarios.records.atomic import number_cell
-from scenarios.reports.over_seeds import (CENSORED, SPREAD, TIME_FORMATS, TIME_HEADERS, ToTarget, check_seeds, mean_std, pm,
+from scenarios.reports.over_seeds import (CENSORED, SPREAD, TIME_FORMATS, TIME_HEADERS, ToTarget, mean_std, pm,
                                           target_cell, to_target)
 from scenarios.execution.runner import RunSpec, run_experiment
 from scenarios.execution.pool import run_calls

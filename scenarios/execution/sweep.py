@@ -567,6 +567,8 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     runs = plan(specs, data_dir, checking.update if checking else None, points)
     if checking:
         checking.close()
+    for run in runs:  # a folder name taken by a file or a link is found before any run trains
+        check_replaceable(out / run.name)
     check_groups(runs, targeting, path.name)
     if ray is not None:
         start_ray(ray, jobs)  # before anything is written: an unreachable cluster is one line

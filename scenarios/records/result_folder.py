@@ -25,7 +25,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -336,3 +336,26 @@ def trace_csv(trace: list[TraceEvent]) -> str:
 
 def plans_jsonl(records: list[RoundRecord]) -> str:
     return "".join(json.dumps({"round": r.server_round, "plan": r.plan.to_dict() if r.plan else None}, allow_nan=False) + "\n" for r in records)
+
+
+def check_seeds(label: str, curves: Sequence) -> None:
+    """UsageError unless ``curves`` (``RunCurve`` s of one label, for a mean or a band) are runs
+    that differ in the seed alone: no folder twice, no seed twice (a copy of a run is not another
+    seed), the same resolved config but for the seed (``SEED_KEYS``)."""
+    from scenarios.errors import UsageError
+
+    folders = [str(Path(c.folder).resolve()) for c in curves if c.folder]
+    twice = next((f for f in folders if folders.count(f) > 1), None)
+    if twice is not None:
+        raise UsageError(f"{label}: folder {twice} is given twice; a mean over seeds takes each run once")
+    seeds = [c.config.get("seed") for c in curves]
+    twice = next((seed for seed in seeds if seeds.count(seed) > 1), None)
+    if twice is not None:
+        raise UsageError(f"{label}: {seeds.count(twice)} runs of seed {twice} (copies of one run); a mean over seeds "
+                         "takes one run per seed")
+    first = curves[0].config
+    for c in curves[1:]:
+        differ = sorted(k for k in {*first, *c.config} - set(SEED_KEYS) if first.get(k) != c.config.get(k))
+        if differ:
+            raise UsageError(f"{label}: its runs differ in more than the seed ({', '.join(differ)}); a mean over seeds "
+                             "needs runs of one configuration")

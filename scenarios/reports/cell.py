@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from netsim import pathloss, radio
+from netsim.multicell import site_outlines
 from netsim.physical import channel_seeds
 from scenarios.definitions.cells import CELLS, cell_parameters, physical_system
 from scenarios.errors import UsageError
@@ -132,5 +133,6 @@ def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict |
                    "broadcast_bps": broadcast[sent], "mean_downlink_snr_db": mean_dl,
                    "outage_snr_db": system.outage_snr_db, "layout": layout, "outer_radius_m": cell.outer_radius_m,
                    "inner_radius_m": cell.inner_radius_m,
-                   "inter_site_distance_m": cell.inter_site_distance_m if cell.interference else None},
+                   "inter_site_distance_m": cell.inter_site_distance_m if cell.interference else None,
+                   "site_outlines": site_outlines(cell.inter_site_distance_m) if cell.interference else None},
     }

@@ -7,7 +7,6 @@ true mean whenever a seed is censored (shown as ``>= x``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -17,30 +16,6 @@ TIME_HEADERS = {"T_dl": "time to target / T_dl", "s": "time to target (s)"}  # o
 TIME_FORMATS = {"T_dl": ".1f", "s": ".3f"}  # how a time prints in each unit
 CENSORED = ("seeds that never reached the target count at their run's end (censored): "
             "with any censored, the mean is a lower bound (>=)")
-
-
-def check_seeds(label: str, curves: Sequence) -> None:
-    """UsageError unless ``curves`` (``RunCurve`` s of one label, for a mean or a band) are runs
-    that differ in the seed alone: no folder twice, no seed twice (a copy of a run is not another
-    seed), the same resolved config but for the seed (``SEED_KEYS``)."""
-    from scenarios.errors import UsageError
-    from scenarios.records.result_folder import SEED_KEYS
-
-    folders = [str(Path(c.folder).resolve()) for c in curves if c.folder]
-    twice = next((f for f in folders if folders.count(f) > 1), None)
-    if twice is not None:
-        raise UsageError(f"{label}: folder {twice} is given twice; a mean over seeds takes each run once")
-    seeds = [c.config.get("seed") for c in curves]
-    twice = next((seed for seed in seeds if seeds.count(seed) > 1), None)
-    if twice is not None:
-        raise UsageError(f"{label}: {seeds.count(twice)} runs of seed {twice} (copies of one run); a mean over seeds "
-                         "takes one run per seed")
-    first = curves[0].config
-    for c in curves[1:]:
-        differ = sorted(k for k in {*first, *c.config} - set(SEED_KEYS) if first.get(k) != c.config.get(k))
-        if differ:
-            raise UsageError(f"{label}: its runs differ in more than the seed ({', '.join(differ)}); a mean over seeds "
-                             "needs runs of one configuration")
 
 
 def mean_std(values: Sequence[float | None]) -> tuple[float | None, float | None]:

@@ -69,3 +69,18 @@ def test_a_bad_system_text_is_one_line(capsys, tmp_path, argv, needle):
         err = capsys.readouterr().err
         assert needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_sweep_files_system_takes_the_text_and_names_the_point_it_refuses(capsys, tmp_path):
+    from scenarios.execution.sweep import expand, plan, setting_values
+
+    config = {"settings": {"rounds": 1, "devices": 4}, "grid": {"system": ["wired:rho=1", "wired:rho=10"]},
+              "algorithm": [{"name": "fedavg"}]}
+    runs = plan(expand(config), None)
+    assert [(run.spec.system, setting_values(run.config)["rho"]) for run in runs] == [("wired", 1.0), ("wired", 10.0)]
+    file = tmp_path / "twice.toml"
+    file.write_text('[settings]\nrho = 2.0\n[grid]\nsystem = ["wired:rho=1"]\n[[algorithm]]\nname = "fedavg"\n')
+    assert main(["sweep", str(file), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    assert ("twice.toml: [grid] system=wired:rho=1; [[algorithm]] #1; seed 0: system 'wired:rho=1': rho is given twice"
+            in capsys.readouterr().err)
+    assert not (tmp_path / "out").exists()

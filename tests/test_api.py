@@ -70,6 +70,11 @@ def test_compare_sweep_and_plot_from_python(tmp_path):
     assert (done["runs"], done["ran"]) == (2, 0)  # the same runs as compare's: reused
     summary = pandas.read_csv(done["tables"][-2])
     assert len(summary) == 1 and summary["mean_accuracy"][0] == pytest.approx(table["mean_accuracy"][0])
+    # what the file's [summary] takes: a fraction of the best, a budget (both seeds end before 1000 T_dl: censored)
+    summary = pandas.read_csv(sweep(config, out=tmp_path / "cmp", target="0.5*best", budget="time=1000")["tables"][-2])
+    assert summary["target"][0] == round(0.5 * table["mean_accuracy"][0], 4)
+    assert summary["accuracy_within_time_1000"][0] == pytest.approx(table["mean_accuracy"][0])
+    assert summary["censored_within_time_1000"][0] == 2
     figure = plot(result.folders["fedavg"] + result.folders["local"], tmp_path / "f.png", x=("time", "bits", "rounds"))
     assert figure.read_bytes().startswith(b"\x89PNG")
 
@@ -82,6 +87,10 @@ def test_compare_and_sweep_check_their_counts(tmp_path):
         compare(specs, out=tmp_path / "out", jobs=0)
     with pytest.raises(UsageError, match=r"target must be a finite number in \(0, 1\]"):
         sweep(tmp_path / "none.toml", target=2.0)
+    with pytest.raises(UsageError, match=r"target must be a mean accuracy in \(0, 1\] or a fraction of each group's best"):
+        sweep(tmp_path / "none.toml", target="best")
+    with pytest.raises(UsageError, match=r"budget must be AXIS=B1,B2,... with AXIS one of time"):
+        sweep(tmp_path / "none.toml", budget="seconds=1")
     with pytest.raises(UsageError, match="a non-empty list of RunSpec"):
         compare({"fedavg": []})
     assert not (tmp_path / "out").exists()

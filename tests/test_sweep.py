@@ -308,6 +308,8 @@ def test_a_target_is_a_number_or_a_fraction_of_each_groups_best(value, expected)
     ({"target": 0}, r"target must be a finite number in \(0, 1\]"),
     ({"group": "devices"}, "group must be a list of settings columns"),
     ({"targett": 0.5}, "unknown key 'targett'"),
+    ({"budget": "seconds=5"}, r"sweep \[summary\] budget must be AXIS=B1,B2,... with AXIS one of time"),
+    ({"budget": 5}, r"sweep \[summary\] budget must be AXIS=B1,B2"),
 ])
 def test_malformed_summaries_are_refused(summary, message):
     with pytest.raises(UsageError, match=message):
@@ -356,3 +358,52 @@ def test_a_tied_tdd_bandwidth_sweep_with_streams_m_summarizes_what_varies(tmp_pa
     page = Path(next(t for t in data["tables"] if t.endswith("_summary.md"))).read_text()
     assert "Same in every row where set (left out of the table): scenario = digits-rotation; system = umi-3.5ghz" in page
     assert not any(column.startswith("option_") for column in summary)  # user-centric's, one value each
+
+
+BUDGET_SWEEP = """
+[settings]
+system = "wired"
+devices = 4
+[grid]
+rounds = [1, 2]
+[summary]
+budget = "time=100"
+[[algorithm]]
+name = "fedavg"
+"""
+
+
+def test_the_summary_reports_the_accuracy_within_a_budget_censored_where_a_run_ended_first(tmp_path, capsys):
+    pandas = pytest.importorskip("pandas")
+    from scenarios.records.result_folder import read_run
+    from scenarios.reports.budgets import within
+
+    config = tmp_path / "budget.toml"
+    config.write_text(BUDGET_SWEEP)
+    # --budget replaces the file's: at 7 T_dl the 1-round run (a round of wired: 6 T_dl) has ended, the 2-round one has not
+    assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--json", "--budget", "time=7,100"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    runs = pandas.read_csv(data["tables"][0])
+    summary = pandas.read_csv(next(t for t in data["tables"] if t.endswith("_summary.csv")))
+    curves = [read_run(tmp_path / "out" / folder) for folder in runs["run"]]
+    assert [c.end_time for c in curves] == [6.0, 12.0]
+    assert list(summary["censored_within_time_7"]) == [1, 0]  # the 1-round run ended before spending 7
+    # within 100 both ended first (censored, a column of 1s left out as constant): each run's final accuracy
+    assert "censored_within_time_100" not in summary
+    assert list(summary["accuracy_within_time_100"]) == pytest.approx(list(runs["final_mean_accuracy"]))
+    assert [within(c, "time", 7).accuracy for c in curves] == pytest.approx([curves[0].mean_accuracy[-1]] * 2)
+    page = Path(next(t for t in data["tables"] if t.endswith("_summary.md"))).read_text()
+    assert "acc % within time 7 |" in page and f"| >= {100 * curves[0].mean_accuracy[-1]:.1f} |" in page
+
+
+def test_a_budget_is_checked_before_anything_runs(tmp_path, capsys):
+    from scenarios.execution.sweep import summary_settings
+
+    assert summary_settings({"summary": {"budget": "time=5"}}, budget="uplink_bits=2e6,1e6").budget == ("uplink_bits", (1e6, 2e6))
+    config = tmp_path / "budget.toml"
+    config.write_text(BUDGET_SWEEP)
+    assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--budget", "energy_j=1"]) == 2
+    assert "an energy_j budget needs runs that record energy (a cell)" in capsys.readouterr().err
+    assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--budget", "time=-1"]) == 2
+    assert "--budget time= takes finite numbers > 0" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

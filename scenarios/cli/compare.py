@@ -72,6 +72,7 @@ def execute(args):
     from scenarios.records.atomic import (atomic_write_text, check_output_dir, check_replaceable, csv_text, make_output_dir,
                                           remove_stale_staging, sha256_text)
     from scenarios.execution.runner import prepare, resolve
+    from scenarios.execution.spec import file_word
     from scenarios.reports.tables import rows_csv, run_columns, run_row
 
     plan = specs(args)
@@ -87,7 +88,7 @@ def execute(args):
     rows, target, curves = compare(plan, out, data_dir, args.target, show_progress(args), args.jobs, reuse=not args.force)
     header, body = table_rows(rows)
     tag = sha256_text("\n".join(names) + f"\ntarget={args.target}")[:10]
-    stem = out / f"compare_{args.scenario}_{args.system}_{args.seeds}seeds_{tag}"
+    stem = out / f"compare_{args.scenario}_{file_word(args.system)}_{args.seeds}seeds_{tag}"
     paths = {kind: stem.with_name(stem.name + suffix) for kind, suffix in
              (("csv", ".csv"), ("markdown", ".md"), ("runs_csv", "_runs.csv"))}
     atomic_write_text(paths["csv"], csv_text(*numeric_rows(rows)))

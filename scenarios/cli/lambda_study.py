@@ -89,11 +89,9 @@ def execute(args):
     data_dir = str(resolve_data_dir(args.data_dir))
     out = check_output_dir(Path(args.out))
 
-    def spec(streams, seed: int, system: str | None = None) -> RunSpec:
-        on = specs_of[system] if system is not None else None  # a cell of --systems, with its overrides
-        where = {"system": on.name, "mode": on.mode, "deadline": on.deadline, "radio": on.radio} if on else {"system": args.system}
-        return RunSpec(args.scenario, "user-centric", rounds=args.rounds, seed=seed,
-                       options={**options, "streams": streams}, training=training, **where)
+    def spec(streams, seed: int, system: str | None = None) -> RunSpec:  # system: a cell of --systems, with its overrides
+        return RunSpec(args.scenario, "user-centric", system=args.system if system is None else system, rounds=args.rounds,
+                       seed=seed, options={**options, "streams": streams}, training=training)
 
     curves = {seed: setup_silhouette(prepare(resolve(spec("auto", seed)), data_dir)) for seed in seeds}
     silhouette = {k: mean_std([c[k] for c in curves.values()])[0] for k in curves[seeds[0]]}

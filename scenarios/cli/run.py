@@ -54,6 +54,7 @@ def execute(args):
     from scenarios.datasets import resolve_data_dir
     from scenarios.records.atomic import check_output_dir, check_replaceable, remove_stale_staging
     from scenarios.execution.runner import prepare, resolve, run_prepared
+    from scenarios.execution.spec import file_word
     from scenarios.reports.over_seeds import TIME_FORMATS
     from scenarios.reports.retime import curves_by_system
 
@@ -71,7 +72,7 @@ def execute(args):
         options = PlotOptions(title=f"{args.scenario} on {args.system}", x_axes=("time", "energy"),
                               command=getattr(args, "command_line", None))
         try:
-            name = figure_name(f"accuracy_vs_time_{args.scenario}_{args.system}", folders)
+            name = figure_name(f"accuracy_vs_time_{args.scenario}_{file_word(args.system)}", folders)
             figure = plot_accuracy_vs_time(curves_by_system(folders), out / name, options)
         except WriteError as error:  # the runs are written: show them, then say what failed
             failed = error

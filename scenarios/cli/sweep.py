@@ -24,7 +24,8 @@ def add_parser(subparsers) -> None:
         "A killed sweep resumes where it stopped. Writes one table with a row per run and seed "
         "(CSV, and Parquet when pyarrow is importable), and a summary with a row per grid point aggregated "
         "over its seeds (CSV and Markdown: accuracies with their sample std, time, bits and energy to the "
-        "target with censored seeds counted, the wireless columns where the runs have them). "
+        "target with censored seeds counted, the accuracy within --budget's budgets, the wireless columns "
+        "where the runs have them). "
         "docs/sweep-files.md lists the file's keys.",
     )
     parser.add_argument("config", metavar="CONFIG.toml", help="the sweep file")
@@ -41,6 +42,10 @@ def add_parser(subparsers) -> None:
                         "each group's best grid point (0.9*best); replaces the file's [summary] target (default: 90%% of "
                         "the best grid point's mean final accuracy of each group: a scenario, and a value of each "
                         "[summary] group setting)")
+    parser.add_argument("--budget", metavar="AXIS=B1,B2", help="also the accuracy each grid point reaches within these "
+                        "budgets on AXIS (time in the clock's unit, downlink_bits, uplink_bits, energy_j), as summary "
+                        "columns with the seeds that ended before spending one counted (censored); replaces the file's "
+                        "[summary] budget (scenarios.reports.budgets)")
     add_quiet(parser)
     add_data_dir(parser)
     add_json(parser)
@@ -55,7 +60,7 @@ def execute(args):
             raise UsageError("--gpu-share needs --ray (local workers share this machine's GPU as they are)")
         GPU_SHARE.check("--gpu-share", args.gpu_share)
     data = run_sweep(Path(args.config), args.out, args.data_dir, args.jobs, args.ray, args.target, show_progress(args),
-                     1.0 if args.gpu_share is None else args.gpu_share)
+                     1.0 if args.gpu_share is None else args.gpu_share, args.budget)
     text = (f"{data['runs']} runs ({data['ran']} run now, {data['reused']} reused, {data['diverged']} diverged) "
             f"in {data['out']}/\nwrote {', '.join(data['tables'])}")
     return data, text, (1 if data["diverged"] else 0)  # as run: done, but a run diverged

@@ -21,7 +21,7 @@ from scenarios.definitions.registry import get_algorithm, get_scenario
 from scenarios.definitions.scenario import Scenario
 from scenarios.definitions.seeds import RunSeeds, seed_streams
 from scenarios.definitions.settings import RunSpec, check_spec, label_suffix
-from scenarios.definitions.systems import get_system
+from scenarios.definitions.systems import SPEC_SEPARATOR, SYSTEM_KEYS, get_system, parse_system
 
 
 @dataclass(frozen=True)
@@ -51,18 +51,53 @@ class ResolvedRun:
         label with the algorithm's labelled options joined to its name (``user-centric_k4``)."""
         spec = self.spec
         label = get_algorithm(spec.algorithm).Options.folder_label(spec.algorithm, spec.options) + label_suffix(spec)
-        return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{spec.scenario}_{label}_{spec.system}_s{spec.seed}")
+        return file_word(f"{spec.scenario}_{label}_{spec.system}_s{spec.seed}")
+
+
+def file_word(text: str) -> str:
+    """``text`` as part of a file name: every run of other characters than letters, digits, ``.``,
+    ``_`` and ``-`` one ``-`` (``wired:rho=10`` -> ``wired-rho-10``)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text)
 
 
 def run_label(spec: RunSpec) -> str:
     """The algorithm's name, with what its options declare worth showing (``user-centric k=4``),
     and the labelled settings that are not their defaults (``ul=qsgd:bits=4``)."""
+    spec = system_settings(spec)
     return get_algorithm(spec.algorithm).Options.label(spec.algorithm, spec.options) + label_suffix(spec)
+
+
+SYSTEM_FIELDS = ("rho", "t_min", "inv_mu", *SYSTEM_KEYS)  # a system text's overrides that are settings of their own
+
+
+def system_settings(spec: RunSpec) -> RunSpec:
+    """``spec`` with a system given as a preset with overrides (``wired:rho=10,mode=barrier``:
+    ``parse_system``, the one reading of a system's text) read into the settings of the same
+    words: ``system`` the preset, ``rho``, ``t_min``, ``inv_mu``, ``mode``, ``deadline``, and a
+    cell's parameters into ``radio`` (``--radio``'s keys). So ``--system wired:rho=10`` and
+    ``--system wired --rho 10`` are one run: one config, one folder. A setting given both ways
+    (``--rho`` off its default, a ``--radio`` key) is refused, one line, whatever the values."""
+    if not isinstance(spec.system, str) or SPEC_SEPARATOR not in spec.system:
+        return spec
+    named = parse_system(spec.system)
+    values, radio = {"system": named.name}, dict(spec.radio) if isinstance(spec.radio, dict) else spec.radio
+    defaults = {f.name: f.default for f in dataclasses.fields(RunSpec)}
+    for key, value in named.overrides.items():
+        given = getattr(spec, key) != defaults[key] if key in SYSTEM_FIELDS else isinstance(radio, dict) and key in radio
+        if given:
+            flag = f"--{key.replace('_', '-')}" if key in SYSTEM_FIELDS else f"--radio {key}"
+            raise UsageError(f"system {spec.system!r}: {key} is given twice (also {flag}); give it once")
+        if key in SYSTEM_FIELDS:
+            values[key] = value
+        elif isinstance(radio, dict):
+            radio[key] = value
+    return replace(spec, **values, radio=radio)
 
 
 def resolve(spec: RunSpec) -> ResolvedRun:
     """``spec`` checked and resolved (UsageError naming the setting): the one reading of a spec."""
     load_installed()  # a run in a fresh process (the API, a Ray worker) knows the installed plugins too
+    spec = system_settings(spec)
     scenario = get_scenario(spec.scenario)
     algorithm = get_algorithm(spec.algorithm)
     values = check_spec(spec, scenario.knobs)

@@ -16,6 +16,7 @@ The file (every key optional except at least one ``[[algorithm]]`` or ``[[run]]`
     [summary]                      # the summary's target: a number, or a fraction of each group's best
     target = "0.9*best"
     group = ["algorithm"]          # settings columns that split the grid points into groups
+    budget = "time=5,10,20"        # also the accuracy within these budgets (scenarios.reports.budgets)
     [[algorithm]]                  # each algorithm, with fixed options and an option grid
     name = "user-centric"
     options = { variance_batch_fraction = 0.6 }
@@ -51,7 +52,7 @@ from scenarios.definitions.settings import DEFAULT_SCENARIO, MAX_SEEDS, RUN_SETT
 TABLE_KEYS = tuple(f.name for f in declared() if f.name in SWEEP_KEYS and f.default_factory is dict)  # training, radio
 TOP_KEYS = ("seeds", "settings", "grid", "algorithm", "run", "plugins", "summary")
 TIE = "tie"  # [grid] tie = [["radio.downlink_bandwidth_hz", "radio.uplink_bandwidth_hz"]]: keys whose lists go together
-SUMMARY_KEYS = ("target", "group")
+SUMMARY_KEYS = ("target", "group", "budget")
 ALGORITHM_KEYS = ("name", "options", "grid")
 RUN_KEYS = SWEEP_KEYS + ("algorithm", "options")
 SEEDS = Setting(int, low=1, high=MAX_SEEDS)
@@ -268,6 +269,7 @@ class PlannedRun:
     spec: RunSpec
     name: str
     config: dict
+    records_energy: bool = False  # its system reports each device's energy (a cell)
 
 
 def plan(specs: Sequence[RunSpec], data_dir: str | None, progress: Callable[[int], None] | None = None,
@@ -287,7 +289,7 @@ def plan(specs: Sequence[RunSpec], data_dir: str | None, progress: Callable[[int
             raise UsageError(f"{points[index]}: {error}") from None
         if prepared.name not in names:
             names.add(prepared.name)
-            planned.append(PlannedRun(prepared.run.spec, prepared.name, prepared.config))
+            planned.append(PlannedRun(prepared.run.spec, prepared.name, prepared.config, prepared.run.system.records_energy))
         if progress:
             progress(index + 1)
     return planned
@@ -414,11 +416,13 @@ class SummarySettings:
     """How a sweep's summary sets its target: ``target`` for every group, else ``fraction`` of
     each group's best grid point (its mean final accuracy); a group is the grid points of one
     scenario and one value of each setting column in ``group`` (``algorithm``, ``system``,
-    ``devices``, ``radio_KEY``...)."""
+    ``devices``, ``radio_KEY``...). ``budget``: (axis, budgets) of the accuracy-within-budget
+    columns (``scenarios.reports.budgets``), or none."""
 
     target: float | None = None
     fraction: float = 0.9
     group: tuple[str, ...] = ()
+    budget: tuple[str, tuple[float, ...]] | None = None
 
 
 FRACTION = Setting(float, low=0, high=1, low_open=True)
@@ -443,9 +447,11 @@ def parse_target(value, where: str) -> SummarySettings:
     return SummarySettings(target=TARGET.check(where, value))
 
 
-def summary_settings(config: dict, where: str = "sweep", target=None) -> SummarySettings:
-    """The file's ``[summary]`` (``target``, ``group``), its target replaced by ``target`` when
-    given (the command line's ``--target``)."""
+def summary_settings(config: dict, where: str = "sweep", target=None, budget: str | None = None) -> SummarySettings:
+    """The file's ``[summary]`` (``target``, ``group``, ``budget``), its target and budget replaced
+    by ``target`` and ``budget`` when given (the command line's ``--target`` and ``--budget``)."""
+    from scenarios.reports.budgets import parse_budgets
+
     table = _table(config.get("summary", {}), f"{where} [summary]")
     _known(table, SUMMARY_KEYS, f"{where} [summary]")
     group = table.get("group", [])
@@ -453,15 +459,22 @@ def summary_settings(config: dict, where: str = "sweep", target=None) -> Summary
         raise UsageError(f"{where} [summary] group must be a list of settings columns (algorithm, devices, radio_KEY...), got {group!r}")
     chosen = target if target is not None else table.get("target")
     found = SummarySettings() if chosen is None else parse_target(chosen, "--target" if target is not None else f"{where} [summary] target")
-    return dataclasses.replace(found, group=tuple(dict.fromkeys(group)))
+    spend = budget if budget is not None else table.get("budget")
+    budgets = None if spend is None else parse_budgets(spend, "--budget" if budget is not None else f"{where} [summary] budget")
+    return dataclasses.replace(found, group=tuple(dict.fromkeys(group)), budget=budgets)
 
 
-def check_groups(runs: Sequence[PlannedRun], summary: SummarySettings, where: str = "sweep") -> None:
-    """UsageError naming a ``group`` column that no run's settings have (``setting_values``)."""
+def check_summary(runs: Sequence[PlannedRun], summary: SummarySettings, where: str = "sweep") -> None:
+    """UsageError naming a ``group`` column that no run's settings have (``setting_values``), or
+    an energy budget where a run records no energy (before anything trains)."""
     known = dict.fromkeys(["system", "algorithm", *(k for run in runs for k in setting_values(run.config))])
     for name in summary.group:
         if name not in known:
             raise UsageError(f"{where} [summary] group: no settings column {name!r}; the runs' columns: {', '.join(known)}")
+    if summary.budget is not None and summary.budget[0] == "energy_j":
+        bare = next((run for run in runs if not run.records_energy), None)
+        if bare is not None:
+            raise UsageError(f"{where}: an energy_j budget needs runs that record energy (a cell); {bare.name} does not")
 
 
 EMPTY_CELLS = ("", "-")  # a cell without a value: CSV, Markdown
@@ -485,13 +498,16 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
     seeds as ``compare`` does (``scenarios.execution.compare.label_row``): (CSV header, CSV rows,
     Markdown). The target is ``summary``'s: given, or a fraction (default 90%) of the best mean
     final accuracy of each group (a scenario and one value of each ``group`` setting). Columns:
-    the scenario, system and label, the settings, the numbers and the target; a column the same
-    in every row is left out of both tables (the Markdown says its value above the table)."""
+    the scenario, system and label, the settings, the numbers, the accuracy within each of
+    ``summary``'s budgets (``scenarios.reports.budgets``: its mean and sample std over the seeds
+    that finished and how many of them ended before spending it) and the target; a column the
+    same in every row is left out of both tables (the Markdown says its value above the table)."""
     from scenarios.records.atomic import json_text, number_cell
     from scenarios.reports.tables import cell
     from scenarios.execution.compare import CENSORED, SPREAD, markdown, numeric_rows, summarize, table_rows
     from scenarios.execution.spec import run_label
     from scenarios.records.result_folder import SEED_KEYS, read_run
+    from scenarios.reports.budgets import budget_numbers, budget_table
     from scenarios.reports.over_seeds import mean_std
 
     if not isinstance(summary, SummarySettings):
@@ -505,6 +521,7 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
     groups = [json_text([s["scenario"], *(s.get(g) for g in summary.group)], indent=None) for s in settings]
     point_runs = list(points.values())
     rows: list = [None] * len(settings)
+    spent: list = [([], [])] * len(settings)  # per point: (CSV cells, Markdown cells) within the budgets
     targets: dict[str, float | None] = {}
     for group in dict.fromkeys(groups):
         mine = [i for i, g in enumerate(groups) if g == group]
@@ -517,21 +534,31 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
         found, targets[group] = summarize(curves, target)
         for i, row in zip(mine, found):
             rows[i] = dataclasses.replace(row, label=run_label(point_runs[i][0].spec))
+        if summary.budget is not None:
+            numbers, (_, texts) = budget_numbers(curves, *summary.budget), budget_table(curves, *summary.budget)
+            for i, text in zip(mine, texts):
+                spent[i] = ([v for n in numbers if n["algorithm"] == i for v in (number_cell(n["accuracy"]),
+                             number_cell(n["accuracy_std"]), n["censored"])], text[1:])
+    axis, budgets = summary.budget or ("", ())
+    budget_header = [f"{name}_within_{axis}_{b:g}" for b in budgets for name in ("accuracy", "accuracy_std", "censored")]
     header, body = numeric_rows(rows)
-    csv_header = ["scenario", "system", *columns, "label", *header[1:], "target"]
-    csv_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) for k in columns), *cells, number_cell(targets[g])]
-                for s, cells, g in zip(settings, body, groups)]
+    csv_header = ["scenario", "system", *columns, "label", *header[1:], *budget_header, "target"]
+    csv_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) for k in columns), *cells, *within[0], number_cell(targets[g])]
+                for s, cells, within, g in zip(settings, body, spent, groups)]
     keep, same = constant_columns(csv_header, csv_rows)
     text_header, text_body = table_rows(rows)
-    page_header = ["scenario", "system", *columns, *text_header, "target"]
-    page_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) or "-" for k in columns), *cells, str(targets[g])]
-                 for s, cells, g in zip(settings, text_body, groups)]
+    page_header = ["scenario", "system", *columns, *text_header, *budget_table({}, axis, budgets)[0][1:], "target"]
+    page_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) or "-" for k in columns), *cells, *within[1], str(targets[g])]
+                 for s, cells, within, g in zip(settings, text_body, spent, groups)]
     page_keep, page_same = constant_columns(page_header, page_rows)
     how = (f"target mean accuracy {summary.target} for every row" if summary.target is not None else
            f"target: {summary.fraction:g} x the best mean final accuracy of its group (scenario"
            + "".join(f", {g}" for g in summary.group) + ")")
     note = (f"One row per grid point. {how}. Cells: mean over the seeds that finished, ({SPREAD}) in brackets; "
             f"to target: {CENSORED}.")
+    if budgets:
+        note += (f" Accuracy within a budget on {axis}: at each seed's last evaluation within it, >= where a seed "
+                 f"ended before spending it (the CSV's censored_within_* counts them).")
     if page_same:
         note += ("\n\nSame in every row where set (left out of the table): "
                  + "; ".join(f"{k} = {v}" for k, v in page_same.items()) + ".")
@@ -540,13 +567,14 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
 
 
 def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = None, jobs: int = 1,
-              ray: str | None = None, target: float | None = None, progress: bool = False, gpu_share: float = 1.0) -> dict:
+              ray: str | None = None, target: float | str | None = None, progress: bool = False, gpu_share: float = 1.0,
+              budget: str | None = None) -> dict:
     """The sweep file ``path``: every run checked, those without a complete folder run (locally
     on ``jobs`` worker processes, or on Ray at ``ray``: ``local`` or an address, each run on CUDA
-    asking for ``gpu_share`` of a GPU), then its
-    tables written into ``out`` (default results/<file name>): one row per run and seed (CSV,
-    and Parquet with pyarrow) and the summary per grid point (CSV and Markdown). Returns the
-    counts, the folder and the tables' paths."""
+    asking for ``gpu_share`` of a GPU), then its tables written into ``out`` (default
+    results/<file name>): one row per run and seed (CSV, and Parquet with pyarrow) and the
+    summary per grid point (CSV and Markdown); ``target`` and ``budget`` (``AXIS=B1,B2``), where
+    given, replace the file's ``[summary]`` ones. Returns the counts, the folder and the tables' paths."""
     from scenarios.records.atomic import (atomic_write_text, check_output_dir, check_replaceable, csv_text, make_output_dir,
                                           remove_stale_staging, sha256_text)
     from scenarios.datasets import resolve_data_dir
@@ -561,7 +589,7 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     out = check_output_dir(Path(out) if out else Path("results") / path.stem)
     load_sweep_plugins(config, path.parent, path.name)
     specs, points = zip(*expand_points(config, path.name))
-    targeting = summary_settings(config, path.name, target)
+    targeting = summary_settings(config, path.name, target, budget)
     data_dir = str(resolve_data_dir(data_dir))
     checking = Progress("checking", len(specs), unit="runs") if progress else None
     runs = plan(specs, data_dir, checking.update if checking else None, points)
@@ -569,7 +597,7 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
         checking.close()
     for run in runs:  # a folder name taken by a file or a link is found before any run trains
         check_replaceable(out / run.name)
-    check_groups(runs, targeting, path.name)
+    check_summary(runs, targeting, path.name)
     if ray is not None:
         start_ray(ray, jobs)  # before anything is written: an unreachable cluster is one line
     make_output_dir(out)

@@ -21,17 +21,18 @@ from scenarios.reports.over_seeds import mean_std, pm
 AXES = ("time", "downlink_bits", "uplink_bits", "energy_j")
 
 
-def parse_budgets(text: str) -> tuple[str, tuple[float, ...]]:
-    """``AXIS=B1,B2,...`` -> (axis, budgets); UsageError naming what is wrong."""
+def parse_budgets(text: str, name: str = "--budget") -> tuple[str, tuple[float, ...]]:
+    """``AXIS=B1,B2,...`` -> (axis, budgets); UsageError naming ``name`` (where the text was given)
+    and what is wrong."""
     axis, _, values = str(text).partition("=")
-    if axis not in AXES:
-        raise UsageError(f"--budget must be AXIS=B1,B2,... with AXIS one of {', '.join(AXES)}, got {text!r}")
+    if not isinstance(text, str) or axis not in AXES:
+        raise UsageError(f"{name} must be AXIS=B1,B2,... with AXIS one of {', '.join(AXES)}, got {text!r}")
     try:
         budgets = tuple(float(v) for v in values.split(","))
     except ValueError:
         budgets = ()
     if not budgets or not all(math.isfinite(b) and b > 0 for b in budgets):
-        raise UsageError(f"--budget {axis}= takes finite numbers > 0 separated by commas, got {values!r}")
+        raise UsageError(f"{name} {axis}= takes finite numbers > 0 separated by commas, got {values!r}")
     return axis, tuple(sorted(set(budgets)))
 
 

@@ -1,6 +1,6 @@
 """The vectorized physical round (TDMA) against the per-device SimPy processes on randomized
-rounds (one uplink queue, or one per sector of the site): same outcome, round end, per-device energies and bits sent, bit for bit, and the same
-trace events."""
+rounds (one uplink queue, or one per sector of the site): same outcome, round end, per-device
+energies and bits sent, bit for bit, and the same trace events."""
 
 import numpy as np
 import pytest

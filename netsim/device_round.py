@@ -28,13 +28,13 @@ class Deadline:
 @dataclass(frozen=True)
 class SharedRound:
     """What every device process of one round shares: the clock, the barrier (barrier mode:
-    everyone computed; None pipelined), the uplink (a SimPy resource for TDMA, an
-    ``FdmaUplink``), the ``links`` (outages, airtimes, energies), the deadline (None: none) and
-    the trace the round appends to."""
+    everyone computed; None pipelined), the uplink queue of each device (device -> a SimPy
+    resource for TDMA, an ``FdmaUplink``: one per receiver), the ``links`` (outages, airtimes,
+    energies), the deadline (None: none) and the trace the round appends to."""
 
     env: simpy.Environment
     barrier: simpy.Event | None
-    uplink: object
+    uplink: dict
     links: object
     deadline: Deadline | None
     trace: list
@@ -49,7 +49,7 @@ def device_process(shared: SharedRound, device: int, received, computed, compute
     upload would end after it, is dropped and sends nothing; a device in uplink outage computes
     but cannot upload. On FDMA, an upload still running at the deadline is cut there.
     """
-    env, barrier, uplink, links = shared.env, shared.barrier, shared.uplink, shared.links
+    env, barrier, uplink, links = shared.env, shared.barrier, shared.uplink[device], shared.links
     deadline, trace, server_round = shared.deadline, shared.trace, shared.server_round
     yield received
     start = env.now
@@ -67,7 +67,7 @@ def device_process(shared: SharedRound, device: int, received, computed, compute
     computed.succeed(True)
     if barrier is not None:
         yield barrier
-    if not links.can_upload(device, links.fdma_sharing if uplink_bits > 0 else 0):
+    if not links.can_upload(device, uplink_bits > 0):
         trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, UPLINK_OUTAGE))
         return False
     if links.uplink_access == "fdma":

@@ -30,7 +30,8 @@ class PhysicalLinks:
         self._dl_out = channel.downlink_outage
         self._ul_out = channel.uplink_outage
         self._ul_bps = channel.uplink_bps
-        self.fdma_sharing = 0  # FDMA: how many share the band at most this round (set by the round)
+        self.uplink_queue = channel.network.uplink_queue  # each device's uplink queue (its sector's receiver, or the site's)
+        self.fdma_sharing: dict[int, int] = {}  # FDMA: per queue, how many share its band at most this round (set by the round)
 
     @classmethod
     def draw(cls, network: PhysicalNetwork, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> "PhysicalLinks":
@@ -43,9 +44,11 @@ class PhysicalLinks:
     def receives(self, device: int) -> bool:
         return not self._dl_out[device]
 
-    def can_upload(self, device: int, sharing: int = 0) -> bool:
-        """``sharing`` 0 (TDMA, or nothing to send): not in outage alone on the band; else not
-        in outage on a ``1/sharing`` share (``sharing`` times the SNR: FDMA)."""
+    def can_upload(self, device: int, uploading: bool = False) -> bool:
+        """TDMA, or nothing to send: not in outage alone on the band (its grant); FDMA with
+        something to send: not in outage on the narrowest share its queue can give it this round
+        (its band split among the ``fdma_sharing`` of its queue, at most one block each)."""
+        sharing = self.fdma_sharing.get(int(self.uplink_queue[device]), 0) if uploading and self.uplink_access == "fdma" else 0
         if sharing:
             return not self.channel.uplink_share_outage(device, min(sharing, self.fdma_capacity))
         return not self._ul_out[device]

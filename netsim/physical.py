@@ -38,6 +38,7 @@ PLANNING_BLOCK = 100  # planning draws per block (bounds memory: block x devices
 UPLINK_ACCESS = ("tdma", "fdma")
 UL_POWER_CONTROL = ("off", "fractional")
 UL_ALLOCATIONS = ("whole-band", "headroom")
+UPLINK_QUEUES = ("sector", "site")
 LINK_ABSTRACTIONS = ("shannon", "attenuated-shannon")
 PRB_REFERENCE_HZ = 180e3  # 12 subcarriers at 15 kHz: 2^mu M_RB of these span an allocation of M_RB PRBs at 15 2^mu kHz
 P0_RANGE_DBM = (-202.0, 24.0)  # TS 38.331 PUSCH-ConfigCommon p0-NominalWithGrant
@@ -89,7 +90,10 @@ class PhysicalSystem(SystemKind):
     UE power (``uplink.tx_power_w``); ``fractional``, each device's open-loop PUSCH power for the
     whole band, capped at that power (``pusch_power_dbm``, ``p0_dbm_per_prb`` and ``alpha``), and
     in the 19-site network each interfering device's from its own coupling loss; on FDMA a device
-    keeps that power in its share. Compute: ``cycles_per_sample x samples / cpu_hz`` plus an
+    keeps that power in its share. In the network each sector of the parameter server's site is
+    a receiver of its own (``uplink_queues`` ``sector``): its devices queue (TDMA) or share the
+    band (FDMA) among themselves, the three sectors at once; ``site`` puts the whole site in one
+    queue, one upload at a time. Compute: ``cycles_per_sample x samples / cpu_hz`` plus an
     exponential extra delay of mean ``compute_extra_s`` (the shifted exponential of the
     normalized model, now in seconds), both times the plan's compute scale.
     """
@@ -125,6 +129,9 @@ class PhysicalSystem(SystemKind):
     ul_power_control: str = "off"
     link_abstraction: str = "shannon"  # rate per SNR: Shannon with a gap and the CQI cap, or TR 36.942 A.2's (efficiency)
     ul_allocation: str = "whole-band"  # TDMA grant: every resource block, or sized by the power headroom (allocated_prbs)
+    uplink_queues: Literal[UPLINK_QUEUES] = option(
+        "sector", "the parameter server's uplink receivers: one queue per sector of its site (sector) or one for the site",
+        omit_default=True)
     p0_dbm_per_prb: float = option(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
                                       low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1])
     alpha: float = option(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0)
@@ -493,6 +500,16 @@ class PhysicalNetwork(Network):
         """``scale x (cycles / f + extra)``; ``extra_s`` is the drawn random part."""
         base = energy.compute_time_s(self.system.cycles_per_sample * float(self.samples_per_update[device]), self.system.cpu_hz)
         return scale * (base + extra_s)
+
+    @functools.cached_property
+    def uplink_queue(self) -> np.ndarray:
+        """Each device's uplink queue: its serving sector (``uplink_queues`` ``sector`` in the
+        network: each sector of the site a receiver of its own), else 0 (one queue: the site, or
+        the isolated cell's one base station)."""
+        sector = self.layout.sector
+        if self.system.uplink_queues == "site" or sector is None:
+            return np.zeros(self.layout.num_devices, dtype=np.int64)
+        return np.asarray(sector, dtype=np.int64)
 
     @functools.cached_property
     def uplink_power_dbm(self) -> np.ndarray:

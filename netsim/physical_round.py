@@ -1,13 +1,14 @@
 """A round on a physical network, one SimPy process per participant (the reference style of
 ``netsim.reference``, with what a cell adds): streams at their weakest listener's rate,
-downlink and uplink outages, a TDMA or FDMA uplink, and every device's energy on the trace.
+downlink and uplink outages, a TDMA or FDMA uplink per receiver (each sector of the site, or
+the site: ``PhysicalNetwork.uplink_queue``), and every device's energy on the trace.
 
 A listener in downlink outage misses its model (no compute, no upload; dropped with reason
 ``downlink-outage``); a device in uplink outage computes but cannot upload
 (``uplink-outage``); with a deadline, late devices are dropped as on the normalized systems
 (``deadline``; an FDMA upload still running at it is cut there, its airtime paid). On FDMA the
 uplink outage is tested on the narrowest share the round can give (the band split among all the
-round's uploaders that received their model: that many times the full-band SNR). Trace
+round's uploaders of its queue that received their model). Trace
 events carry the device's energy: ``receive`` (one per device and stream it got), ``compute``
 (prorated when cut), ``uplink`` and cut FDMA uploads (``dropped``).
 """
@@ -99,13 +100,16 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     downlink = env.process(downlink_process(env, plan, links, received, trace, server_round))
     computed = {device: env.event() for device in participants}
     barrier = env.all_of(list(computed.values())) if system.mode == "barrier" else None
-    if links.uplink_access == "fdma":
-        uplink = FdmaUplink(env, links.uplink_share_bps, links.uplink_share_w, links.fdma_capacity)
-    else:
-        uplink = simpy.Resource(env, capacity=1)
     missed = {device for device in received if not links.receives(device)}
+    queue_of = {device: int(links.uplink_queue[device]) for device in participants}
     if links.uplink_access == "fdma":
-        links.fdma_sharing = sum(1 for d in participants if d not in missed and plan.uplink_bits.get(d, 0.0) > 0)
+        queues = {q: FdmaUplink(env, links.uplink_share_bps, links.uplink_share_w, links.fdma_capacity)
+                  for q in sorted(set(queue_of.values()))}
+        uploading = [queue_of[d] for d in participants if d not in missed and plan.uplink_bits.get(d, 0.0) > 0]
+        links.fdma_sharing = {q: uploading.count(q) for q in queues}
+    else:
+        queues = {q: simpy.Resource(env, capacity=1) for q in sorted(set(queue_of.values()))}
+    uplink = {device: queues[q] for device, q in queue_of.items()}
     shared = SharedRound(env, barrier, uplink, links, deadline, trace, server_round)
     processes = {}
     for device, draw in zip(participants, draws):

@@ -35,12 +35,11 @@ class FixedLinks:
     uplink, each participant's airtime from its durations, no energy."""
 
     uplink_access = "tdma"
-    fdma_sharing = 0
 
     def __init__(self, participants, uplink_s):
         self._uplink_s = dict(zip(participants, uplink_s))
 
-    def can_upload(self, device: int, sharing: int = 0) -> bool:
+    def can_upload(self, device: int, uploading: bool = False) -> bool:
         return True
 
     def uplink_s(self, device: int, bits: float) -> float:
@@ -72,7 +71,7 @@ def _processes(env, plan: RoundPlan, durations: RoundDurations, mode: str, deadl
     downlink = env.process(downlink_process(env, plan, stream_s, received, trace, server_round))
     computed = {device: env.event() for device in participants}
     barrier = env.all_of(list(computed.values())) if mode == "barrier" else None
-    uplink = simpy.Resource(env, capacity=1)
+    uplink = dict.fromkeys(participants, simpy.Resource(env, capacity=1))
     links = FixedLinks(participants, uplink_s)
     shared = SharedRound(env, barrier, uplink, links, deadline, trace, server_round)
     processes = []

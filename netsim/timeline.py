@@ -11,7 +11,8 @@ the same order.
 - Compute starts at the model's arrival (``pipelined``; a device on no stream starts at once)
   or when the whole downlink is done (``barrier``).
 - Uplink: one FIFO queue (``netsim.fifo``) in order of readiness: compute end (``pipelined``)
-  or the moment everyone computed (``barrier``); a device with nothing to send is done.
+  or the moment everyone computed (``barrier``); a device with nothing to send is done. A cell
+  may have several receivers (``queues``): each is a FIFO of its own, in the same order.
   Equal readiness is broken the way SimPy breaks it (``netsim.round_events``).
 - Deadline ``D`` (from the round start): a device still computing at ``D`` is dropped there;
   a device whose upload would end after ``D`` is dropped when it reaches the head of the queue
@@ -184,8 +185,12 @@ def round_process(env, plan: RoundPlan, system: TimedSystem, model_bits: float, 
     return timeline.outcome(plan), None, None
 
 
-def round_timeline(plan: RoundPlan, durations: RoundDurations, start: float, mode: str, deadline_s: float | None) -> Timeline:
-    """The timeline of one round that starts at ``start`` on the clock."""
+def round_timeline(plan: RoundPlan, durations: RoundDurations, start: float, mode: str, deadline_s: float | None,
+                   queues: np.ndarray | None = None) -> Timeline:
+    """The timeline of one round that starts at ``start`` on the clock. ``queues``: each
+    participant's uplink queue (a cell's receivers: ``PhysicalNetwork.uplink_queue``), each a
+    FIFO of its own in the common order of readiness; None: one queue for all (``Timeline.trace``
+    orders the events of that one queue only)."""
     if mode not in TIMING_MODES:
         raise ValueError(f"unknown timing mode {mode!r}; choose from {', '.join(TIMING_MODES)}")
     durations.check(plan)
@@ -211,7 +216,14 @@ def round_timeline(plan: RoundPlan, durations: RoundDurations, start: float, mod
     queued = np.flatnonzero(~cut & (uplink_s > 0))
     tie_ranks = partial(compute_end_ranks, t0, mode, deadline_at, heard, stream_end, received, compute_end, computed)
     queue = queued[_readiness_order(computed, queued, tie_ranks)]
-    q_start, q_end, sent = fifo_with_deadline(ready[queue], uplink_s[queue], deadline_at)
+    if queues is None:
+        q_start, q_end, sent = fifo_with_deadline(ready[queue], uplink_s[queue], deadline_at)
+    else:
+        q_start, q_end, sent = np.empty(queue.size), np.empty(queue.size), np.empty(queue.size, dtype=bool)
+        queue_of = queues[queue]
+        for q in np.unique(queue_of):
+            at = np.flatnonzero(queue_of == q)
+            q_start[at], q_end[at], sent[at] = fifo_with_deadline(ready[queue[at]], uplink_s[queue[at]], deadline_at)
     uplink_start = ready.copy()
     uplink_end = ready.copy()
     uplink_start[queue], uplink_end[queue] = q_start, q_end

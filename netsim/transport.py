@@ -102,7 +102,7 @@ class NormalizedLinks:
     def receives(self, device: int) -> bool:
         return True
 
-    def can_upload(self, device: int, sharing: int = 0) -> bool:
+    def can_upload(self, device: int, uploading: bool = False) -> bool:
         return True
 
     def stream_s(self, devices: Sequence[int], bits: float) -> float:

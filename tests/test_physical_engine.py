@@ -2,6 +2,7 @@
 (multicast at the weakest member, TDMA and FDMA uplinks, outages), the reduction to the
 normalized closed form, and the separation of channel and compute randomness."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -60,6 +61,37 @@ def test_tdma_uplink_hand_computed_three_devices():
     records, trace = run([uploads([MBIT, 2 * MBIT, 3 * MBIT])], network([0.0] * 3))
     assert events(trace, "uplink") == [(0, 0, 1), (1, 1, 3), (2, 3, 6)]
     assert records[0].arrived == (0, 1, 2)
+
+
+def in_sectors(net, sectors):
+    """``net`` with its devices served by the given sectors of the site."""
+    return dataclasses.replace(net, layout=dataclasses.replace(net.layout, sector=np.array(sectors)))
+
+
+@pytest.mark.parametrize("simulator", ["timeline", "processes"])
+def test_each_sector_of_the_site_is_an_uplink_queue_of_its_own(simulator):
+    # every device at 0 dB: 1 Mbit/s alone on the band; devices 0 and 2 in sector 0, device 1 in sector 1.
+    # One queue per sector (the default): device 1 sends its 2 Mbit at once, beside device 0 (0-1 s),
+    # and device 2 waits for device 0 only: 1-4 s. One queue for the site: 0-1, 1-3, 3-6 s.
+    plan = uploads([MBIT, 2 * MBIT, 3 * MBIT])
+    for queues, expected, end in (("sector", [(0, 0, 1), (1, 0, 2), (2, 1, 4)], 4.0),
+                                  ("site", [(0, 0, 1), (1, 1, 3), (2, 3, 6)], 6.0)):
+        net = in_sectors(network([0.0] * 3, uplink_queues=queues), [0, 1, 0])
+        records, trace = simulate_rounds([plan], net, MBIT, np.random.default_rng(0), simulator=simulator,
+                                         channel_rng=np.random.default_rng(1))
+        assert sorted(events(trace, "uplink"), key=lambda e: e[0]) == expected
+        assert records[0].end == end and records[0].arrived == (0, 1, 2)
+
+
+def test_fdma_shares_the_band_of_each_sector_among_its_own_devices():
+    # sector 0's devices 0 (1 Mbit) and 2 (3 Mbit) share its band at log2(3)/2 Mbit/s each: device 0
+    # done at 2/log2(3) = 1.26186 s, device 2's last 2 Mbit alone at 1 Mbit/s: done at 3.26186 s;
+    # device 1 alone in sector 1 at 1 Mbit/s: its 2 Mbit by 2 s
+    net = in_sectors(network([0.0] * 3, uplink_access="fdma"), [0, 1, 0])
+    records, trace = run([uploads([MBIT, 2 * MBIT, 3 * MBIT])], net)
+    t1 = 2 / LOG2_3
+    assert sorted(events(trace, "uplink"), key=lambda e: e[0]) == [(0, 0, t1), (1, 0, 2), (2, 0, t1 + 2)]
+    assert records[0].end == pytest.approx(t1 + 2)
 
 
 def test_fdma_uplink_hand_computed_three_devices():

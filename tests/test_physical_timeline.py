@@ -1,6 +1,6 @@
 """The vectorized physical round (TDMA) against the per-device SimPy processes on randomized
-rounds: same outcome, round end, per-device energies and bits sent, bit for bit, and the same
-trace events."""
+rounds (one uplink queue, or one per sector of the site): same outcome, round end, per-device
+energies and bits sent, bit for bit, and the same trace events."""
 
 import numpy as np
 import pytest
@@ -15,14 +15,16 @@ def random_round(rng, mode, deadline):
     n = int(rng.integers(1, 40))
     snr_db = rng.uniform(-15.0, 25.0, n)
     loss = 30.0 + 114.0 - snr_db
-    layout = CellLayout(np.full(n, 50.0), np.zeros(n), rng.random(n) < 0.5, np.zeros(n), loss, rng.uniform(0.0, 10.0, n))
+    sector = rng.integers(0, 3, n) if rng.random() < 0.7 else None  # the site's three receivers (their own uplink queues)
+    layout = CellLayout(np.full(n, 50.0), np.zeros(n), rng.random(n) < 0.5, np.zeros(n), loss, rng.uniform(0.0, 10.0, n),
+                        sector=sector)
     system = PhysicalSystem(
         Cell(distances_m=(50.0,) * n), LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 0.2, float(rng.uniform(0, 10))),
         fading=str(rng.choice(["ricean", "rayleigh", "none"])), subbands=int(rng.integers(1, 4)),
         duplex=str(rng.choice(["tdd", "fdd"])), min_bps_per_hz=0.1523, max_bps_per_hz=5.5547,
         snr_gap_db=float(rng.choice([0.0, 3.0])), cycles_per_sample=1e4, cpu_hz=1e9, kappa=1e-28,
         compute_extra_s=float(rng.choice([0.0, 0.3])), receive_power_w=0.1, mode=mode, deadline=deadline,
-        power_unit_w=float(rng.choice([0.0, 1e-3])),
+        power_unit_w=float(rng.choice([0.0, 1e-3])), uplink_queues=str(rng.choice(["sector", "site"])),
     )
     samples = rng.choice([0.0, 100.0, 3000.0], n)
     network = system.network(layout, samples)

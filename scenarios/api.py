@@ -135,7 +135,8 @@ def sweep(config_file: str | Path, out: str | Path | None = None, data_dir: str 
         parse_target(target, "target")
     if budget is not None:
         parse_budgets(budget, "budget")
-    return run_sweep(Path(config_file), out, str(data_dir) if data_dir else None, jobs, None, target, budget=budget)
+    return run_sweep(Path(config_file), out, str(data_dir) if data_dir else None, jobs, None,
+                     {"target": target, "budget": budget})
 
 
 def plot(result_dirs, out_file: str | Path, x: tuple[str, ...] = ("time",), worst: bool = False, width: str = "column",

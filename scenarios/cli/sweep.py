@@ -59,8 +59,9 @@ def execute(args):
         if args.ray is None:
             raise UsageError("--gpu-share needs --ray (local workers share this machine's GPU as they are)")
         GPU_SHARE.check("--gpu-share", args.gpu_share)
-    data = run_sweep(Path(args.config), args.out, args.data_dir, args.jobs, args.ray, args.target, show_progress(args),
-                     1.0 if args.gpu_share is None else args.gpu_share, args.budget)
+    data = run_sweep(Path(args.config), args.out, args.data_dir, args.jobs, args.ray,
+                     {"target": args.target, "budget": args.budget}, show_progress(args),
+                     1.0 if args.gpu_share is None else args.gpu_share)
     text = (f"{data['runs']} runs ({data['ran']} run now, {data['reused']} reused, {data['diverged']} diverged) "
             f"in {data['out']}/\nwrote {', '.join(data['tables'])}")
     return data, text, (1 if data["diverged"] else 0)  # as run: done, but a run diverged

@@ -567,14 +567,13 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
 
 
 def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = None, jobs: int = 1,
-              ray: str | None = None, target: float | str | None = None, progress: bool = False, gpu_share: float = 1.0,
-              budget: str | None = None) -> dict:
+              ray: str | None = None, summary: dict | None = None, progress: bool = False, gpu_share: float = 1.0) -> dict:
     """The sweep file ``path``: every run checked, those without a complete folder run (locally
     on ``jobs`` worker processes, or on Ray at ``ray``: ``local`` or an address, each run on CUDA
     asking for ``gpu_share`` of a GPU), then its tables written into ``out`` (default
     results/<file name>): one row per run and seed (CSV, and Parquet with pyarrow) and the
-    summary per grid point (CSV and Markdown); ``target`` and ``budget`` (``AXIS=B1,B2``), where
-    given, replace the file's ``[summary]`` ones. Returns the counts, the folder and the tables' paths."""
+    summary per grid point (CSV and Markdown); ``summary``'s ``target`` and ``budget``
+    (``AXIS=B1,B2``), where given, replace the file's ``[summary]`` ones. Returns the counts, the folder and the tables' paths."""
     from scenarios.records.atomic import (atomic_write_text, check_output_dir, check_replaceable, csv_text, make_output_dir,
                                           remove_stale_staging, sha256_text)
     from scenarios.datasets import resolve_data_dir
@@ -589,7 +588,8 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     out = check_output_dir(Path(out) if out else Path("results") / path.stem)
     load_sweep_plugins(config, path.parent, path.name)
     specs, points = zip(*expand_points(config, path.name))
-    targeting = summary_settings(config, path.name, target, budget)
+    overrides = summary or {}
+    targeting = summary_settings(config, path.name, overrides.get("target"), overrides.get("budget"))
     data_dir = str(resolve_data_dir(data_dir))
     checking = Progress("checking", len(specs), unit="runs") if progress else None
     runs = plan(specs, data_dir, checking.update if checking else None, points)

@@ -7,34 +7,16 @@ Usage: python3 -m benchmarks.timelines
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
 from contract import RoundPlan, Stream
-from netsim import NetworkSystem
 from netsim.buffered import Buffered, NetworkOnly, run_buffered
 from netsim.engine import simulate_rounds
+from netsim.scripted import Scripted, ScriptedSystem
 
 SCALE = 4  # characters per time unit
 COMPUTE = (1, 2, 4, 3, 1.5, 2)  # in the order drawn: device order at a broadcast, then each dispatch
-
-
-class Scripted:
-    def __init__(self, times):
-        self.times = iter(times)
-
-    def sample(self, rng, size: int) -> np.ndarray:
-        return np.array([next(self.times) for _ in range(size)], dtype=float)
-
-
-@dataclass(frozen=True)
-class ScriptedSystem(NetworkSystem):
-    script: Scripted | None = None
-
-    @property
-    def compute(self):
-        return self.script
 
 
 def draw(trace, made, end: int) -> str:

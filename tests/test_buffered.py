@@ -4,7 +4,6 @@ event traces with fixed durations, the synchronous round as its special case, re
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -15,29 +14,9 @@ from netsim import NetworkSystem
 from netsim.budget import Budget
 from netsim.buffered import Buffered, NetworkOnly, run_buffered
 from netsim.engine import RunOptions, run_cosimulation
+from netsim.scripted import Scripted, ScriptedSystem
 from netsim.transport import Tdma
 from tests.tiny_learners import build, scalar_data, values
-
-
-class Scripted:
-    """Compute times handed out in the order they are drawn (dispatch order, device order within a stream)."""
-
-    def __init__(self, times):
-        self.times = iter(times)
-
-    def sample(self, rng, size: int) -> np.ndarray:
-        return np.array([next(self.times) for _ in range(size)], dtype=float)
-
-
-@dataclass(frozen=True)
-class ScriptedSystem(NetworkSystem):
-    """A normalized system whose compute times are a fixed script."""
-
-    script: Scripted | None = None
-
-    @property
-    def compute(self):
-        return self.script
 
 
 def test_tdma_grants_one_transfer_at_a_time_first_come_first_served():

@@ -58,6 +58,9 @@ class Cell:
                                        low=0.0, high=30.0, omit_default=True)
     handover_ttt_s: float = option(0.0, "how long the A3 condition must hold before a handover (TS 38.331 timeToTrigger)",
                                    low=0.0, high=5.12, omit_default=True)
+    handover_filter_k: int = option(4, "layer-3 filter coefficient k of the handover measurements, a = 1/2^(k/4) per 200 ms "
+                                       "(TS 38.331 Sec. 5.5.3.2 filterCoefficient, default fc4; 0: unfiltered)",
+                                    low=0, high=19, omit_default=True)
     coverage: Literal["network", "site"] = option(
         "network", "which sites reach the parameter server for a moving device: every site (the server in the core network) "
                    "or only the centre site (served by another, a device is out of coverage: dropped)", omit_default=True)

@@ -1,6 +1,14 @@
 """Association to the strongest sector and its handovers (TS 38.331 Sec. 5.5.4.4, event A3:
-a neighbour becomes better than the serving cell by an offset), on the coupling gains the
-channel in time gives at each instant it is read.
+a neighbour becomes better than the serving cell by an offset), on the layer-3 filtered coupling
+gains the channel in time gives at each instant it is read.
+
+What a device measures is RSRP (TS 38.215 Sec. 5.1.1: the linear average of the reference
+signals' power over the resource elements of the measurement bandwidth, averaged by layer 1 over
+its measurement period), so the fast fading is averaged out: here the coupling gain of each
+sector (path loss, shadowing, O2I loss, antenna gains; every sector sends its reference signals
+at the same power, so RSRP orders the sectors as the coupling gain does), without the fading.
+Layer 3 then filters it (``L3Filter``, TS 38.331 Sec. 5.5.3.2), and event A3 compares the
+filtered values.
 
 With a margin of 0 dB a device is always served by its strongest sector (RSRP association, as
 TR 38.901 Sec. 7.8's calibration places devices); with a margin it stays with its sector until
@@ -36,6 +44,38 @@ def strongest(coupling_gain_db: np.ndarray, serving: np.ndarray | None, margin_d
     rows = np.arange(coupling_gain_db.shape[0])
     better = coupling_gain_db[rows, best] > coupling_gain_db[rows, serving] + margin_db
     return np.where(better, best, serving)
+
+
+# TS 38.133: the intra-frequency SS-RSRP measurement period without DRX in FR1, max(200 ms, 5 SMTC periods of 20 ms);
+# the filterCoefficient k "assumes a sample rate equal to" it (TS 38.331 Sec. 5.5.3.2)
+L1_PERIOD_S = 0.2
+
+
+class L3Filter:
+    """TS 38.331 Sec. 5.5.3.2's layer-3 filter of every device's measurement of every sector,
+    ``F_n = (1 - a) F_{n-1} + a M_n`` with ``a = 1 / 2^(k/4)`` (``filterCoefficient`` k; ``fc4``,
+    its default, ``a = 1/2``; k = 0: no filtering), in dB (the logarithmic domain in which the
+    reporting criteria are evaluated), ``F_0 = M_1``. The filter keeps its time characteristics
+    at any reading rate (as the clause asks): over a gap ``dt`` the old value keeps the weight
+    ``(1 - a)^(dt / X)``, X the layer-1 period ``L1_PERIOD_S`` the coefficient assumes."""
+
+    def __init__(self, k: int, period_s: float = L1_PERIOD_S):
+        self.keep_per_period = 1.0 - 2.0 ** (-k / 4.0)
+        self.period_s = float(period_s)
+        self.value_db: np.ndarray | None = None
+        self.time_s = 0.0
+
+    def read(self, time_s: float, measured_db: np.ndarray, commit: bool = True) -> np.ndarray:
+        """The filtered values at ``time_s`` given the measurements ``measured_db`` then;
+        ``commit`` False reads them without moving the filter on (a gap below 0: the old value)."""
+        if self.value_db is None or self.keep_per_period == 0.0:
+            filtered = measured_db
+        else:
+            keep = self.keep_per_period ** (max(time_s - self.time_s, 0.0) / self.period_s)
+            filtered = keep * self.value_db + (1.0 - keep) * measured_db
+        if commit:
+            self.value_db, self.time_s = filtered, float(time_s)
+        return filtered
 
 
 class Trigger:

@@ -68,6 +68,7 @@ class ChannelInTime:
     k_los: np.ndarray  # each device's Ricean K while its serving link is LOS
     downlink_fading: doppler.SumOfSinusoids
     uplink_fading: doppler.SumOfSinusoids
+    l3_filter: association.L3Filter
     trigger: association.Trigger | None = None
     serving: np.ndarray | None = None
     handovers: list = field(default_factory=list)
@@ -102,7 +103,8 @@ class ChannelInTime:
         downlink = doppler.SumOfSinusoids.draw(rng, f_d)
         uplink = downlink if system.duplex == "tdd" else doppler.SumOfSinusoids.draw(rng, f_d)
         trigger = association.Trigger(n, cell.handover_ttt_s) if cell.handover_ttt_s > 0 else None
-        return cls(system, layout, motion, speed, fields, o2i, d_in, h_e, k_los, downlink, uplink, trigger)
+        return cls(system, layout, motion, speed, fields, o2i, d_in, h_e, k_los, downlink, uplink,
+                   association.L3Filter(cell.handover_filter_k), trigger)
 
     def at(self, t_s: float, commit: bool = True) -> tuple[CellLayout, np.ndarray, np.ndarray, np.ndarray]:
         """(layout at ``t_s``, downlink ``|h|^2``, uplink ``|h|^2`` (devices x subbands), out of
@@ -154,7 +156,8 @@ class ChannelInTime:
         relative[relative <= -180.0] += 360.0
         antenna = (multicell.element_gain_db(zenith[:, :, None], relative) + array[:, :, None]).reshape(x.size, -1)
         coupling = antenna - np.repeat(loss + shadowing + self.o2i_loss_db[:, None], 3, axis=1)
-        serving = association.strongest(coupling, self.serving, cell.handover_margin_db)
+        measured = self.l3_filter.read(t_s, coupling, commit)
+        serving = association.strongest(measured, self.serving, cell.handover_margin_db)
         if self.trigger is not None and self.serving is not None:
             serving = self.trigger.confirm(t_s, self.serving, serving) if commit else self.serving
         if commit:

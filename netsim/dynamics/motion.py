@@ -55,7 +55,7 @@ LOS_FIELD, SF_LOS, SF_NLOS, SF_O2I = range(4)
 @dataclass
 class ChannelInTime:
     """One run's moving channel (built from its system and initial layout by ``start``); its only
-    state is the association (``serving``, its time to trigger) and the handovers logged so far."""
+    state is the association (``serving``, its layer-3 filter and time to trigger) and the handovers logged so far."""
 
     system: object  # netsim.physical.PhysicalSystem
     layout: CellLayout  # at t = 0 as the cell placed it: the devices' start, indoor states and heights, the interferers

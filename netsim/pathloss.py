@@ -1,6 +1,7 @@
 """3GPP TR 38.901 (V16.1.0) large-scale propagation: path loss (Table 7.4.1-1), shadow-fading
-standard deviations (same table; an O2I link's from Table 7.5-6), LOS probability (Table 7.4.2-1) and the LOS Ricean K-factor's
-distribution (Table 7.5-6, ``K ~ N(mu_K, sigma_K)`` in dB) for UMi street canyon and UMa.
+standard deviations (same table; an O2I link's from Table 7.5-6), LOS probability (Table
+7.4.2-1) and the LOS Ricean K-factor's distribution (Table 7.5-6, ``K ~ N(mu_K, sigma_K)`` in
+dB) for UMi street canyon and UMa.
 
 Distances in metres, the carrier in Hz (the table's ``fc`` is in GHz: ``fc = carrier_hz / 1e9``),
 heights in metres. The formulas hold for ``10 m <= d2D <= 5 km`` (Table 7.4.1-1) and

@@ -2,9 +2,10 @@
 curves (R1-165974), UMi and UMa at 6 GHz: the CDF figure of docs/physical-layer.md and its
 percentile table (Markdown, on stdout), with the commit it ran on.
 
-Usage: python3 -m benchmarks.calibration_38901 [--drop 10000] [--seed 0] [--out docs/img/calibration_38901.png]
+Usage: python3 -m benchmarks.calibration_38901 [--drop 20000] [--seeds 8] [--out docs/img/calibration_38901.png]
 
-The same drop as ``fl-cosim cell umi-3.5ghz --drop N --radio carrier_hz=6e9 --seed S --json``.
+Seeds 0..seeds-1 pooled; each the same drop as
+``fl-cosim cell umi-3.5ghz --drop N --radio carrier_hz=6e9 --seed S --json``.
 """
 
 from __future__ import annotations
@@ -14,18 +15,18 @@ import subprocess
 
 import numpy as np
 
-from scenarios.reports.calibration import REFERENCE_PERCENTILES, drops, markdown_table, reference
+from scenarios.reports.calibration import CALIBRATION_DROP, CALIBRATION_SEEDS, REFERENCE_PERCENTILES, drops, markdown_table, reference
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--drop", type=int, default=10000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--drop", type=int, default=CALIBRATION_DROP)
+    parser.add_argument("--seeds", type=int, default=CALIBRATION_SEEDS)
     parser.add_argument("--out", default="docs/img/calibration_38901.png")
     args = parser.parse_args(argv)
-    dropped = drops(args.drop, args.seed)
+    dropped = drops(args.drop, args.seeds)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    print(f"`python3 -m benchmarks.calibration_38901 --drop {args.drop} --seed {args.seed}` (commit {commit})\n")
+    print(f"`python3 -m benchmarks.calibration_38901 --drop {args.drop} --seeds {args.seeds}` (commit {commit})\n")
     print(markdown_table(dropped))
     figure(dropped, args.out)
 

@@ -17,7 +17,8 @@
   high-loss building with probability 1/2 each, indoor distance the least of two uniform draws
   on 0..25 m, ``0.5 d_in`` dB inside, a normal spread of 4.4 / 6.5 dB); outdoor devices at 1.5 m.
 - Per device and site: the LOS state (Table 7.4.2-1, on the outdoor distance), path loss
-  (Table 7.4.1-1; UMa's ``h_E`` drawn per link) and shadowing (independent across sites). Per
+  (Table 7.4.1-1; UMa's ``h_E`` drawn per link) and shadowing (independent across sites; Table
+  7.4.1-1's LOS / NLOS standard deviation outdoors, Table 7.5-6's 7 dB on an O2I link). Per
   device: its O2I loss (the same to every site). A device is served by the sector of strongest
   coupling gain (antenna gain - path loss - shadowing - O2I loss; RSRP association with 0 dB
   handover margin).
@@ -180,7 +181,8 @@ def drop(cell, count: int, rng: np.random.Generator) -> Drop:
     else:
         h_e = np.ones_like(d2d)
     loss = prop.path_loss_db(np.maximum(d2d, pathloss.MIN_DISTANCE_M), los, cell.bs_height_m, h, cell.carrier_hz, h_e)
-    shadowing = rng.standard_normal(d2d.shape) * prop.sigma_sf_db(los) if cell.shadowing else np.zeros(d2d.shape)
+    sigma_sf = prop.sigma_sf_db(los, indoor[:, None])  # an indoor device's links are O2I (Table 7.5-6: 7 dB)
+    shadowing = rng.standard_normal(d2d.shape) * sigma_sf if cell.shadowing else np.zeros(d2d.shape)
     # antenna gain of each sector towards the device
     zenith = np.degrees(np.arctan2(d2d, h - cell.bs_height_m))  # from the zenith: 90 at the horizon, > 90 below it
     array = array_gain_db(zenith, cell.bs_elements, cell.downtilt_deg)

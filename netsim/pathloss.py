@@ -1,6 +1,7 @@
 """3GPP TR 38.901 (V16.1.0) large-scale propagation: path loss (Table 7.4.1-1), shadow-fading
-standard deviations (same table), LOS probability (Table 7.4.2-1) and the LOS Ricean K-factor's
-distribution (Table 7.5-6, ``K ~ N(mu_K, sigma_K)`` in dB) for UMi street canyon and UMa.
+standard deviations (same table; an O2I link's from Table 7.5-6), LOS probability (Table
+7.4.2-1) and the LOS Ricean K-factor's distribution (Table 7.5-6, ``K ~ N(mu_K, sigma_K)`` in
+dB) for UMi street canyon and UMa.
 
 Distances in metres, the carrier in Hz (the table's ``fc`` is in GHz: ``fc = carrier_hz / 1e9``),
 heights in metres. The formulas hold for ``10 m <= d2D <= 5 km`` (Table 7.4.1-1) and
@@ -111,6 +112,7 @@ class PropagationScenario:
     nlos_db: object
     sigma_sf_los_db: float
     sigma_sf_nlos_db: float
+    sigma_sf_o2i_db: float  # Table 7.5-6: sigma_SF of an O2I link (7 dB in UMi and UMa)
     los_probability: object
     max_ut_height_m: float  # Table 7.4.1-1: 1.5 <= h_UT <= 22.5 m; UMa below 13 m so that h_E = 1 m
     k_factor_mu_db: float  # Table 7.5-6, LOS: Ricean K-factor mean (dB) ...
@@ -123,13 +125,16 @@ class PropagationScenario:
         return np.where(los, self.los_db(d2d_m, bs_height_m, ut_height_m, carrier_hz, effective_height_m),
                         self.nlos_db(d2d_m, bs_height_m, ut_height_m, carrier_hz, effective_height_m))
 
-    def sigma_sf_db(self, los) -> np.ndarray:
-        return np.where(np.asarray(los, dtype=bool), self.sigma_sf_los_db, self.sigma_sf_nlos_db)
+    def sigma_sf_db(self, los, indoor=False) -> np.ndarray:
+        """A link's shadow-fading standard deviation: Table 7.4.1-1's LOS or NLOS value outdoors,
+        Table 7.5-6's O2I value for an indoor device (``indoor`` broadcast against ``los``)."""
+        outdoor = np.where(np.asarray(los, dtype=bool), self.sigma_sf_los_db, self.sigma_sf_nlos_db)
+        return np.where(np.asarray(indoor, dtype=bool), self.sigma_sf_o2i_db, outdoor)
 
 
 SCENARIOS: dict[str, PropagationScenario] = {
-    "umi": PropagationScenario("umi", umi_los_db, umi_nlos_db, 4.0, 7.82, umi_los_probability, 22.5, 9.0, 5.0),
-    "uma": PropagationScenario("uma", uma_los_db, uma_nlos_db, 4.0, 6.0, uma_los_probability, 13.0, 9.0, 3.5),
+    "umi": PropagationScenario("umi", umi_los_db, umi_nlos_db, 4.0, 7.82, 7.0, umi_los_probability, 22.5, 9.0, 5.0),
+    "uma": PropagationScenario("uma", uma_los_db, uma_nlos_db, 4.0, 6.0, 7.0, uma_los_probability, 13.0, 9.0, 3.5),
 }
 
 

@@ -73,7 +73,13 @@ class PhysicalSystem(SystemKind):
     """A cell with its radio links and devices' CPUs (all numbers in SI units).
 
     Downlink: the base station sends each stream at the rate of its weakest listener that is not
-    in outage (a multicast is only as fast as its worst receiver). Uplink: ``tdma`` (one device
+    in outage (a multicast is only as fast as its worst receiver). Uplink receive combining:
+    ``bs_rx_antennas`` = N branches per sector, maximum-ratio combined (``combined_uplink_fade``):
+    the post-combining SINR is the sum of the branches' SINRs, ``SINR |h_1|^2 + ... + SINR
+    |h_N|^2``, with the interference spatially white (taken at its mean, as on one antenna);
+    ``mean_snr_db``'s uplink carries the array gain ``10 log10 N`` and the round's uplink fade
+    is ``(|h_1|^2 + ... + |h_N|^2) / N``, the branches independent with the link's fading model
+    (Rayleigh: diversity order N). Uplink: ``tdma`` (one device
     at a time on the whole band, first come first served) or ``fdma`` (the band split equally
     among the devices transmitting at that moment, each putting its whole power into its share).
 
@@ -109,6 +115,8 @@ class PhysicalSystem(SystemKind):
     subbands: int = option(1, "independently faded subbands (1: flat fading)", low=1)
     bs_antenna_gain_dbi: float = option(0.0, "base station antenna gain (isolated cell)", low=-100.0, high=100.0)
     ue_antenna_gain_dbi: float = option(0.0, "device antenna gain", low=-100.0, high=100.0)
+    bs_rx_antennas: int = option(1, "base station receive antennas per sector: uplink maximum-ratio combining (array gain "
+                                    "10 log10 N, N independently faded branches)", low=1, high=64, omit_default=True)
     duplex: str = "fdd"
     tdd_pattern: str = "DDDSU"
     tdd_special_symbols: str = "10:2:2"
@@ -180,6 +188,9 @@ class PhysicalSystem(SystemKind):
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
         if self.mean_off_s > 0 and self.availability_trace is not None:
             raise ValueError("give on/off availability (mean_off_s > 0) or an availability_trace, not both")
+        if self.bs_rx_antennas > 1 and self.cell.moving:
+            raise ValueError("bs_rx_antennas above 1 needs a static cell: a moving cell's uplink fading is one branch "
+                             "(netsim.dynamics); give speed_kmh=0 or bs_rx_antennas=1")
 
     @classmethod
     def from_dict(cls, data: dict) -> "PhysicalSystem":
@@ -348,7 +359,7 @@ class PhysicalSystem(SystemKind):
             dl = radio.sinr_db(dl, self.downlink.tx_power_dbm + layout.downlink_interference_db + self.ue_antenna_gain_dbi,
                                self.downlink.bandwidth_hz, self.downlink.noise_figure_db)
             ul = radio.sinr_db(ul, self.uplink_interference_dbm(layout), self.uplink.bandwidth_hz, self.uplink.noise_figure_db)
-        return dl, ul
+        return dl, ul + radio.linear_to_db(self.bs_rx_antennas)
 
     def efficiency(self, snr_db, fades=None, direction: str = "downlink") -> np.ndarray:
         """Spectral efficiency (bit/s/Hz) of links of mean SNR ``snr_db`` (..., devices): the mean
@@ -385,6 +396,17 @@ class PhysicalSystem(SystemKind):
     def draw_fades(self, rng: np.random.Generator, k_factor: np.ndarray, draws: tuple[int, ...] = ()) -> np.ndarray:
         """``|h|^2`` of shape ``draws + (devices, subbands)`` under this system's fading."""
         return fading.power_gains(rng, self.fading, k_factor, tuple(draws) + (np.size(k_factor), self.subbands))
+
+    def combined_uplink_fade(self, rng: np.random.Generator, k_factor: np.ndarray, first: np.ndarray) -> np.ndarray:
+        """The uplink's fade after maximum-ratio combining over ``bs_rx_antennas`` = N branches:
+        ``(|h_1|^2 + ... + |h_N|^2) / N`` (mean 1; the array gain is in ``mean_snr_db``), ``first``
+        the first branch's ``|h_1|^2`` (under TDD the downlink's draw), the other N - 1 drawn
+        after it, independent (antennas far enough apart for independent scattering; a LOS
+        link's K-factor on every branch). N = 1: ``first`` itself, nothing drawn."""
+        if self.bs_rx_antennas == 1:
+            return first
+        others = self.draw_fades(rng, k_factor, (self.bs_rx_antennas - 1,))
+        return (first + others.sum(axis=0)) / self.bs_rx_antennas
 
 
 @dataclass(frozen=True, eq=False)
@@ -484,14 +506,16 @@ class PhysicalNetwork(Network):
         """One round's block fading, downlink first; TDD: the uplink sees the same draw
         (reciprocity); FDD: its own. A moving cell: its channel at ``now_s``, the round's start
         (``netsim.dynamics.motion``: layout and fading of that instant, held for the round), the
-        network's layout that of ``now_s``; ``commit`` False reads it without moving the association on."""
+        network's layout that of ``now_s``; ``commit`` False reads it without moving the association on.
+        The uplink's fade is combined over the receive antennas (``combined_uplink_fade``; TDD: the
+        downlink's draw is the first branch's)."""
         if self.dynamics is not None and self.dynamics.motion is not None:
             layout, downlink, uplink, _ = self.dynamics.motion.at(now_s, commit)
             return RoundChannel(dataclasses.replace(self, layout=layout), downlink, uplink)
         k = self.layout.k_factor
         downlink = self.system.draw_fades(rng, k)
         uplink = downlink if self.system.duplex == "tdd" else self.system.draw_fades(rng, k)
-        return RoundChannel(self, downlink, uplink)
+        return RoundChannel(self, downlink, self.system.combined_uplink_fade(rng, k, uplink))
 
     def cycles(self, device: int, scale: float = 1.0) -> float:
         return scale * self.system.cycles_per_sample * float(self.samples_per_update[device])

@@ -10,7 +10,8 @@ import pytest
 from netsim import multicell
 from netsim.cell import Cell
 from scenarios.definitions.cells import get_cell_system
-from scenarios.reports.calibration import MEAN_GAP_TOLERANCE_DB, TOLERANCE_DB, compare, drops, markdown_table, mean_gaps
+from scenarios.reports.calibration import (CALIBRATION_DROP, CALIBRATION_SEEDS, MEAN_GAP_TOLERANCE_DB, TOLERANCE_DB, compare, drops,
+                                           markdown_table, mean_gaps)
 
 
 def test_hexagonal_sites_and_wrap_around():
@@ -60,17 +61,18 @@ def test_o2i_loss_hand_computed_at_6_ghz():
 
 def test_large_scale_calibration_matches_the_3gpp_reference_and_the_documented_table():
     """Coupling loss within 3 dB and geometry within 1.5 dB of R1-165974's 5th, 50th and 95th
-    percentiles at 6 GHz, and docs/physical-layer.md's table is this drop's (10,000 devices per
-    scenario, seed 0: ``python3 -m benchmarks.calibration_38901``)."""
+    percentiles at 6 GHz, the geometry's mean gap over the 19 percentiles within 0.25 dB, and
+    docs/physical-layer.md's table is this pool's (20,000 devices per scenario and seed, seeds
+    0-7: ``python3 -m benchmarks.calibration_38901``)."""
     from pathlib import Path
 
-    dropped = drops(10000, 0)
+    dropped = drops(CALIBRATION_DROP, CALIBRATION_SEEDS)
     for scenario, d in dropped.items():
         for row in compare(scenario, d["coupling_loss_db"], d["geometry_db"]):
             assert abs(row["gap_db"]) <= TOLERANCE_DB[row["quantity"]], row
-        assert d["percentiles"]["p5"]["geometry_db"] < 0.0  # the cell edge is interference-limited
+        assert np.percentile(d["geometry_db"], 5) < 0.0  # the cell edge is interference-limited
         gaps = mean_gaps(scenario, d["coupling_loss_db"], d["geometry_db"])
-        assert abs(gaps["geometry_db"]) <= MEAN_GAP_TOLERANCE_DB[scenario] and abs(gaps["coupling_loss_db"]) <= 1.0, gaps
+        assert all(abs(gaps[q]) <= MEAN_GAP_TOLERANCE_DB[q] for q in gaps), gaps
     doc = (Path(__file__).parent.parent / "docs" / "physical-layer.md").read_text()
     assert markdown_table(dropped) in doc
 

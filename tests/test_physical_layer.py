@@ -245,3 +245,56 @@ def test_attenuated_shannon_of_tr_36_942_annex_a2():
     system = dataclasses.replace(get_cell_system("umi-3.5ghz"), link_abstraction="attenuated-shannon")
     assert system.efficiency(np.array([10.0]))[0] == pytest.approx(0.6 * math.log2(11.0))
     assert system.efficiency(np.array([10.0]), direction="uplink")[0] == pytest.approx(0.4 * math.log2(11.0))
+
+
+def test_receive_combining_adds_the_array_gain_on_the_uplink_only():
+    """Maximum-ratio combining over N = 4 receive antennas without fading: the uplink SNR is
+    4 x one antenna's (+6.0206 dB), its efficiency log2(1 + 4 SNR_1); the downlink is untouched."""
+    one, four = flat_system([3.0]), flat_system([3.0], bs_rx_antennas=4)
+    layout = one.cell.place(1, np.random.default_rng(0))
+    (dl1, ul1), (dl4, ul4) = one.mean_snr_db(layout), four.mean_snr_db(layout)
+    assert dl4[0] == dl1[0] and ul4[0] - ul1[0] == pytest.approx(10 * math.log10(4), abs=1e-12)
+    channel = four.network(layout, [1.0]).draw_round(np.random.default_rng(1))
+    assert channel.uplink_efficiency[0] == pytest.approx(math.log2(1 + 4 * 10 ** (ul1[0] / 10)))
+    assert channel.uplink_snr_db[0] == pytest.approx(ul4[0])
+
+
+def test_receive_combining_diversity_matches_the_sum_of_rayleigh_branches():
+    """Rayleigh, flat: after MRC over N branches the SNR is SNR_1 (|h_1|^2 + ... + |h_N|^2), a
+    Gamma(N, 1) sum, so a link whose one-antenna mean SNR sits at the outage threshold (x = 1)
+    is in outage with probability 1 - e^-1 sum_{k<N} 1/k!: 0.632 (N = 1), 0.264 (2), 0.019 (4)."""
+    draws = 40000
+    for n, closed in ((1, 1 - math.exp(-1)), (2, 1 - 2 * math.exp(-1)), (4, 1 - math.exp(-1) * (1 + 1 + 1 / 2 + 1 / 6))):
+        system = flat_system([0.0], bs_rx_antennas=n)
+        system = dataclasses.replace(system, fading="rayleigh")
+        mean_ul = system.mean_snr_db(system.cell.place(1, np.random.default_rng(0)))[1][0]
+        per_branch = 10 ** (mean_ul / 10) / n
+        system = dataclasses.replace(system, min_bps_per_hz=math.log2(1 + per_branch))  # threshold = one branch's mean SNR
+        rng = np.random.default_rng(7)
+        k = np.zeros(draws)
+        fades = system.combined_uplink_fade(rng, k, system.draw_fades(rng, k))
+        assert fades.mean() == pytest.approx(1.0, abs=0.02)
+        outage = system.below_floor(system.efficiency(np.full(draws, mean_ul), fades, "uplink")).mean()
+        assert outage == pytest.approx(closed, abs=0.01), n
+
+
+def test_receive_combining_keeps_tdd_reciprocity_on_its_first_branch():
+    cell = Cell(scenario="uma", bs_height_m=25.0, inner_radius_m=35.0, outer_radius_m=250.0)
+    budget = LinkBudget(20e6, 1.0, 5.0)
+    for n in (1, 3):
+        system = PhysicalSystem(cell, budget, budget, fading="rayleigh", duplex="tdd", subbands=4, bs_rx_antennas=n)
+        channel = system.network(cell.place(5, np.random.default_rng(0)), [1.0] * 5).draw_round(np.random.default_rng(2))
+        others = n * channel.uplink_fade - channel.downlink_fade  # the branches after the first: downlink's draw
+        assert np.all(others >= -1e-12) and (n > 1) == bool(np.any(others > 0))
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"bs_rx_antennas": 0}, r"bs_rx_antennas must be an integer in 1\.\.64, got 0"),
+    ({"bs_rx_antennas": 2, "speed_kmh": 3.0}, "bs_rx_antennas above 1 needs a static cell"),
+])
+def test_impossible_receive_antennas_are_refused(overrides, message):
+    from scenarios.definitions.cells import get_cell_system
+    from scenarios.errors import UsageError
+
+    with pytest.raises(UsageError, match=message):
+        get_cell_system("umi-3.5ghz", overrides=overrides)

@@ -145,7 +145,7 @@ class ChannelInTime:
             inside = self.layout.indoor
             z[inside] = self.fields.select(x[inside], y[inside], SF_O2I)
             z[~inside] = self.fields.select(x[~inside], y[~inside], np.where(los[~inside], SF_LOS, SF_NLOS))
-            shadowing = prop.sigma_sf_db(los) * z
+            shadowing = prop.sigma_sf_db(los, self.layout.indoor[:, None]) * z
         else:
             shadowing = np.zeros_like(d2d)
         zenith = np.degrees(np.arctan2(d2d, h - cell.bs_height_m))

@@ -114,6 +114,9 @@ COMMON = {
     "bs_noise_figure_db": 5.0,  # [M.2412]
     "bs_antenna_gain_dbi": 8.0,  # [38.901] Table 7.3-1 element gain; one element: convention
     "ue_antenna_gain_dbi": 0.0,  # [38.901] Table 7.8-1 isotropic UT antenna
+    # one receive port per sector: the calibrated sector antenna of [38.901] Table 7.8-1, (M, N, P) = (10, 1, 1), one
+    # port; [M.2412]'s 4 GHz configurations allow far larger arrays (docs/physical-layer.md: why 1 stays the default)
+    "bs_rx_antennas": 1,
     "snr_gap_db": 0.0,
     "max_bps_per_hz": CQI15_BPS_PER_HZ,  # [38.214] CQI 15
     "min_bps_per_hz": CQI1_BPS_PER_HZ,  # [38.214] CQI 1

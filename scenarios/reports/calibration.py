@@ -27,9 +27,11 @@ _GEOMETRY_DB = {  # R1-165974, 6 GHz: geometry (dB) at the 5th, 10th, ..., 95th 
 CALIBRATION_CARRIER_HZ = 6e9
 PRESETS = {"umi": "umi-3.5ghz", "uma": "uma-3.5ghz"}  # the presets whose layout is calibrated (at 6 GHz)
 TOLERANCE_DB = {"coupling_loss_db": 3.0, "geometry_db": 1.5}
-# the mean gap of the geometry over the 19 percentiles: UMi within 0.25 dB; UMa about +0.3 dB
-# (+0.44 on the documented drop; +0.28 pooled over six drops of 20,000; docs/physical-layer.md)
-MEAN_GAP_TOLERANCE_DB = {"umi": 0.25, "uma": 0.5}
+# the mean gap over the 19 percentiles, on the documented pool (CALIBRATION_DROP devices x
+# CALIBRATION_SEEDS seeds): geometry within 0.25 dB (issue 37); the coupling loss runs about 1 dB
+# low in both scenarios (docs/physical-layer.md)
+MEAN_GAP_TOLERANCE_DB = {"coupling_loss_db": 1.25, "geometry_db": 0.25}
+CALIBRATION_DROP, CALIBRATION_SEEDS = 20000, 8  # one drop's mean geometry gap moves by about 0.1 dB with the seed
 
 
 def reference(scenario: str) -> dict[str, np.ndarray]:
@@ -58,11 +60,21 @@ def mean_gaps(scenario: str, coupling_loss_db, geometry_db) -> dict[str, float]:
     return {name: float(np.mean([r["gap_db"] for r in rows if r["quantity"] == name])) for name in ("coupling_loss_db", "geometry_db")}
 
 
-def drops(count: int, seed: int) -> dict[str, dict]:
-    """Each calibrated scenario's drop at the calibration carrier (``calibration_drop``)."""
+def drops(count: int, seeds: int) -> dict[str, dict]:
+    """Each calibrated scenario's drops at the calibration carrier (``calibration_drop``), seeds
+    0..``seeds``-1 pooled: ``count x seeds`` devices' coupling losses and geometries, and each
+    seed's mean gaps (``per_seed``: scenario -> quantity -> one value per seed)."""
     from scenarios.reports.cell import calibration_drop
 
-    return {s: calibration_drop(p, seed, count, {"carrier_hz": CALIBRATION_CARRIER_HZ}) for s, p in PRESETS.items()}
+    pooled = {}
+    for scenario, preset in PRESETS.items():
+        runs = [calibration_drop(preset, seed, count, {"carrier_hz": CALIBRATION_CARRIER_HZ}) for seed in range(seeds)]
+        loss = np.concatenate([r["coupling_loss_db"] for r in runs])
+        geometry = np.concatenate([r["geometry_db"] for r in runs])
+        each = [mean_gaps(scenario, r["coupling_loss_db"], r["geometry_db"]) for r in runs]
+        pooled[scenario] = {"coupling_loss_db": loss, "geometry_db": geometry,
+                            "per_seed": {q: [e[q] for e in each] for q in ("coupling_loss_db", "geometry_db")}}
+    return pooled
 
 
 def markdown_table(dropped: dict[str, dict]) -> str:
@@ -73,5 +85,7 @@ def markdown_table(dropped: dict[str, dict]) -> str:
             lines.append(f"| {scenario.upper()} | {row['quantity'].replace('_db', '').replace('_', ' ')} | {row['percentile']}th | "
                          f"{row['value_db']:.1f} dB | {row['reference_db']:.1f} dB | {row['gap_db']:+.1f} dB |")
         for name, gap in mean_gaps(scenario, d["coupling_loss_db"], d["geometry_db"]).items():
-            lines.append(f"| {scenario.upper()} | {name.replace('_db', '').replace('_', ' ')} | mean of 5th..95th | | | {gap:+.2f} dB |")
+            each = d["per_seed"][name]
+            lines.append(f"| {scenario.upper()} | {name.replace('_db', '').replace('_', ' ')} | mean of 5th..95th | "
+                         f"one seed's: {min(each):+.2f} to {max(each):+.2f} dB | | {gap:+.2f} dB |")
     return "\n".join(lines)

@@ -1,8 +1,9 @@
 """One device's part of a round as a SimPy process, shared by the normalized reference
 (``netsim.reference``) and the cell (``netsim.physical_round``): wait for the model, compute,
 (barrier mode: wait for everyone), upload. What the network decides comes in through ``links``:
-whether the device can upload (outage), its upload's airtime, a TDMA or FDMA uplink, and the
-energies (0 on the normalized systems).
+whether the device can upload (outage), its upload's airtime and grant (resource blocks of its
+receiver, held while it sends: one of one on the normalized systems), or an FDMA share, and
+the energies (0 on the normalized systems).
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ class Deadline:
 @dataclass(frozen=True)
 class SharedRound:
     """What every device process of one round shares: the clock, the barrier (barrier mode:
-    everyone computed; None pipelined), the uplink queue of each device (device -> a SimPy
-    resource for TDMA, an ``FdmaUplink``: one per receiver), the ``links`` (outages, airtimes,
-    energies), the deadline (None: none) and the trace the round appends to."""
+    everyone computed; None pipelined), the uplink queue of each device (device -> its
+    receiver's ``netsim.transport.ResourceBlocks``, or an ``FdmaUplink``), the ``links``
+    (outages, airtimes, grants, energies), the deadline (None: none) and the trace the round
+    appends to."""
 
     env: simpy.Environment
     barrier: simpy.Event | None
@@ -77,7 +79,7 @@ def device_process(shared: SharedRound, device: int, received, computed, compute
     uplink_s = links.uplink_s(device, uplink_bits)  # 0: nothing to send
     if uplink_s == 0:
         return True
-    with uplink.request() as slot:
+    with uplink.request(links.grant_prbs(device)) as slot:
         yield slot
         if deadline and env.now + uplink_s > deadline.at:
             trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DEADLINE))

@@ -50,7 +50,7 @@ class PhysicalLinks:
         (its band split among the ``fdma_sharing`` of its queue, at most one block each)."""
         sharing = self.fdma_sharing.get(int(self.uplink_queue[device]), 0) if uploading and self.uplink_access == "fdma" else 0
         if sharing:
-            return not self.channel.uplink_share_outage(device, min(sharing, self.fdma_capacity))
+            return not self.channel.uplink_share_outage(device, min(sharing, self.band_prbs))
         return not self._ul_out[device]
 
     def stream_s(self, devices: Sequence[int], bits: float) -> float:
@@ -61,8 +61,12 @@ class PhysicalLinks:
         return self.network.compute_s(device, float(draw), scale)
 
     def uplink_s(self, device: int, bits: float) -> float:
-        """TDMA: alone on the whole band at the device's own rate."""
+        """TDMA: on its grant (``grant_prbs``) at the device's own rate."""
         return bits / float(self._ul_bps[device]) if bits > 0 else 0.0
+
+    def grant_prbs(self, device: int) -> int:
+        """TDMA: the resource blocks its upload holds (``RoundChannel.allocated_prbs``)."""
+        return int(self.channel.allocated_prbs[device])
 
     def uplink_share_bps(self, devices: np.ndarray, sharing: int) -> np.ndarray:
         """FDMA: the devices' rates on ``1/sharing`` of the band each."""
@@ -73,8 +77,9 @@ class PhysicalLinks:
         return self.network.share_power_w(devices, sharing)
 
     @property
-    def fdma_capacity(self) -> int:
-        """FDMA: how many devices may share the band at once: one resource block each at least."""
+    def band_prbs(self) -> int:
+        """Each receiver's resource blocks: TDMA, the most the grants held at once sum to; FDMA,
+        the most devices that share the band at once (one block each at least)."""
         return self.network.system.uplink_prbs
 
     def upload_j(self, power_seconds: float) -> float:

@@ -79,9 +79,11 @@ class PhysicalSystem(SystemKind):
     |h_N|^2``, with the interference spatially white (taken at its mean, as on one antenna);
     ``mean_snr_db``'s uplink carries the array gain ``10 log10 N`` and the round's uplink fade
     is ``(|h_1|^2 + ... + |h_N|^2) / N``, the branches independent with the link's fading model
-    (Rayleigh: diversity order N). Uplink: ``tdma`` (one device
-    at a time on the whole band, first come first served) or ``fdma`` (the band split equally
-    among the devices transmitting at that moment, each putting its whole power into its share).
+    (Rayleigh: diversity order N). Uplink: ``tdma`` (each upload
+    on its grant, ``ul_allocation``: the whole band, one device at a time, or the blocks its power
+    headroom drives, concurrent grants side by side while their blocks fit in the band, first
+    come first served: ``netsim.transport.ResourceBlocks``) or ``fdma`` (the band split equally
+    among the devices transmitting at that moment, each at its power for its share).
 
     A link's spectral efficiency in a round is the mean over ``subbands`` independently faded
     subbands of ``min(max_bps_per_hz, log2(1 + SNR |h_s|^2 / gap))`` (``subbands = 1``: flat
@@ -624,8 +626,9 @@ class RoundChannel:
         below the outage floor is granted, as a scheduler that reads its power headroom report
         (TS 38.321 5.4.6) and the round's channel (its sounding) would, the most blocks ``m`` on
         which it reaches the floor at ``P_CMAX`` (``PhysicalSystem.grant_gain_db``); where even
-        one block does not, one block (its best). The others keep the whole band; the blocks a
-        narrow grant leaves are not given to anyone else (TDMA)."""
+        one block does not, one block (its best). The others keep the whole band. The grants of a
+        receiver held at once share its blocks (TS 38.214 6.1.2.2; ``netsim.transport.ResourceBlocks``):
+        narrow grants that fit together send together, a whole-band grant sends alone."""
         system, total = self.system, self.system.uplink_prbs
         prbs = np.full(self.uplink_fade.shape[0], total)
         if system.ul_allocation == "whole-band" or system.min_bps_per_hz is None:

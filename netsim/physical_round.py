@@ -1,7 +1,9 @@
 """A round on a physical network, one SimPy process per participant (the reference style of
 ``netsim.reference``, with what a cell adds): streams at their weakest listener's rate,
 downlink and uplink outages, a TDMA or FDMA uplink per receiver (each sector of the site, or
-the site: ``PhysicalNetwork.uplink_queue``), and every device's energy on the trace.
+the site: ``PhysicalNetwork.uplink_queue``), and every device's energy on the trace. On TDMA
+each upload holds its grant's resource blocks (``RoundChannel.allocated_prbs``) of its
+receiver's band (``netsim.transport.ResourceBlocks``): grants that fit together send together.
 
 A listener in downlink outage misses its model (no compute, no upload; dropped with reason
 ``downlink-outage``); a device in uplink outage computes but cannot upload
@@ -18,7 +20,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import simpy
 
 from contract import RoundOutcome, RoundPlan
 from netsim import energy
@@ -26,6 +27,7 @@ from netsim.device_round import Deadline, SharedRound, device_process
 from netsim.fdma import FdmaUplink
 from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
 from netsim.trace import TraceEvent
+from netsim.transport import ResourceBlocks
 
 if TYPE_CHECKING:  # the network's type, for annotations: netsim.physical gives these rounds
     from netsim.physical import PhysicalNetwork
@@ -103,12 +105,12 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     missed = {device for device in received if not links.receives(device)}
     queue_of = {device: int(links.uplink_queue[device]) for device in participants}
     if links.uplink_access == "fdma":
-        queues = {q: FdmaUplink(env, links.uplink_share_bps, links.uplink_share_w, links.fdma_capacity)
+        queues = {q: FdmaUplink(env, links.uplink_share_bps, links.uplink_share_w, links.band_prbs)
                   for q in sorted(set(queue_of.values()))}
         uploading = [queue_of[d] for d in participants if d not in missed and plan.uplink_bits.get(d, 0.0) > 0]
         links.fdma_sharing = {q: uploading.count(q) for q in queues}
     else:
-        queues = {q: simpy.Resource(env, capacity=1) for q in sorted(set(queue_of.values()))}
+        queues = {q: ResourceBlocks(env, links.band_prbs) for q in sorted(set(queue_of.values()))}
     uplink = {device: queues[q] for device, q in queue_of.items()}
     shared = SharedRound(env, barrier, uplink, links, deadline, trace, server_round)
     processes = {}

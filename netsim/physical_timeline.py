@@ -4,8 +4,9 @@
 The cell decides the durations (streams at their weakest listener not in outage, compute in
 cycles, uploads at each device's own rate) and who is out (downlink and uplink outages); the
 timing is then the normalized engine's vectorized timeline (``netsim.timeline``) over the
-devices that received their model, one FIFO per uplink receiver (``PhysicalNetwork.uplink_queue``):
-a device in uplink outage computes and then sends nothing.
+devices that received their model, one queue per uplink receiver (``PhysicalNetwork.uplink_queue``)
+whose grants share its resource blocks (``netsim.block_queue``): a device in uplink outage
+computes and then sends nothing.
 Outcome, round end and per-device energies are bit for bit those of the processes (energies
 summed in the processes' order: receptions stream by stream, compute, upload); the trace holds
 the same events, in time order (ties may be listed in another order than the processes').
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from contract import RoundOutcome, RoundPlan
+from netsim.block_queue import Receivers
 from netsim.clock import hold_until
 from netsim.links import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE, PhysicalLinks
 from netsim.physical_round import idle_events, physical_round_process
@@ -89,8 +91,10 @@ class PhysicalRound:
         """(round end, (outcome, energy per participant, bits sent)); appends the trace."""
         plan = self.plan
         reduced = RoundPlan(plan.streams, plan.uplink_bits, tuple(self.kept.tolist()), plan.compute_scale)
+        links = self.links
+        receivers = Receivers(links.uplink_queue[self.kept], links.channel.allocated_prbs[self.kept], links.band_prbs)
         timeline = round_timeline(reduced, RoundDurations(self.stream_s, self.compute_s, self.uplink_s), start, mode, deadline_s,
-                                  self.links.uplink_queue[self.kept])
+                                  receivers)
         status = timeline.status
         cut = status == DROPPED_COMPUTING
         out = self.ul_outage & ~cut

@@ -10,12 +10,12 @@ same round end, same trace in the same order.
 from __future__ import annotations
 
 import numpy as np
-import simpy
 
 from contract import RoundOutcome, RoundPlan
 from netsim.device_round import Deadline, SharedRound, device_process
 from netsim.durations import RoundDurations, TimedSystem
 from netsim.trace import TraceEvent
+from netsim.transport import Tdma
 
 
 def downlink_process(env, plan: RoundPlan, stream_s, received, trace, server_round):
@@ -45,6 +45,9 @@ class FixedLinks:
     def uplink_s(self, device: int, bits: float) -> float:
         return self._uplink_s[device]
 
+    def grant_prbs(self, device: int) -> int:
+        return 1
+
     def transmit_j(self, device: int, airtime_s: float) -> float:
         return 0.0
 
@@ -71,7 +74,7 @@ def _processes(env, plan: RoundPlan, durations: RoundDurations, mode: str, deadl
     downlink = env.process(downlink_process(env, plan, stream_s, received, trace, server_round))
     computed = {device: env.event() for device in participants}
     barrier = env.all_of(list(computed.values())) if mode == "barrier" else None
-    uplink = dict.fromkeys(participants, simpy.Resource(env, capacity=1))
+    uplink = dict.fromkeys(participants, Tdma(env))
     links = FixedLinks(participants, uplink_s)
     shared = SharedRound(env, barrier, uplink, links, deadline, trace, server_round)
     processes = []

@@ -12,7 +12,8 @@ the same order.
   or when the whole downlink is done (``barrier``).
 - Uplink: one FIFO queue (``netsim.fifo``) in order of readiness: compute end (``pipelined``)
   or the moment everyone computed (``barrier``); a device with nothing to send is done. A cell
-  may have several receivers (``queues``): each is a FIFO of its own, in the same order.
+  may have several receivers (``receivers``): each a queue of its own, in the same order, whose
+  grants share its resource blocks (``netsim.block_queue``).
   Equal readiness is broken the way SimPy breaks it (``netsim.round_events``).
 - Deadline ``D`` (from the round start): a device still computing at ``D`` is dropped there;
   a device whose upload would end after ``D`` is dropped when it reaches the head of the queue
@@ -30,6 +31,7 @@ from typing import Callable
 import numpy as np
 
 from contract import RoundOutcome, RoundPlan
+from netsim.block_queue import Receivers, block_fifo
 from netsim.clock import hold_until
 from netsim.durations import TIMING_MODES, RoundDurations, TimedSystem
 from netsim.fifo import fifo_with_deadline
@@ -186,11 +188,11 @@ def round_process(env, plan: RoundPlan, system: TimedSystem, model_bits: float, 
 
 
 def round_timeline(plan: RoundPlan, durations: RoundDurations, start: float, mode: str, deadline_s: float | None,
-                   queues: np.ndarray | None = None) -> Timeline:
-    """The timeline of one round that starts at ``start`` on the clock. ``queues``: each
-    participant's uplink queue (a cell's receivers: ``PhysicalNetwork.uplink_queue``), each a
-    FIFO of its own in the common order of readiness; None: one queue for all (``Timeline.trace``
-    orders the events of that one queue only)."""
+                   receivers: Receivers | None = None) -> Timeline:
+    """The timeline of one round that starts at ``start`` on the clock. ``receivers``: a cell's
+    uplink receivers, each a queue of its own in the common order of readiness whose grants share
+    its resource blocks (``netsim.block_queue``); None: one FIFO for all, one upload at a time
+    (``Timeline.trace`` orders the events of that one queue only)."""
     if mode not in TIMING_MODES:
         raise ValueError(f"unknown timing mode {mode!r}; choose from {', '.join(TIMING_MODES)}")
     durations.check(plan)
@@ -216,14 +218,16 @@ def round_timeline(plan: RoundPlan, durations: RoundDurations, start: float, mod
     queued = np.flatnonzero(~cut & (uplink_s > 0))
     tie_ranks = partial(compute_end_ranks, t0, mode, deadline_at, heard, stream_end, received, compute_end, computed)
     queue = queued[_readiness_order(computed, queued, tie_ranks)]
-    if queues is None:
+    if receivers is None:
         q_start, q_end, sent = fifo_with_deadline(ready[queue], uplink_s[queue], deadline_at)
     else:
         q_start, q_end, sent = np.empty(queue.size), np.empty(queue.size), np.empty(queue.size, dtype=bool)
-        queue_of = queues[queue]
+        queue_of = receivers.queue[queue]
         for q in np.unique(queue_of):
-            at = np.flatnonzero(queue_of == q)
-            q_start[at], q_end[at], sent[at] = fifo_with_deadline(ready[queue[at]], uplink_s[queue[at]], deadline_at)
+            mine = queue_of == q
+            at = queue[mine]
+            q_start[mine], q_end[mine], sent[mine] = block_fifo(ready[at], uplink_s[at], receivers.prbs[at], receivers.capacity,
+                                                                deadline_at)
     uplink_start = ready.copy()
     uplink_end = ready.copy()
     uplink_start[queue], uplink_end[queue] = q_start, q_end

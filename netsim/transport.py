@@ -4,8 +4,11 @@ whole run, each transfer an event, and the links that say what each transfer tak
 Access schemes, in the manner of SimPy's ``BaseResource`` subclasses (``_do_put`` grants a
 transfer the medium, ``_do_get`` gives it back):
 
-- ``Tdma``: one transfer at a time, first come first served (the shared uplink of the rounds,
-  ``netsim.device_round``; the downlink sends its streams one after another the same way).
+- ``ResourceBlocks``: a receiver's resource blocks, each transfer granted some of them,
+  concurrent grants packed in frequency (the uplink of a cell's rounds, ``netsim.device_round``).
+- ``Tdma``: one transfer at a time, first come first served (one block, every grant: the
+  uplink of the normalized rounds and of buffered aggregation; the downlink sends its streams
+  one after another the same way).
 - ``Unshared``: every transfer has a medium of its own (orthogonal channels: no contention),
   as the closed forms of renewal theory assume.
 
@@ -23,7 +26,19 @@ from simpy.resources.base import BaseResource, Get, Put
 
 
 class Grant(Put):
-    """A request for the medium; it fires when the transfer may start."""
+    """A request for ``prbs`` of the medium's resource blocks; it fires when the transfer may
+    start. As a context manager (``with medium.request(prbs) as grant``) it gives them back on exit."""
+
+    def __init__(self, resource: "ResourceBlocks", prbs: int = 1):
+        if not 1 <= prbs <= resource.capacity:
+            raise ValueError(f"a grant of {prbs} resource blocks on a medium of {resource.capacity}")
+        self.prbs = prbs
+        super().__init__(resource)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        super().__exit__(exc_type, exc_value, traceback)
+        if exc_type is not GeneratorExit:
+            Release(self.resource, self)
 
 
 class Release(Get):
@@ -34,26 +49,45 @@ class Release(Get):
         super().__init__(resource)
 
 
-class Tdma(BaseResource):
-    """One transfer at a time, in the order they asked (FIFO)."""
+class ResourceBlocks(BaseResource):
+    """A receiver's resource blocks shared in frequency (TS 38.214 6.1.2.2: each grant a set of
+    blocks, the grants held at once never more blocks than the band's): concurrent grants whose
+    blocks fit together transmit together; a grant of every block holds the medium alone.
 
-    def __init__(self, env):
-        super().__init__(env, capacity=1)
-        self.holder: Grant | None = None
+    Order: requests wait in the order they asked (FIFO). Whenever blocks are given back, or a
+    request arrives, the waiting requests are granted in that order, each one whose blocks fit in
+    the free ones (first fit: a narrow request passes a wider one that does not fit yet; a grant
+    of the whole band waits until nobody holds any). Blocks come free when a release is made
+    and are handed on when it is processed, as SimPy's own ``Resource`` does: with one block
+    (``Tdma``) this is its FIFO, event for event. ``netsim.block_queue`` computes the same times
+    without the clock."""
+
+    def __init__(self, env, prbs: int):
+        super().__init__(env, capacity=prbs)
+        self.free = prbs
+
+    def request(self, prbs: int = 1) -> Grant:
+        return Grant(self, prbs)
 
     def _do_put(self, event: Grant) -> bool:
-        """Grant the head of the queue when the medium is free; False keeps the rest waiting."""
-        if self.holder is not None:
-            return False
-        self.holder = event
-        event.succeed()
+        """Grant ``event`` when its blocks fit; True: the requests behind it are tried too."""
+        if event.prbs <= self.free:
+            self.free -= event.prbs
+            event.succeed()
         return True
 
     def _do_get(self, event: Release) -> bool:
-        if self.holder is event.grant:
-            self.holder = None
+        if event.grant.triggered:  # a request given up before its grant held nothing
+            self.free += event.grant.prbs
         event.succeed()
         return True
+
+
+class Tdma(ResourceBlocks):
+    """One transfer at a time, in the order they asked (FIFO): one resource block, every grant."""
+
+    def __init__(self, env):
+        super().__init__(env, 1)
 
     def transmit(self, airtime: float):
         """The transfer's process: wait for the medium, hold it ``airtime``, give it back; its

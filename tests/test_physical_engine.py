@@ -240,3 +240,30 @@ def test_a_physical_round_runs_the_same_whichever_simulator_is_named():
     runs = [simulate_rounds([uploads([MBIT, 2 * MBIT, 3 * MBIT])], net, MBIT, np.random.default_rng(0),
                             simulator=s, channel_rng=np.random.default_rng(1)) for s in ("timeline", "processes")]
     assert runs[0][1] == runs[1][1] and runs[0][0][0].end == runs[1][0][0].end
+
+
+@pytest.mark.parametrize("simulator", ["timeline", "processes"])
+def test_headroom_grants_of_20_20_and_40_blocks_share_the_sector_in_frequency(simulator):
+    """One sector of 51 blocks (20 MHz at 30 kHz, 0.918 occupied), 30 dBm, no fading, noise
+    -174 + 73.0103 dBm, outage floor 1 bit/s/Hz (0 dB). Whole-band SNR -4, -4 and -1 dB: all in
+    outage there; on m blocks the SNR gains 10 log10(51 / m): the most that reach 0 dB are
+    m = 20, 20 and 40 (51 x 10^-0.4 = 20.3, 51 x 10^-0.1 = 40.5). All ask at 0 s (barrier, no
+    compute): devices 0 and 1 send together (40 of 51 blocks), device 2 (40) waits until both
+    gave theirs back: it starts at the end of device 1's 2 Mbit, not after 0's and 1's in turn."""
+    snr_db = np.array([-4.0, -4.0, -1.0])
+    loss = 30.0 + 174.0 - 10 * math.log10(20e6) - snr_db
+    layout = CellLayout(np.full(3, 50.0), np.zeros(3), np.ones(3, bool), np.zeros(3), loss)
+    system = PhysicalSystem(Cell(distances_m=(50.0,) * 3), LinkBudget(20e6, 1.0, 0.0), LinkBudget(20e6, 1.0, 0.0),
+                            fading="none", min_bps_per_hz=1.0, max_bps_per_hz=6.0, subcarrier_spacing_hz=30e3,
+                            bandwidth_occupancy=51 * 12 * 30e3 / 20e6, mode="barrier", ul_allocation="headroom")
+    net = system.network(layout, np.zeros(3))
+    assert net.draw_round(np.random.default_rng(0)).allocated_prbs.tolist() == [20, 20, 40]
+
+    def rate(m, snr):
+        return 12 * 30e3 * m * math.log2(1 + 10 ** (snr / 10) * 51 / m)
+
+    records, trace = simulate_rounds([uploads([MBIT, 2 * MBIT, MBIT])], net, MBIT, np.random.default_rng(0),
+                                     simulator=simulator, channel_rng=np.random.default_rng(1))
+    first, second = MBIT / rate(20, -4.0), 2 * MBIT / rate(20, -4.0)
+    assert sorted(events(trace, "uplink")) == [(0, 0.0, first), (1, 0.0, second), (2, second, second + MBIT / rate(40, -1.0))]
+    assert records[0].arrived == (0, 1, 2)

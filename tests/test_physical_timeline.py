@@ -1,6 +1,7 @@
 """The vectorized physical round (TDMA) against the per-device SimPy processes on randomized
-rounds (one uplink queue, or one per sector of the site): same outcome, round end, per-device
-energies and bits sent, bit for bit, and the same trace events."""
+rounds (one uplink queue, or one per sector of the site; whole-band or headroom grants, which
+share a queue's resource blocks): same outcome, round end, per-device energies and bits sent,
+bit for bit, and the same trace events."""
 
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ def random_round(rng, mode, deadline):
         snr_gap_db=float(rng.choice([0.0, 3.0])), cycles_per_sample=1e4, cpu_hz=1e9, kappa=1e-28,
         compute_extra_s=float(rng.choice([0.0, 0.3])), receive_power_w=0.1, mode=mode, deadline=deadline,
         power_unit_w=float(rng.choice([0.0, 1e-3])), uplink_queues=str(rng.choice(["sector", "site"])),
+        ul_allocation=str(rng.choice(["whole-band", "headroom"])),
     )
     samples = rng.choice([0.0, 100.0, 3000.0], n)
     network = system.network(layout, samples)
@@ -41,6 +43,7 @@ def random_round(rng, mode, deadline):
 @pytest.mark.parametrize("mode", ["barrier", "pipelined"])
 def test_vectorized_physical_round_equals_the_processes(mode):
     rng = np.random.default_rng(17 if mode == "barrier" else 18)
+    packed = 0  # uploads that started while another of their queue was on the air (headroom grants side by side)
     for trial in range(120):
         deadline = None if trial % 3 == 0 else float(rng.uniform(0.05, 2.0))
         plan, network = random_round(rng, mode, deadline)
@@ -57,3 +60,7 @@ def test_vectorized_physical_round_equals_the_processes(mode):
             assert a.energy_j == b.energy_j  # exact: the same sums in the same order
             assert a.downlink_bits == b.downlink_bits and a.uplink_bits == b.uplink_bits
         assert sorted(fast_trace) == sorted(ref_trace)
+        ups = [e for e in fast_trace if e.kind == "uplink"]
+        queue = network.uplink_queue
+        packed += sum(1 for a in ups for b in ups if (a.round, queue[a.entity]) == (b.round, queue[b.entity]) and a.start < b.start < a.end)
+    assert packed > 0

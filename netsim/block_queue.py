@@ -23,6 +23,7 @@ may take the request first.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections import deque
 from dataclasses import dataclass
@@ -52,7 +53,7 @@ def block_fifo(ready: np.ndarray, airtime: np.ndarray, prbs: np.ndarray, capacit
     ready_, airtime_, prbs_ = ready.tolist(), airtime.tolist(), prbs.tolist()
     start, end, sent = [0.0] * n, [0.0] * n, [False] * n
     free = capacity
-    waiting: list[int] = []
+    waiting = _Waiting(capacity)
     ending: list[tuple[float, int, int]] = []  # (end, grant order, request): ties end in grant order
     granted = 0
     arrived = 0
@@ -61,20 +62,15 @@ def block_fifo(ready: np.ndarray, airtime: np.ndarray, prbs: np.ndarray, capacit
         while ending and ending[0][0] == now:
             free += prbs_[heapq.heappop(ending)[2]]
         while arrived < n and ready_[arrived] == now:
-            waiting.append(arrived)
+            waiting.join(arrived, prbs_[arrived])
             arrived += 1
         steps: deque[int | None] = deque([None])  # None: grant the queue; k: request k resumes on its grant
         while steps:
             k = steps.popleft()
             if k is None:
-                kept = []
-                for w in waiting:
-                    if prbs_[w] <= free:
-                        free -= prbs_[w]
-                        steps.append(w)
-                    else:
-                        kept.append(w)
-                waiting = kept
+                while (w := waiting.first_fitting(free)) is not None:
+                    free -= prbs_[w]
+                    steps.append(w)
             elif deadline_at is not None and now + airtime_[k] > deadline_at:
                 start[k] = end[k] = now
                 free += prbs_[k]
@@ -84,3 +80,31 @@ def block_fifo(ready: np.ndarray, airtime: np.ndarray, prbs: np.ndarray, capacit
                 heapq.heappush(ending, (end[k], granted, k))
                 granted += 1
     return np.array(start), np.array(end), np.array(sent, dtype=bool)
+
+
+class _Waiting:
+    """The waiting requests, one FIFO per grant size: the first (in queue order) whose blocks fit
+    in ``free`` is the earliest head among the sizes up to ``free``; taking it, then the next,
+    while they fit, is the first-fit walk of the queue, in time linear in the sizes waiting."""
+
+    def __init__(self, capacity: int):
+        self.by_size: list[deque[int]] = [deque() for _ in range(capacity + 1)]
+        self.sizes: list[int] = []  # the sizes with someone waiting, ascending
+
+    def join(self, request: int, prbs: int) -> None:
+        if not self.by_size[prbs]:
+            bisect.insort(self.sizes, prbs)
+        self.by_size[prbs].append(request)
+
+    def first_fitting(self, free: int) -> int | None:
+        """Take and return the first waiting request of at most ``free`` blocks (None: none)."""
+        best = None
+        for size in self.sizes[:bisect.bisect_right(self.sizes, free)]:
+            if best is None or self.by_size[size][0] < self.by_size[best][0]:
+                best = size
+        if best is None:
+            return None
+        request = self.by_size[best].popleft()
+        if not self.by_size[best]:
+            self.sizes.remove(best)
+        return request

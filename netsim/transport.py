@@ -70,11 +70,12 @@ class ResourceBlocks(BaseResource):
         return Grant(self, prbs)
 
     def _do_put(self, event: Grant) -> bool:
-        """Grant ``event`` when its blocks fit; True: the requests behind it are tried too."""
+        """Grant ``event`` when its blocks fit; while blocks are left free, the requests behind
+        it are tried too (True)."""
         if event.prbs <= self.free:
             self.free -= event.prbs
             event.succeed()
-        return True
+        return self.free > 0
 
     def _do_get(self, event: Release) -> bool:
         if event.grant.triggered:  # a request given up before its grant held nothing

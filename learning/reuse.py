@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import torch
 
 MAX_ENTRIES = 16
-MAX_BYTES = 512 * 2**20  # what the kept results may hold, all together
+MAX_BYTES = 256 * 2**20  # what the kept results may hold, all together
 
 _kept: OrderedDict | None = None  # None: nothing is kept (the default)
 

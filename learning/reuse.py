@@ -9,10 +9,11 @@ and the Fig. 5 silhouette curve all take the same set-up gradients (eq. 10). Whi
 
 A call is the same only if everything its result depends on is: the model (its class, its
 layers as ``repr`` shows them, its buffers), the loss (task, noise variance), the chunk size,
-the training settings (backend and device among them), the parameters row by row (a digest of their bytes), the very data
-objects (held here, so an id is never reused while its entry lives) and the index batches.
-The stored result is what the computation returned, so a reused result is the same bit for
-bit: nothing a run records depends on whether its result was computed or looked up.
+the training settings (backend and device among them), the parameters (a digest of their
+bytes), the very data objects (held here, so an id is never reused while its entry lives; a
+command's runs never change their data) and the index batches. The stored result is what the
+computation returned, so a reused result is the same bit for bit: nothing a run records
+depends on whether its result was computed or looked up.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ next to a GPU; each worker loads the plugins this process loaded before it takes
 initializes its own device. A worker ends with its parent, even one killed by SIGKILL
 (``start.die_with``). The runs of one command share the results of the trainer's computations
 that they make alike (``learning.reuse``: the round-0 evaluation of ``theta^0``, set-up
-gradients), in each worker, or here when they run one after another. Ctrl-C (or any failure) in the parent cancels the queued runs and stops
-the running ones; their result folders are written atomically, so nothing half-written stays.
+gradients), in each worker, or here when they run one after another. Ctrl-C (or any failure)
+in the parent cancels the queued runs and stops the running ones; their result folders are
+written atomically, so nothing half-written stays.
 """
 
 from __future__ import annotations

@@ -196,7 +196,7 @@ def execute_plan(plan: Plan, out_root: Path, data_dir: str | None, jobs: int,
     groups: dict[tuple, list] = {}  # (scenario, seed) of the set-up, or the run alone -> the call keys in it
     for i, spec in enumerate(specs):
         groups.setdefault((spec.scenario, spec.seed) if spec.algorithm == "user-centric" else i, []).append(i)
-    for (i, spec) in enumerate(plan.silhouette_specs):
+    for i, spec in enumerate(plan.silhouette_specs):
         groups.setdefault((spec.scenario, spec.seed), []).append(("curve", i))
     order = sorted(groups.values(), key=lambda keys: -sum(_work(specs[k], samples) for k in keys if not isinstance(k, tuple)))
     every = {**runs, **curves}

@@ -90,18 +90,31 @@ def test_another_model_or_setting_is_computed():
             assert counts["evaluate"] == 1
 
 
-def test_runs_in_turn_give_the_numbers_they_give_alone(tmp_path):
+def test_runs_in_turn_give_the_numbers_they_give_alone(tmp_path, monkeypatch):
+    from learning.engine.loop import Backend
     from scenarios.execution.runner import run_experiment
     from scenarios.execution.spec import RunSpec
+
+    computed = {"evaluate": 0, "gradients": 0}
+    for kind in computed:
+        def counting(self, *args, _kind=kind, _method=getattr(Backend, kind)):
+            computed[_kind] += 1
+            return _method(self, *args)
+        monkeypatch.setattr(Backend, kind, counting)
 
     def run(spec, where):
         summary = run_experiment(spec, where)
         rounds = (Path(summary["result_dir"]) / "rounds.csv").read_text()
         return {k: v for k, v in summary.items() if k not in ("result_dir", "reused")}, rounds
 
-    specs = [RunSpec("digits-rotation", "user-centric", rounds=2, options={"streams": streams}) for streams in (None, 2)]
-    specs.append(RunSpec("digits-rotation", "fedavg", rounds=2))
+    specs = [RunSpec("digits-rotation", "user-centric", rounds=2, options={"streams": streams}, training={"backend": "loop"})
+             for streams in (None, 2)]
+    specs.append(RunSpec("digits-rotation", "fedavg", rounds=2, training={"backend": "loop"}))
     alone = [run(spec, tmp_path / f"alone{i}") for i, spec in enumerate(specs)]
+    computed_alone = dict(computed)
     with reuse.kept():
         in_turn = [run(spec, tmp_path / "in-turn") for spec in specs]
     assert in_turn == alone
+    # in turn: the second user-centric run looks the set-up up; the later runs the round-0 evaluation
+    assert computed["gradients"] - computed_alone["gradients"] == computed_alone["gradients"] - 1
+    assert computed["evaluate"] - computed_alone["evaluate"] == computed_alone["evaluate"] - 2

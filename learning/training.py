@@ -27,6 +27,7 @@ from learning.jobs import ADAM_BETAS, ADAM_EPS, AdamState, LocalJob, prototype_t
 from learning.models import INIT_SCHEMES, output_layer
 from learning.options import Options, option
 from learning.params import flat_grad, get_flat, set_flat
+from learning.reuse import reuse
 
 __all__ = ["ADAM_BETAS", "ADAM_EPS", "AdamState", "CPU_BACKENDS", "LocalJob", "LocalTraining", "OPTIMIZERS", "Trainer",
            "prototype_terms", "torch_generator"]
@@ -165,7 +166,7 @@ class Trainer:
         if len(datas) == 0:
             return np.empty(0), np.empty(0)
         models = torch.stack(list(models)) if not isinstance(models, torch.Tensor) else models
-        return self.backend.evaluate(models, datas)
+        return reuse("evaluate", self, models, datas, None, lambda: self.backend.evaluate(models, datas))
 
     def mean_gradients(self, params: torch.Tensor | Sequence[torch.Tensor], datas: Sequence[DeviceData],
                        batches: Sequence | None = None) -> torch.Tensor:
@@ -175,7 +176,7 @@ class Trainer:
             return torch.empty(0, self.num_parameters)
         params = torch.stack(list(params)) if not isinstance(params, torch.Tensor) else params
         batches = [None] * len(datas) if batches is None else batches
-        return self.backend.gradients(params, datas, batches)
+        return reuse("gradients", self, params, datas, batches, lambda: self.backend.gradients(params, datas, batches))
 
     def close(self) -> None:
         """Free what the backend holds (worker processes, device copies); training later starts it afresh."""

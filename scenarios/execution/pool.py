@@ -5,8 +5,11 @@ Workers start from ``learning.worker_start``'s fork server, never as forks of th
 (which may have touched CUDA), so ``compare``, ``sweep``, ``reproduce`` and ``lambda-study`` work
 next to a GPU; each worker loads the plugins this process loaded before it takes a run, and
 initializes its own device. A worker ends with its parent, even one killed by SIGKILL
-(``start.die_with``). Ctrl-C (or any failure) in the parent cancels the queued runs and stops
-the running ones; their result folders are written atomically, so nothing half-written stays.
+(``start.die_with``). The runs of one command share the results of the trainer's computations
+that they make alike (``learning.reuse``: the round-0 evaluation of ``theta^0``, set-up
+gradients), in each worker, or here when they run one after another. Ctrl-C (or any failure)
+in the parent cancels the queued runs and stops the running ones; their result folders are
+written atomically, so nothing half-written stays.
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ start.preload(["scenarios.execution.runner"])
 
 
 def _initialize(owner_pid: int, setup: tuple, threads: int) -> None:
+    from learning import reuse
     from learning.engine.workers import set_workers
 
     start.begin_worker(owner_pid, setup, threads)
     set_workers(1)  # training in this process: no nested training workers
+    reuse.keep()  # the runs this worker takes share what they compute alike (learning/reuse.py)
 
 
 def worker_pool(jobs: int, threads: int = 1) -> ProcessPoolExecutor:
@@ -39,11 +44,14 @@ def run_calls(calls: Sequence[Callable[[], object]], jobs: int, done: Callable[[
     on ``jobs`` worker processes (calls must pickle); ``done(finished)`` after each. Calls are
     independent runs, so the results do not depend on ``jobs``."""
     if jobs <= 1 or len(calls) <= 1:
+        from learning import reuse
+
         results = []
-        for call in calls:
-            results.append(call())
-            if done:
-                done(len(results))
+        with reuse.kept():  # the runs share what they compute alike (learning/reuse.py), for this command only
+            for call in calls:
+                results.append(call())
+                if done:
+                    done(len(results))
         return results
     pool = worker_pool(jobs)
     try:

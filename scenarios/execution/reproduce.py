@@ -178,18 +178,31 @@ def _work(spec: RunSpec, samples: dict[str, int]) -> float:
     return samples[spec.scenario] * (spec.rounds or 1) * heavy.get(spec.algorithm, 1.0)
 
 
+def _in_turn(calls: list) -> list:
+    """Each call's result, one after another in one process (so they share what they compute alike)."""
+    return [call() for call in calls]
+
+
 def execute_plan(plan: Plan, out_root: Path, data_dir: str | None, jobs: int,
                  progress: bool = False) -> Outcome:
     """Run (or reuse) every run and compute every silhouette curve, in ``jobs`` worker
-    processes (one torch thread each); results do not depend on ``jobs``."""
+    processes (one torch thread each); results do not depend on ``jobs``. The user-centric
+    runs of a scenario and seed and its curve take the same set-up gradients (eq. 10): they run
+    in turn in one worker, which computes them once (``learning.reuse``)."""
     specs = [s for cell in plan.cells for s in cell.specs]
     samples = {name: sum(d.num_train for d in scenario_data(name, 0, data_dir).devices) for name in plan.rounds}
-    order = sorted(range(len(specs)), key=lambda i: -_work(specs[i], samples))
-    calls = [functools.partial(_run, specs[i], out_root, data_dir, progress) for i in order]
-    calls += [functools.partial(_silhouette, spec, out_root, data_dir) for spec in plan.silhouette_specs]
-    done = run_calls(calls, jobs)  # the heaviest runs first, then the curves
-    results: dict[int, tuple[str, bool, float, float]] = dict(zip(order, done))
-    curves: dict[int, dict[int, float]] = dict(enumerate(done[len(order):]))
+    runs = {i: functools.partial(_run, spec, out_root, data_dir, progress) for i, spec in enumerate(specs)}
+    curves = {("curve", i): functools.partial(_silhouette, spec, out_root, data_dir) for i, spec in enumerate(plan.silhouette_specs)}
+    groups: dict[tuple, list] = {}  # (scenario, seed) of the set-up, or the run alone -> the call keys in it
+    for i, spec in enumerate(specs):
+        groups.setdefault((spec.scenario, spec.seed) if spec.algorithm == "user-centric" else i, []).append(i)
+    for i, spec in enumerate(plan.silhouette_specs):
+        groups.setdefault((spec.scenario, spec.seed), []).append(("curve", i))
+    order = sorted(groups.values(), key=lambda keys: -sum(_work(specs[k], samples) for k in keys if not isinstance(k, tuple)))
+    every = {**runs, **curves}
+    done = run_calls([functools.partial(_in_turn, [every[k] for k in keys]) for keys in order], jobs)  # the heaviest first
+    found = {k: result for keys, results in zip(order, done) for k, result in zip(keys, results)}
+    results: dict[int, tuple[str, bool, float, float]] = {i: found[i] for i in runs}
     folders: dict[tuple[str, str], list[str]] = {}
     position = 0
     for cell in plan.cells:
@@ -197,7 +210,7 @@ def execute_plan(plan: Plan, out_root: Path, data_dir: str | None, jobs: int,
         position += len(cell.specs)
     silhouette: dict[str, dict[int, dict[int, float]]] = {}
     for i, spec in enumerate(plan.silhouette_specs):
-        silhouette.setdefault(spec.scenario, {})[spec.seed] = curves[i]
+        silhouette.setdefault(spec.scenario, {})[spec.seed] = found[("curve", i)]
     reused = sum(1 for r in results.values() if r[1])
     timings = {Path(r[0]).name: (r[2], r[3]) for r in results.values() if not r[1]}
     return Outcome(plan, folders, silhouette, ran=len(results) - reused, reused=reused, timings=timings)

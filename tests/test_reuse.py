@@ -1,0 +1,120 @@
+"""learning.reuse: a call made again with the same model, parameters, data objects and batches is
+looked up, not computed, only while results are kept; a reused result is the computed one bit
+for bit, and a command's runs give the numbers they give alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from learning import reuse
+from learning.data import DeviceData
+from learning.models import MODELS
+from learning.training import LocalTraining, Trainer
+
+
+def _trainer() -> Trainer:
+    torch.manual_seed(0)
+    return Trainer(MODELS["mlp"](in_features=4, num_classes=3, hidden=5), LocalTraining(backend="loop", device="cpu"))
+
+
+def _devices(count: int, seed: int = 0) -> list[DeviceData]:
+    g = torch.Generator().manual_seed(seed)
+    return [DeviceData(torch.rand(9, 4, generator=g), torch.randint(0, 3, (9,), generator=g),
+                       torch.rand(7, 4, generator=g), torch.randint(0, 3, (7,), generator=g)) for _ in range(count)]
+
+
+def _counted(trainer: Trainer) -> dict[str, int]:
+    counts = {"evaluate": 0, "gradients": 0}
+    backend = trainer.backend
+    for kind in counts:
+        def wrapped(*args, _kind=kind, _method=getattr(backend, kind)):
+            counts[_kind] += 1
+            return _method(*args)
+        setattr(backend, kind, wrapped)
+    return counts
+
+
+def test_nothing_is_kept_by_default():
+    trainer, datas = _trainer(), _devices(2)
+    counts = _counted(trainer)
+    params = torch.zeros(2, trainer.num_parameters)
+    for _ in range(2):
+        trainer.evaluate_many(params, datas)
+        trainer.mean_gradients(params, datas)
+    assert counts == {"evaluate": 2, "gradients": 2}
+
+
+def test_the_same_call_is_looked_up_and_any_other_computed():
+    trainer, datas = _trainer(), _devices(3)
+    theta = torch.randn(3, trainer.num_parameters, generator=torch.Generator().manual_seed(1))
+    batches = [torch.tensor([0, 2, 4]), None, torch.tensor([1])]
+    alone = trainer.evaluate_many(theta, datas), trainer.mean_gradients(theta, datas, batches)
+    with reuse.kept():
+        counts = _counted(trainer)
+        for _ in range(2):
+            accuracy, loss = trainer.evaluate_many(theta.clone(), datas)
+            gradients = trainer.mean_gradients(theta.clone(), datas, [None if b is None else b.clone() for b in batches])
+            assert np.array_equal(accuracy, alone[0][0]) and np.array_equal(loss, alone[0][1])
+            assert torch.equal(gradients, alone[1])
+        assert counts == {"evaluate": 1, "gradients": 1}
+        gradients.add_(1.0)  # what a caller does to its result is not kept
+        assert torch.equal(trainer.mean_gradients(theta, datas, batches), alone[1]) and counts["gradients"] == 1
+        other = theta.clone()
+        other[2, 0] += 1e-6
+        trainer.evaluate_many(other, datas)  # other parameters
+        trainer.evaluate_many(theta, _devices(3))  # equal data, other objects
+        trainer.mean_gradients(theta, datas, [torch.tensor([0, 2, 5]), None, torch.tensor([1])])  # other batches
+        assert counts == {"evaluate": 3, "gradients": 2}
+        again = _trainer()  # the same model and settings in another trainer (another run): looked up
+        counts_again = _counted(again)
+        again.evaluate_many(theta, datas)
+        assert counts_again["evaluate"] == 0
+    counts_after = _counted(trainer)
+    trainer.evaluate_many(theta, datas)
+    assert counts_after["evaluate"] == 1  # forgotten after the block
+
+
+def test_another_model_or_setting_is_computed():
+    datas = _devices(2)
+    with reuse.kept():
+        first = _trainer()
+        theta = torch.zeros(2, first.num_parameters)
+        first.evaluate_many(theta, datas)
+        for other in (Trainer(MODELS["mlp"](in_features=4, num_classes=3, hidden=5), LocalTraining(backend="loop", device="cpu", lr=0.5)),
+                      Trainer(first.model, LocalTraining(backend="loop", device="cpu"), eval_batch=4)):
+            counts = _counted(other)
+            other.evaluate_many(theta, datas)
+            assert counts["evaluate"] == 1
+
+
+def test_runs_in_turn_give_the_numbers_they_give_alone(tmp_path, monkeypatch):
+    from learning.engine.loop import Backend
+    from scenarios.execution.runner import run_experiment
+    from scenarios.execution.spec import RunSpec
+
+    computed = {"evaluate": 0, "gradients": 0}
+    for kind in computed:
+        def counting(self, *args, _kind=kind, _method=getattr(Backend, kind)):
+            computed[_kind] += 1
+            return _method(self, *args)
+        monkeypatch.setattr(Backend, kind, counting)
+
+    def run(spec, where):
+        summary = run_experiment(spec, where)
+        rounds = (Path(summary["result_dir"]) / "rounds.csv").read_text()
+        return {k: v for k, v in summary.items() if k not in ("result_dir", "reused")}, rounds
+
+    specs = [RunSpec("digits-rotation", "user-centric", rounds=2, options={"streams": streams}, training={"backend": "loop"})
+             for streams in (None, 2)]
+    specs.append(RunSpec("digits-rotation", "fedavg", rounds=2, training={"backend": "loop"}))
+    alone = [run(spec, tmp_path / f"alone{i}") for i, spec in enumerate(specs)]
+    computed_alone = dict(computed)
+    with reuse.kept():
+        in_turn = [run(spec, tmp_path / "in-turn") for spec in specs]
+    assert in_turn == alone
+    # in turn: the second user-centric run looks the set-up up; the later runs the round-0 evaluation
+    assert computed["gradients"] - computed_alone["gradients"] == computed_alone["gradients"] - 1
+    assert computed["evaluate"] - computed_alone["evaluate"] == computed_alone["evaluate"] - 2

@@ -82,6 +82,8 @@ def executed_files() -> list[Path]:
     worker process imported are not seen here."""
     loaded = plugin_files()
     folders = {path.parent for path in loaded}
+    if not folders:  # no plugin: nothing lies beside one (and no module's path is resolved, a run's fixed cost)
+        return loaded
     others = _others_folders()
     found = set(loaded)
     for module in list(sys.modules.values()):

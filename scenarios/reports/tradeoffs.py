@@ -40,10 +40,8 @@ def fairness(run: RunCurve) -> tuple[int, float, int, float]:
 
 
 def run_label(run: RunCurve) -> str:
-    """The run's label, its scheduler named (``random`` too) and its deadline where it has one."""
-    deadline = run.config["system"].get("deadline")
-    label = run.label if "scheduler" in run.config.get("communication", {}) else run.label + " sched=random"
-    return label + ("" if deadline is None else f", deadline {deadline:g} {run.time_unit}")
+    """The run's label (which names its deadline where it has one), its scheduler named (``random`` too)."""
+    return run.label if "scheduler" in run.config.get("communication", {}) else run.label + " sched=random"
 
 
 def time_to(run: RunCurve, target: float = TARGET_ACCURACY) -> float | None:

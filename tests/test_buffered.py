@@ -193,8 +193,8 @@ def test_on_a_half_duplex_system_an_upload_waits_for_the_stream_on_the_air(duple
 
 
 def test_on_a_cell_two_narrow_grants_send_side_by_side_and_a_whole_band_one_waits():
-    """The 51-block sector of ``test_physical_engine``'s headroom grants (20 MHz at 30 kHz, 30 dBm,
-    no fading, outage floor 1 bit/s/Hz), its downlink 20 dB stronger; no compute. Whole-band
+    """The 51-block sector of ``test_physical_engine``'s headroom grants (20 MHz at 30 kHz, 30 dBm
+    uplink, no fading, outage floor 1 bit/s/Hz), its downlink 20 dB stronger (50 dBm); no compute. Whole-band
     uplink SNR -4, -4 and 3 dB: grants of 20, 20 and 51 blocks. One broadcast of version 0
     (16 dB at the weakest), then all three ask at once: devices 0 and 1 send side by side (40
     of 51 blocks), device 2 (the whole band) starts when both gave theirs back; K = 3 aggregates then."""

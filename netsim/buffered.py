@@ -2,9 +2,13 @@
 the server aggregates every K updates that arrive) and FedAsync (Xie et al. 2019: K = 1), the
 orchestrator beside the synchronous round loop of ``netsim.engine``.
 
-The transport lives for the whole run (``netsim.transport``): a downlink and an uplink medium
-(``Tdma``: one transfer at a time, FIFO; ``Unshared``: no contention) and one SimPy process per
-device that waits for its model, computes and uploads, again and again. The server keeps
+The transport lives for the whole run (``netsim.transport``): on a normalized system a downlink
+and an uplink medium (``Tdma``: one transfer at a time, FIFO; ``Unshared``: no contention); on a
+cell, as in its synchronous rounds (``netsim.physical_round``), the downlink sends one stream at a
+time and each uplink receiver (``PhysicalLinks.uplink_queue``: each sector of the site, or the
+site) has its resource blocks (``ResourceBlocks``), each upload holding its grant's
+(``PhysicalLinks.grant_prbs``) while it sends: grants that fit together send together. One SimPy
+process per device waits for its model, computes and uploads, again and again. The server keeps
 ``concurrency`` devices training: whenever devices are idle it dispatches the current model
 version to the first of them (in the order they became idle; at the start, device order), all
 together as one stream (a broadcast when they are all of them). A device trains each version
@@ -16,13 +20,22 @@ broadcast of each version to every device, the aggregation when the last update 
 
 On a cell the links are those of the current fading draw (``netsim.links.PhysicalLinks``; one
 block-fading draw per model version, as a synchronous round has one per round): a stream at its
-weakest listener's rate, each upload at the device's own, the energies on the trace; a device
+weakest listener's rate (who hears it: that draw's), each upload at the device's own on its
+grant (its receiver and grant: the draw's when it asks), the energies on the trace; a device
 in downlink outage misses the version (dropped ``downlink-outage``), one in uplink outage
 computed but cannot upload (``uplink-outage``); when nobody is left training, a partial buffer
 is aggregated, and with none the run ends (``stalled``). One record per aggregation (``RoundRecord``:
 its ``server_round`` is the version it made, ``updates`` the messages it aggregated); a trace
 event's ``round`` is the version the interval it happened in made, a ``downlink`` event's
 ``entity`` the version it sent.
+
+Waiting on a cell is charged as the synchronous rounds charge it (``physical_round.idle_events``,
+TR 38.840's waiting power ``PhysicalNetwork.idle_power_w``; nothing when it is 0): at each
+aggregation, every device's time in the interval less its receiving and sending airtime clipped
+to the interval (a transfer that straddles an aggregation is busy time in both, each its own
+part), compute time counting as waiting; one ``idle`` event per device and interval, its energy
+in the interval's record. A transfer's receiving or sending is counted from the moment it starts,
+so the waiting of an interval is known when it ends.
 """
 
 from __future__ import annotations
@@ -33,12 +46,13 @@ from dataclasses import dataclass
 import simpy
 
 from contract import Dispatch, RoundOutcome, Update
+from netsim import energy
 from netsim.budget import Budget
 from netsim.device_round import UPLINK_OUTAGE
 from netsim.engine import RoundRecord, RunOptions
 from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
 from netsim.trace import TraceEvent
-from netsim.transport import ACCESS, NormalizedLinks
+from netsim.transport import ACCESS, NormalizedLinks, ResourceBlocks, Tdma
 
 
 @dataclass(frozen=True)
@@ -93,12 +107,21 @@ class BufferedRun:
             raise ValueError(f"the learner's model_bits must be a finite number > 0, got {learner.model_bits!r}")
         settings.check(self.num_devices)
         self.concurrency = self.num_devices if settings.concurrency is None else settings.concurrency
-        self.downlink = ACCESS[settings.downlink_access](env)
-        # a half-duplex normalized system: streams and uploads take turns on one medium
-        self.uplink = self.downlink if getattr(network, "duplex", "full") == "half" else ACCESS[settings.uplink_access](env)
         self.cell = options.channel_rng is not None
-        if self.cell and network.system.uplink_access != "tdma":
-            raise ValueError("buffered aggregation on a cell takes uplink_access=tdma (an FDMA share changes with every upload)")
+        if self.cell:
+            if network.system.uplink_access != "tdma":
+                raise ValueError("buffered aggregation on a cell takes uplink_access=tdma (an FDMA share changes with every upload)")
+            if (settings.downlink_access, settings.uplink_access) != ("tdma", "tdma"):
+                raise ValueError("on a cell the media are the cell's (one stream at a time, each receiver's resource blocks): "
+                                 "leave the access schemes tdma")
+            self.downlink = Tdma(env)
+            self.receivers: dict[int, ResourceBlocks] = {}  # each uplink receiver's blocks, made when first asked
+            self.waiting_w = network.idle_power_w  # 0: waiting is not charged (no state model)
+            self.busy: dict[int, list] = {d: [] for d in range(self.num_devices)}  # (start, end) of transfers not charged past
+        else:
+            self.downlink = ACCESS[settings.downlink_access](env)
+            # a half-duplex normalized system: streams and uploads take turns on one medium
+            self.uplink = self.downlink if getattr(network, "duplex", "full") == "half" else ACCESS[settings.uplink_access](env)
         if network.deadline is not None:
             raise ValueError("a deadline bounds a synchronous round; buffered aggregation has none (leave --deadline out)")
         self.links = self._draw_links()
@@ -144,10 +167,15 @@ class BufferedRun:
         self.env.process(self.send(tuple(chosen), dict(zip(chosen, draws.tolist())), self.version))
 
     def send(self, devices: tuple[int, ...], draws: dict, version: int):
-        """One stream of ``version`` to ``devices`` on the downlink; each device that gets it starts."""
-        airtime = self.links.stream_s(devices, self.model_bits)
-        start = yield self.downlink.transmit(airtime)
-        getting = [d for d in devices if self.links.receives(d)]
+        """One stream of ``version`` to ``devices`` on the downlink; each device that gets it
+        starts (who gets it: the draw that timed it)."""
+        links = self.links
+        airtime = links.stream_s(devices, self.model_bits)
+        getting = [d for d in devices if links.receives(d)]
+        if self.cell:
+            start = yield from self.carry(self.downlink, 1, airtime, getting)
+        else:
+            start = yield self.downlink.transmit(airtime)
         interval, now = self.interval, self.env.now
         interval.streams += 1
         if getting:
@@ -160,11 +188,46 @@ class BufferedRun:
                 self.release(device)
                 continue
             if self.cell:
-                joules = self.links.receive_j(device, now - start)
+                joules = links.receive_j(device, now - start)
                 self.interval.spend(device, joules)
                 self.trace.append(TraceEvent(self.version + 1, "receive", device, start, now, self.model_bits, joules))
             self.interval.received.add(device)
             self.inbox[device].put((version, draws[device]))
+
+    def carry(self, medium: ResourceBlocks, prbs: int, airtime: float, devices):
+        """A transfer on a cell, in the asking process: ``prbs`` of ``medium``'s blocks held for
+        ``airtime``; ``devices`` receive or send on it (busy, not waiting) from its start.
+        Returns its start."""
+        env = self.env
+        with medium.request(prbs) as grant:
+            yield grant
+            start = env.now
+            if self.waiting_w:
+                for device in devices:
+                    self.busy[device].append((start, start + airtime))
+            yield env.timeout(airtime)
+        return start
+
+    def receiver(self, links, device: int) -> ResourceBlocks:
+        """The resource blocks of ``device``'s uplink receiver on ``links``: one per receiver for the run."""
+        queue = int(links.uplink_queue[device])
+        if queue not in self.receivers:
+            self.receivers[queue] = ResourceBlocks(self.env, links.band_prbs)
+        return self.receivers[queue]
+
+    def charge_waiting(self, interval: _Interval, end: float) -> None:
+        """Every device's waiting from ``interval.start`` to ``end`` (the aggregation): that
+        time less its transfers clipped to it, at the waiting power (``energy.idle_energy_j``),
+        as ``idle`` events of the version the interval made."""
+        if not self.waiting_w:
+            return
+        start = interval.start
+        for device, segments in self.busy.items():
+            busy_s = sum(max(min(stop, end) - max(begin, start), 0.0) for begin, stop in segments)
+            joules = energy.idle_energy_j(self.waiting_w, end - start, busy_s)
+            interval.spend(device, joules)
+            self.trace.append(TraceEvent(self.version, "idle", device, start, end, 0.0, joules))
+            self.busy[device] = [(begin, stop) for begin, stop in segments if stop > end]
 
     def release(self, device: int) -> None:
         """``device`` is idle again (it could not report: an outage); fill the free places."""
@@ -201,6 +264,8 @@ class BufferedRun:
         self.version += 1
         evaluation = self.learner.evaluate(self.version) if self.evaluates(self.version) else None
         interval, self.interval = self.interval, _Interval(self.env.now)
+        if self.cell:
+            self.charge_waiting(interval, self.env.now)
         arrived = tuple(sorted(u.device for u in updates))
         outcome = RoundOutcome(tuple(sorted(interval.received)), tuple(sorted(interval.computed)), arrived, dict(interval.dropped))
         record = RoundRecord(self.version, interval.start, self.env.now, interval.downlink_bits, interval.uplink_bits,
@@ -243,7 +308,10 @@ class BufferedRun:
                 self.release(device)
                 continue
             airtime = links.uplink_s(device, self.model_bits)
-            start = yield self.uplink.transmit(airtime)
+            if self.cell:
+                start = yield from self.carry(self.receiver(links, device), links.grant_prbs(device), airtime, (device,))
+            else:
+                start = yield self.uplink.transmit(airtime)
             joules = links.transmit_j(device, airtime) if self.cell else 0.0
             self.interval.spend(device, joules)
             self.trace.append(TraceEvent(self.version + 1, "uplink", device, start, env.now, self.model_bits, joules))

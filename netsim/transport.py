@@ -5,10 +5,11 @@ Access schemes, in the manner of SimPy's ``BaseResource`` subclasses (``_do_put`
 transfer the medium, ``_do_get`` gives it back):
 
 - ``ResourceBlocks``: a receiver's resource blocks, each transfer granted some of them,
-  concurrent grants packed in frequency (the uplink of a cell's rounds, ``netsim.device_round``).
+  concurrent grants packed in frequency (the uplink of a cell, in its rounds,
+  ``netsim.device_round``, and under buffered aggregation, ``netsim.buffered``).
 - ``Tdma``: one transfer at a time, first come first served (one block, every grant: the
-  uplink of the normalized rounds and of buffered aggregation; the downlink sends its streams
-  one after another the same way).
+  uplink of the normalized systems, in rounds and under buffered aggregation; the downlink
+  sends its streams one after another the same way).
 - ``Unshared``: every transfer has a medium of its own (orthogonal channels: no contention),
   as the closed forms of renewal theory assume.
 

@@ -3,7 +3,9 @@ event traces with fixed durations, the synchronous round as its special case, re
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import types
 
 import numpy as np
 import pytest
@@ -12,8 +14,10 @@ import simpy
 from learning.asynchronous import AsyncRule, BufferedServer
 from netsim import NetworkSystem
 from netsim.budget import Budget
+from netsim.cell import Cell, CellLayout
 from netsim.buffered import Buffered, NetworkOnly, run_buffered
 from netsim.engine import RunOptions, run_cosimulation
+from netsim.physical import LinkBudget, PhysicalSystem
 from netsim.scripted import Scripted, ScriptedSystem
 from netsim.transport import Tdma
 from tests.tiny_learners import build, scalar_data, values
@@ -186,3 +190,112 @@ def test_on_a_half_duplex_system_an_upload_waits_for_the_stream_on_the_air(duple
     system = ScriptedSystem(rho=1.0, t_min=0.0, inv_mu=0.0, duplex=duplex, script=Scripted([1, 2.5, 9, 9]))
     versions, _ = run_buffered(NetworkOnly(2, 1.0), system, Buffered(1), 2, np.random.default_rng(0))
     assert [(v.server_round, v.end) for v in versions[1:]] == [(1, 3.0), (2, second)]
+
+
+def test_on_a_cell_two_narrow_grants_send_side_by_side_and_a_whole_band_one_waits():
+    """The 51-block sector of ``test_physical_engine``'s headroom grants (20 MHz at 30 kHz, 30 dBm
+    uplink, no fading, outage floor 1 bit/s/Hz), its downlink 20 dB stronger (50 dBm); no compute. Whole-band
+    uplink SNR -4, -4 and 3 dB: grants of 20, 20 and 51 blocks. One broadcast of version 0
+    (16 dB at the weakest), then all three ask at once: devices 0 and 1 send side by side (40
+    of 51 blocks), device 2 (the whole band) starts when both gave theirs back; K = 3 aggregates then."""
+    snr_db = np.array([-4.0, -4.0, 3.0])
+    loss = 30.0 + 174.0 - 10 * math.log10(20e6) - snr_db
+    layout = CellLayout(np.full(3, 50.0), np.zeros(3), np.ones(3, bool), np.zeros(3), loss)
+    system = PhysicalSystem(Cell(distances_m=(50.0,) * 3), LinkBudget(20e6, 100.0, 0.0), LinkBudget(20e6, 1.0, 0.0),
+                            fading="none", min_bps_per_hz=1.0, max_bps_per_hz=6.0, subcarrier_spacing_hz=30e3,
+                            bandwidth_occupancy=51 * 12 * 30e3 / 20e6, ul_allocation="headroom")
+    net = system.network(layout, np.zeros(3))
+    assert net.draw_round(np.random.default_rng(0)).allocated_prbs.tolist() == [20, 20, 51]
+
+    def rate(m, snr):
+        return 12 * 30e3 * m * math.log2(1 + 10 ** (snr / 10) * 51 / m)
+
+    versions, trace = run_buffered(NetworkOnly(3, 1e6), net, Buffered(3), 1, np.random.default_rng(0),
+                                   RunOptions(channel_rng=np.random.default_rng(1)))
+    down = 1e6 / rate(51, 16.0)
+    narrow, whole = down + 1e6 / rate(20, -4.0), 1e6 / rate(51, 3.0)
+    uploads = [(e.entity, e.start, e.end) for e in trace if e.kind == "uplink"]
+    assert uploads == [(0, pytest.approx(down), pytest.approx(narrow)), (1, pytest.approx(down), pytest.approx(narrow)),
+                       (2, pytest.approx(narrow), pytest.approx(narrow + whole))]
+    assert versions[1].arrived == (0, 1, 2) and versions[1].end == pytest.approx(narrow + whole)
+
+
+class OneSector:
+    """A cell's links by hand: one receiver of 2 blocks, every upload granted 1 (two send side by
+    side); a stream takes 1 s, device d's upload ``upload_s[d]``; receiving 0.5 W, sending 1 W,
+    compute free and as long as its draw."""
+
+    uplink_queue = (0, 0)
+    band_prbs = 2
+
+    def __init__(self, upload_s):
+        self.upload_s = upload_s
+
+    def receives(self, device):
+        return True
+
+    def can_upload(self, device, uploading=False):
+        return True
+
+    def stream_s(self, devices, bits):
+        return 1.0
+
+    def uplink_s(self, device, bits):
+        return self.upload_s[device]
+
+    def grant_prbs(self, device):
+        return 1
+
+    def compute_s(self, device, draw, scale):
+        return draw
+
+    def compute_j(self, device, scale):
+        return 0.0
+
+    def transmit_j(self, device, airtime_s):
+        return airtime_s
+
+    def receive_j(self, device, listening_s):
+        return 0.5 * listening_s
+
+
+@dataclasses.dataclass
+class HandCell:
+    """The cell around ``OneSector``: a TDMA uplink, no deadline, scripted compute, its waiting power."""
+
+    idle_power_w: float
+    compute: Scripted
+    system = types.SimpleNamespace(uplink_access="tdma")
+    deadline = None
+
+
+@pytest.mark.parametrize("idle_power_w", [0.25, 0.0])
+def test_waiting_on_a_cell_is_charged_per_interval_with_a_straddling_upload_split(monkeypatch, idle_power_w):
+    """FedAsync, two devices, computes 1 and 1.5 s (version 0), then 1 s (device 0, version 1)
+    and 9 s (device 1, version 2: the run has ended);
+    uploads 1 s (device 0) and 2 s (device 1), side by side on the sector.
+
+    t=0-1 version 0 to both; device 0 computes 1-2, uploads 2-3; device 1 computes 1-2.5, uploads
+    2.5-4.5. t=3 device 0 arrives: version 1 (interval 0-3); version 1 to device 0 3-4. t=4.5
+    device 1 arrives: version 2 (interval 3-4.5), the last.
+    Waiting at 0.25 W, per interval: device 0, 3 - 1 - 1 = 1 s (0.25 J), then 1.5 - 1 = 0.5 s
+    (0.125 J); device 1, 3 - 1 - 0.5 = 1.5 s (0.375 J: its upload's 2.5-3 only), then
+    1.5 - 1.5 = 0 (its upload's 3-4.5): 1.5 s in all, its 4.5 s less 1 s receiving and 2 s
+    sending. Zero waiting power: no ``idle`` events, the same other energies."""
+    from netsim.buffered import BufferedRun
+
+    monkeypatch.setattr(BufferedRun, "_draw_links", lambda run: OneSector({0: 1.0, 1: 2.0}))
+    cell = HandCell(idle_power_w, Scripted([1.0, 1.5, 1.0, 9.0]))
+    versions, trace = run_buffered(NetworkOnly(2, 1.0), cell, Buffered(1), 2, np.random.default_rng(0),
+                                   RunOptions(channel_rng=np.random.default_rng(1)))
+    assert [(e.entity, e.start, e.end) for e in trace if e.kind == "uplink"] == [(0, 2.0, 3.0), (1, 2.5, 4.5)]
+    assert [(v.server_round, v.start, v.end) for v in versions[1:]] == [(1, 0.0, 3.0), (2, 3.0, 4.5)]
+    idle = [(e.round, e.entity, e.start, e.end, e.energy_j) for e in trace if e.kind == "idle"]
+    waiting = {(1, 0): 0.25, (1, 1): 0.375, (2, 0): 0.125, (2, 1): 0.0} if idle_power_w else {}
+    assert idle == [(r, d, *((0.0, 3.0) if r == 1 else (3.0, 4.5)), j) for (r, d), j in waiting.items()]
+    # receive 0.5 W x 1 s per stream, transmit 1 W x airtime in the interval the upload ends in
+    assert versions[1].energy_j == {0: 0.5 + 1.0 + waiting.get((1, 0), 0.0), 1: 0.5 + waiting.get((1, 1), 0.0)}
+    assert versions[2].energy_j == {0: 0.5 + waiting.get((2, 0), 0.0), 1: 2.0 + waiting.get((2, 1), 0.0)}
+    with pytest.raises(ValueError, match="leave the access schemes tdma"):
+        run_buffered(NetworkOnly(2, 1.0), cell, Buffered(1, uplink_access="unshared"), 2, np.random.default_rng(0),
+                     RunOptions(channel_rng=np.random.default_rng(1)))

@@ -23,6 +23,11 @@ def test_a_cell_run_stops_at_its_time_budget_and_says_why(capsys, tmp_path):
     summary = json.loads((tmp_path / os.path.basename(run["result_dir"]) / "summary.json").read_text())
     assert summary["simulated_time"] == 10.0 and summary["stopped"] == {"reason": "budget", "budget": "time", "limit": 10.0, "spent": 10.0}
     assert 0 < summary["rounds"] < 50 and summary["final_mean_accuracy"] is not None
+    # the energy by state counts the rounds energy_j counts, not the round the budget cut short
+    split = sum(summary[f"{state}_energy_j"] for state in ("transmit", "receive", "compute", "idle"))
+    assert split == pytest.approx(summary["energy_j"], rel=1e-9)
+    trace = (tmp_path / os.path.basename(run["result_dir"]) / "trace.csv").read_text().splitlines()
+    assert any(int(line.split(",")[0]) > summary["rounds"] for line in trace[1:])  # the cut round's events are in the trace
     code, out, _ = run_cli(capsys, "plot", run["result_dir"], "--out", str(tmp_path / "f.png"), "--budget", "time=2,5,20", "--json")
     cells = {(row["budget"], row["censored"]) for row in json.loads(out)["within_budget"]}
     assert code == 0 and cells == {(2.0, 0), (5.0, 0), (20.0, 1)}  # it spent 10 s: 20 s is beyond its end

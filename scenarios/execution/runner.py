@@ -228,8 +228,8 @@ def summarize(run, records: list[RoundRecord], learner, trace: list[TraceEvent] 
             for device, joules in (r.energy_j or {}).items():
                 device_j[device] += joules
         by_kind = {"receive": 0.0, "compute": 0.0, "uplink": 0.0, "dropped": 0.0, "idle": 0.0}
-        for e in trace:
-            if e.kind in by_kind:
+        for e in trace:  # the rounds the records hold: a round a budget cut short is in the trace, not in energy_j
+            if e.kind in by_kind and e.round <= last.server_round:
                 by_kind[e.kind] += e.energy_j
         summary.update({
             "energy_j": float(device_j.sum()),

@@ -74,10 +74,10 @@ def load(folder: str | Path) -> RunResult:
 
 def _check_counts(jobs: int, target: float | None) -> None:
     """``jobs`` and ``target`` as the commands check ``--jobs`` and ``--target``."""
-    from scenarios.definitions.settings import Setting
+    from scenarios.definitions.settings import JOBS, TARGET
 
-    Setting(int, low=1, high=256).check("jobs", jobs)
-    Setting(float, low=0, high=1, low_open=True, none=True).check("target", target)
+    JOBS.check("jobs", jobs)
+    TARGET.check("target", target)
 
 
 @dataclass(frozen=True)

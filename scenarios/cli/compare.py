@@ -7,11 +7,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from scenarios.cli.common import add_run_settings, route_options, show_progress, spec_settings, table
-from scenarios.definitions.settings import MAX_SEEDS, Setting
+from scenarios.definitions.settings import JOBS, MAX_SEEDS, TARGET, Setting
 
 SEEDS = Setting(int, low=1, high=MAX_SEEDS)
-JOBS = Setting(int, low=1, high=256)
-TARGET = Setting(float, low=0, high=1, low_open=True, none=True)
 
 
 def add_parser(subparsers) -> None:

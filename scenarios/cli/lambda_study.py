@@ -9,10 +9,8 @@ from pathlib import Path
 from scenarios.cli.common import (add_data_dir, add_declared, add_json, add_quiet, add_setting, add_training, parse_options, seed_range,
                                   show_progress, table, training_overrides)
 from scenarios.errors import UsageError
-from scenarios.definitions.settings import Setting
+from scenarios.definitions.settings import JOBS, TARGET, Setting
 
-JOBS = Setting(int, low=1, high=256)
-TARGET = Setting(float, low=0, high=1, low_open=True, none=True)
 RETIMED = ("rho", "t_min", "inv_mu", "mode")  # the normalized parameters the study re-times on, lists crossed with --systems
 
 

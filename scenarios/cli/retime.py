@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from scenarios.cli.common import add_json, table
-from scenarios.definitions.settings import Setting
-
-TARGET = Setting(float, low=0, high=1, low_open=True, none=True)
+from scenarios.definitions.settings import TARGET
 
 
 def add_parser(subparsers) -> None:

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from scenarios.cli.common import add_data_dir, add_json, add_quiet, show_progress
 from scenarios.errors import UsageError
-from scenarios.definitions.settings import Setting
+from scenarios.definitions.settings import JOBS, Setting
 
-JOBS = Setting(int, low=1, high=256)
 GPU_SHARE = Setting(float, low=0, high=1, low_open=True)
 
 

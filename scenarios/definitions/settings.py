@@ -28,6 +28,8 @@ MAX_SEEDS = 10_000  # seeds of one command (compare, sweep, reproduce): each is 
 MAX_ROUND_TIME_DEVICES = 1_000_000  # round-time: per-device plan entries and timeline arrays
 MAX_ROUND_TIME_EVENTS = 100_000_000  # round-time: devices x rounds (about a minute at 5 ms per 10,000-device round)
 MAX_CELL_DRAWS = 10_000_000  # cell: devices x fading rounds (two SNRs each, 160 MB)
+JOBS = Setting(int, low=1, high=256)  # --jobs of the pooled commands: worker processes
+TARGET = Setting(float, low=0, high=1, low_open=True, none=True)  # --target: a mean accuracy (None: the command's rule)
 # The network's bounds are what the clock can hold (their derivation: netsim.durations); the
 # network settings below take them from the network systems' own declarations (``bounds``).
 

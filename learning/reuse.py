@@ -5,11 +5,14 @@ same thing: every algorithm on a scenario and seed starts from the same ``theta^
 evaluates it on every device at round 0; the user-centric runs with different stream limits
 and the Fig. 5 silhouette curve all take the same set-up gradients (eq. 10). While
 ``kept()`` is active (a pooled command's worker processes, or its runs one after another),
-``Trainer.evaluate_many`` and ``Trainer.mean_gradients`` look their call up here first.
+``Trainer.evaluate_many`` and the user-centric set-up (``UserCentric.gradient_statistics``: each
+device's full gradient and eq. 10 variance, kept in that reduced form, a row per device rather
+than the gradients of its mini-batches) look their call up here first.
 
 A call is the same only if everything its result depends on is: the model (its class, its
 layers as ``repr`` shows them, its buffers), the loss (task, noise variance), the chunk size,
-the training settings (backend and device among them), the parameters (a digest of their
+the training settings (backend and device among them; ``processes`` counts as
+the ``loop`` it runs), the parameters (a digest of their
 bytes), the very data objects (held here, so an id is never reused while its entry lives; a
 command's runs never change their data) and the index batches. The stored result is what the
 computation returned, so a reused result is the same bit for bit: nothing a run records
@@ -18,6 +21,7 @@ depends on whether its result was computed or looked up.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -59,8 +63,11 @@ def _digest(tensor: torch.Tensor) -> bytes:
 def _model_key(trainer) -> tuple:
     model = trainer.model
     buffers = tuple(_digest(b) for b in model.buffers())
+    config = trainer.config
+    if config.backend == "processes":  # the loop in worker processes, bit for bit (tests/test_engine_workers.py)
+        config = dataclasses.replace(config, backend="loop")
     return (type(model).__module__, type(model).__qualname__, repr(model), buffers, trainer.task, trainer.noise_variance,
-            trainer.eval_batch, trainer.config)
+            trainer.eval_batch, config)
 
 
 def _size(result) -> int:

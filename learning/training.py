@@ -176,7 +176,7 @@ class Trainer:
             return torch.empty(0, self.num_parameters)
         params = torch.stack(list(params)) if not isinstance(params, torch.Tensor) else params
         batches = [None] * len(datas) if batches is None else batches
-        return reuse("gradients", self, params, datas, batches, lambda: self.backend.gradients(params, datas, batches))
+        return self.backend.gradients(params, datas, batches)
 
     def close(self) -> None:
         """Free what the backend holds (worker processes, device copies); training later starts it afresh."""

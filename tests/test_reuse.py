@@ -43,30 +43,33 @@ def test_nothing_is_kept_by_default():
     params = torch.zeros(2, trainer.num_parameters)
     for _ in range(2):
         trainer.evaluate_many(params, datas)
-        trainer.mean_gradients(params, datas)
-    assert counts == {"evaluate": 2, "gradients": 2}
+    assert counts == {"evaluate": 2, "gradients": 0}
 
 
 def test_the_same_call_is_looked_up_and_any_other_computed():
     trainer, datas = _trainer(), _devices(3)
     theta = torch.randn(3, trainer.num_parameters, generator=torch.Generator().manual_seed(1))
     batches = [torch.tensor([0, 2, 4]), None, torch.tensor([1])]
+
+    def gradients_kept(params, batches):  # a call through learning.reuse, as the user-centric set-up makes it
+        return reuse.reuse("gradients", trainer, params, datas, batches, lambda: trainer.mean_gradients(params, datas, batches))
+
     alone = trainer.evaluate_many(theta, datas), trainer.mean_gradients(theta, datas, batches)
     with reuse.kept():
         counts = _counted(trainer)
         for _ in range(2):
             accuracy, loss = trainer.evaluate_many(theta.clone(), datas)
-            gradients = trainer.mean_gradients(theta.clone(), datas, [None if b is None else b.clone() for b in batches])
+            gradients = gradients_kept(theta.clone(), [None if b is None else b.clone() for b in batches])
             assert np.array_equal(accuracy, alone[0][0]) and np.array_equal(loss, alone[0][1])
             assert torch.equal(gradients, alone[1])
         assert counts == {"evaluate": 1, "gradients": 1}
         gradients.add_(1.0)  # what a caller does to its result is not kept
-        assert torch.equal(trainer.mean_gradients(theta, datas, batches), alone[1]) and counts["gradients"] == 1
+        assert torch.equal(gradients_kept(theta, batches), alone[1]) and counts["gradients"] == 1
         other = theta.clone()
         other[2, 0] += 1e-6
         trainer.evaluate_many(other, datas)  # other parameters
         trainer.evaluate_many(theta, _devices(3))  # equal data, other objects
-        trainer.mean_gradients(theta, datas, [torch.tensor([0, 2, 5]), None, torch.tensor([1])])  # other batches
+        gradients_kept(theta, [torch.tensor([0, 2, 5]), None, torch.tensor([1])])  # other batches
         assert counts == {"evaluate": 3, "gradients": 2}
         again = _trainer()  # the same model and settings in another trainer (another run): looked up
         counts_again = _counted(again)
@@ -118,3 +121,12 @@ def test_runs_in_turn_give_the_numbers_they_give_alone(tmp_path, monkeypatch):
     # in turn: the second user-centric run looks the set-up up; the later runs the round-0 evaluation
     assert computed["gradients"] - computed_alone["gradients"] == computed_alone["gradients"] - 1
     assert computed["evaluate"] - computed_alone["evaluate"] == computed_alone["evaluate"] - 2
+
+
+def test_a_scenarios_data_is_one_object_however_its_arguments_are_given():
+    """The runs of a command share the very data objects (what learning.reuse keys on)."""
+    from scenarios.execution.build import scenario_data
+
+    data = scenario_data("digits-rotation", 0)
+    assert scenario_data("digits-rotation", np.int64(0), None, ()) is data
+    assert scenario_data("digits-rotation", 0, data_dir=None, knobs=()) is data

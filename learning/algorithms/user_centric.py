@@ -26,6 +26,7 @@ import torch
 from contract import RoundPlan
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
 from learning.options import Options, option
+from learning.reuse import reuse
 from contract.setting import MAX_DEVICES
 from learning.stream_formation import channel_aware_clusters
 from learning.weights import choose_stream_count, gradient_variance, kmeans_rows, silhouette_curve, user_centric_weights
@@ -150,9 +151,14 @@ class UserCentric(MixingLearner):
             spans.append((len(datas), len(mini_batches)))
             datas += [self.data.devices[device]] * (1 + len(mini_batches))
             batches += [None] + [torch.from_numpy(np.asarray(b, dtype=np.int64)) for b in mini_batches]
-        gradients = self.trainer.mean_gradients(self.theta0.expand(len(datas), -1), datas, batches).numpy()
-        return [(gradients[first], gradient_variance(gradients[first + 1 : first + 1 + count], gradients[first]))
-                for first, count in spans]
+        def compute() -> tuple[np.ndarray, np.ndarray]:
+            gradients = self.trainer.mean_gradients(self.theta0.expand(len(datas), -1), datas, batches).numpy()
+            return (np.stack([gradients[first] for first, _ in spans]),
+                    np.array([gradient_variance(gradients[first + 1 : first + 1 + count], gradients[first]) for first, count in spans]))
+
+        # the other user-centric runs of a command and its silhouette curve take the same set-up: kept (learning.reuse)
+        full, variances = reuse("set-up statistics", self.trainer, self.theta0, datas, batches, compute)
+        return [(full[i], float(variances[i])) for i in range(len(spans))]
 
     def variance_mini_batches(self, device: int) -> list[np.ndarray]:
         """The eq. 10 mini-batches of ``device`` (indices into its training set)."""

@@ -67,10 +67,15 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
     return PreparedRun(run, learner, network, channel_rng, samples, config, scheduler, orchestration)
 
 
-@functools.lru_cache(maxsize=4)
 def scenario_data(scenario_name: str, seed: int, data_dir: str | None = None, knobs: tuple = ()) -> FederatedData:
-    """A scenario's federated data for a seed (cached: several runs of a command share it);
-    ``knobs``: (name, value) pairs of the scenario's knobs."""
+    """A scenario's federated data for a seed (cached: several runs of a command share it, the
+    very objects, which ``learning.reuse`` keys on); ``knobs``: (name, value) pairs of the scenario's knobs."""
+    return _scenario_data(scenario_name, int(seed), None if data_dir is None else str(data_dir), tuple(knobs))
+
+
+@functools.lru_cache(maxsize=4)
+def _scenario_data(scenario_name: str, seed: int, data_dir: str | None, knobs: tuple) -> FederatedData:
+    """``scenario_data``, its arguments in one form (however a caller passes them, one cache entry)."""
     from scenarios.definitions.registry import get_scenario
 
     scenario = get_scenario(scenario_name)

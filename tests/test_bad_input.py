@@ -35,7 +35,7 @@ CASES = [
     (["penalty", "nonexistent_folder"], "nonexistent_folder is not a complete result folder: no such folder"),
     (["reproduce", "--scale", "huge"], "unknown scale 'huge'"),
     (["reproduce", "--seeds", "0"], "--seeds must be an integer in 1..10000, got 0"),
-    (["reproduce", "--jobs", "0"], "--jobs must be >= 1"),
+    (["reproduce", "--jobs", "0"], "--jobs must be an integer in 1..256"),
     (["cell", "uma-3.5ghz", "--devices", "0"], "--devices must be an integer in 1..100000"),
     (["cell", "uma-3.5ghz", "--radio", "bogus=1"], "unknown radio parameter bogus"),
     # run

@@ -108,7 +108,8 @@ def test_scale_rounds_and_evaluations():
 @pytest.mark.parametrize("argv, needle", [
     (["--scale", "huge"], "unknown scale 'huge'"),
     (["--seeds", "0"], "--seeds must be an integer in 1..10000"),
-    (["--jobs", "0"], "--jobs must be >= 1"),
+    (["--jobs", "0"], "--jobs must be an integer in 1..256"),
+    (["--jobs", "999"], "--jobs must be an integer in 1..256"),
 ])
 def test_bad_input_is_one_line_and_writes_nothing(capsys, tmp_path, argv, needle):
     out = tmp_path / "report"

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from scenarios.cli.common import add_data_dir, add_json
+from scenarios.definitions.settings import JOBS
 from scenarios.errors import UsageError
 
 
@@ -42,8 +43,7 @@ def execute(args):
     started = time.perf_counter()  # wall time of the command, for the report only
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "unknown"
     scale = get_scale(args.scale)
-    if args.jobs < 1:
-        raise UsageError(f"--jobs must be >= 1, got {args.jobs}")
+    JOBS.check("--jobs", args.jobs)
     data_dir = str(resolve_data_dir(args.data_dir))
     plan = make_plan(scale, args.seeds, data_dir)  # checks seeds and that every data set is there
     runs = Path(args.runs or f"results/reproduce-{scale.name}")

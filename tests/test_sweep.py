@@ -188,13 +188,41 @@ def test_sigkilled_sweep_resumes_to_identical_tables_without_orphans(reference, 
     assert interrupted >= 1  # at least one kill stopped the sweep in the middle of its runs
 
 
-def test_sweep_on_a_local_ray_instance_gives_the_same_table(reference, tmp_path):
-    pytest.importorskip("ray", reason="Ray is not installed (pip install 'fl-cosim[ray]')")
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """One local Ray instance for this file's Ray tests (each start is seconds, many more under
+    load): two CPUs and one (fake) GPU; yields its address, for a sweep to join."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'fl-cosim[ray]')")
+    path = os.pathsep.join([str(ROOT), str(ROOT / "tests")])  # the workers import this module's _assigned
+    context = ray.init(num_cpus=2, num_gpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False,
+                       runtime_env={"env_vars": {"PYTHONPATH": path}})
+    try:
+        yield context.address_info["gcs_address"]
+    finally:
+        ray.shutdown()
+
+
+def test_sweep_on_a_ray_cluster_gives_the_same_table(reference, ray_cluster, tmp_path):
     config, reference_out, _ = reference
     out = tmp_path / "ray"
-    subprocess.run(sweep_command(config, out, "--ray"), cwd=ROOT, env=environment(),
+    subprocess.run(sweep_command(config, out, "--ray", ray_cluster), cwd=ROOT, env=environment(),
                    check=True, timeout=600, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert tables(out) == tables(reference_out)
+
+
+def test_without_an_address_the_sweep_starts_a_local_instance_of_jobs_cpus(monkeypatch):
+    """``--ray`` alone: Ray's own local start (what ``ray.init`` does with it is Ray's), with
+    ``--jobs`` CPUs and this checkout on the workers' path; an address joins that cluster."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'fl-cosim[ray]')")
+    from scenarios.execution.sweep import start_ray
+
+    calls = []
+    monkeypatch.setattr(ray, "init", lambda **kwargs: calls.append(kwargs))
+    start_ray(None, 3)
+    start_ray("local", 2)
+    start_ray("auto", 2)
+    assert [{k: v for k, v in c.items() if k in ("num_cpus", "address")} for c in calls] == [{"num_cpus": 3}, {"num_cpus": 2}, {"address": "auto"}]
+    assert all(str(ROOT) in c["runtime_env"]["env_vars"]["PYTHONPATH"].split(os.pathsep) for c in calls)
 
 
 def _planned(device: str):
@@ -218,23 +246,18 @@ def _assigned() -> dict:
     return dict(ray.get_runtime_context().get_assigned_resources())
 
 
-def test_ray_places_cuda_runs_on_a_declared_gpu():
-    """A local Ray instance that declares one (fake) GPU: a CUDA run's task is given half of it,
+def test_ray_places_cuda_runs_on_a_declared_gpu(ray_cluster):
+    """On a Ray instance that declares one (fake) GPU: a CUDA run's task is given half of it,
     a CPU run's none, and two CUDA tasks at half a GPU each fit at once."""
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'fl-cosim[ray]')")
+    import ray
+
     from scenarios.execution.sweep import ray_resources
 
-    path = os.pathsep.join([str(ROOT), str(ROOT / "tests")])  # the workers import this module's _assigned
-    ray.init(num_cpus=2, num_gpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False,
-             runtime_env={"env_vars": {"PYTHONPATH": path}})
-    try:
-        task = ray.remote(max_retries=0)(_assigned)
-        cuda = [task.options(**ray_resources(_planned("cuda"), 0.5)).remote() for _ in range(2)]
-        cpu = task.options(**ray_resources(_planned("cpu"), 0.5)).remote()
-        assert ray.get(cuda, timeout=120) == [{"CPU": 1.0, "GPU": 0.5}] * 2
-        assert ray.get(cpu, timeout=120) == {"CPU": 1.0}
-    finally:
-        ray.shutdown()
+    task = ray.remote(max_retries=0)(_assigned)
+    cuda = [task.options(**ray_resources(_planned("cuda"), 0.5)).remote() for _ in range(2)]
+    cpu = task.options(**ray_resources(_planned("cpu"), 0.5)).remote()
+    assert ray.get(cuda, timeout=120) == [{"CPU": 1.0, "GPU": 0.5}] * 2
+    assert ray.get(cpu, timeout=120) == {"CPU": 1.0}
 
 
 def test_gpu_share_needs_ray_and_a_fraction(tmp_path, capsys):

@@ -332,7 +332,7 @@ def start_ray(address: str | None, jobs: int) -> None:
     Ray cannot start or the cluster cannot be reached."""
     import ray
 
-    root = str(Path(__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])  # this checkout: scenarios/execution/ is two folders down
     pythonpath = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
     kwargs = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False,
               "runtime_env": {"env_vars": {"PYTHONPATH": pythonpath}}}

@@ -147,3 +147,15 @@ def test_the_layer_3_filter_and_time_to_trigger_cut_the_shadowing_ping_pong():
     filtered = _handovers_per_minute(20, 0.3, 0.1)
     with_a3 = _handovers_per_minute(20, 0.3, 0.1, handover_margin_db=3.0, handover_ttt_s=0.48)
     assert unfiltered > 1.5 * filtered > 1.5 * 1.5 * with_a3
+
+
+def test_the_fields_are_continuous_across_the_torus_seam():
+    """A device folded back across the wrap-around torus's seam is at the same point: its LOS
+    state and shadowing must not jump there (TR 38.901 7.6.3.1's spatial consistency)."""
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 30.0})
+    network = np.random.default_rng(3)
+    channel = ChannelInTime.start(system, system.cell.place(20, network), np.random.default_rng(4))
+    x, y = network.uniform(-1200.0, 1200.0, (2, 50))
+    for a in multicell.wrap_shifts(system.cell.inter_site_distance_m)[1:]:
+        same = np.abs(channel.fields.at(x + a[0], y + a[1]) - channel.fields.at(x, y)) < 2e-2
+        assert same.mean() > 0.99  # but for waves of wavelength far below a metre (single-precision phases)

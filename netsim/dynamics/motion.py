@@ -3,7 +3,7 @@ along their paths and their fading correlated in time, read at any instant of th
 
 At time ``t`` (``ChannelInTime.at``): positions (``netsim.dynamics.mobility``); per device and
 site the LOS state and shadow fading from spatially consistent fields
-(``netsim.dynamics.field``; TR 38.901 Sec. 7.6.3.1: the LOS state as ``Phi(g) < P_LOS(d)`` with
+(``netsim.dynamics.field``, periodic on the 19-site wrap-around torus; TR 38.901 Sec. 7.6.3.1: the LOS state as ``Phi(g) < P_LOS(d)`` with
 ``g`` a unit Gaussian field of the LOS-state correlation distance of Table 7.6.3.1-2, the shadow
 fading ``sigma_SF g'`` with the decorrelation distances of Table 7.5-6 for LOS, NLOS and O2I
 links), path loss and antenna gains at the new distances and angles (``netsim.multicell``), the
@@ -83,9 +83,11 @@ class ChannelInTime:
         speed = table_7_8_1_speeds_m_s(indoor) if cell.speed_kmh == "38.901" else np.full(n, float(cell.speed_kmh) * KMH)
         sites = multicell.SITES if cell.interference else 1
         los_m, sf_m = LOS_CORRELATION_M[cell.scenario], SF_CORRELATION_M[cell.scenario]
-        fields = ExponentialField.draw(rng, np.broadcast_to(np.array([los_m, *sf_m]), (sites, 4)))
+        shifts = multicell.wrap_shifts(cell.inter_site_distance_m)
+        fields = ExponentialField.draw(rng, np.broadcast_to(np.array([los_m, *sf_m]), (sites, 4)),
+                                       period_m=shifts[1:3] if cell.interference else None)  # periodic on the torus
         if cell.interference:
-            motion = TorusMotion.draw(rng, layout.x_m, layout.y_m, speed, multicell.wrap_shifts(cell.inter_site_distance_m))
+            motion = TorusMotion.draw(rng, layout.x_m, layout.y_m, speed, shifts)
             d_in = np.minimum(rng.uniform(0.0, multicell.INDOOR_DISTANCE_MAX_M, n), rng.uniform(0.0, multicell.INDOOR_DISTANCE_MAX_M, n))
             low = rng.random(n) < cell.o2i_low_loss_fraction
             o2i = np.where(indoor, multicell.o2i_loss_db(cell.carrier_hz, low, d_in, rng.standard_normal(n)), 0.0)

@@ -50,3 +50,15 @@ def test_a_field_on_the_torus_is_periodic_and_still_exponential(correlation_m):
         d = multiple * correlation_m
         there = field.at(x + d * np.cos(angle), y + d * np.sin(angle))
         assert np.mean(here * there) == pytest.approx(np.exp(-multiple), abs=0.05)
+
+
+@pytest.mark.parametrize("r_m", [0.25, 1.0, 4.0])  # below, at and above a 100 ms reading's 0.83 m at 30 km/h
+def test_metre_scale_roughness_is_the_exponentials(r_m):
+    """The field is as rough at metre scale as exp(-d / d_corr) says, not rougher: the mean square
+    increment over r is 2 (1 - exp(-r / d)) (the wave numbers' heavy tail is the exponential's)."""
+    rng = np.random.default_rng(8)
+    field = ExponentialField.draw(rng, np.full(4000, 50.0))
+    x, y = rng.uniform(-1000.0, 1000.0, (2, 20))
+    angle = rng.uniform(0.0, 2.0 * np.pi, 20)
+    step = field.at(x + r_m * np.cos(angle), y + r_m * np.sin(angle)) - field.at(x, y)
+    assert np.mean(step**2) / 2.0 == pytest.approx(1.0 - np.exp(-r_m / 50.0), rel=0.2)

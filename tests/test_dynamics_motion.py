@@ -159,3 +159,29 @@ def test_the_fields_are_continuous_across_the_torus_seam():
     for a in multicell.wrap_shifts(system.cell.inter_site_distance_m)[1:]:
         same = np.abs(channel.fields.at(x + a[0], y + a[1]) - channel.fields.at(x, y)) < 2e-2
         assert same.mean() > 0.99  # but for waves of wavelength far below a metre (single-precision phases)
+
+
+def test_filtered_shadowing_statistics_by_hand_and_against_the_filter():
+    """The analytic handover partner's filtered shadowing (benchmarks.handover_rate): fc4's time
+    constant 0.2 s / ln 2, T = 50 m / (30 km/h) = 6 s; s0^2 = 2 sigma^2 T / (T + tau) and
+    s1^2 = 2 sigma^2 / (tau (T + tau)) by hand, and Rice's zero-crossing rate s1 / (pi s0) against
+    TS 38.331's filter run on the sampled Ornstein-Uhlenbeck difference."""
+    from scipy.signal import lfilter
+
+    from benchmarks.handover_rate import filtered_shadowing_db, mean_abs_db
+
+    tau, t = 0.2 / math.log(2.0), 6.0
+    s0, s1 = filtered_shadowing_db(6.0, 50.0, 30.0 / 3.6, 4)
+    assert s0 == pytest.approx(6.0 * math.sqrt(2.0 * t / (t + tau)), rel=1e-12) and s0 == pytest.approx(8.2884, abs=1e-3)
+    assert s1 == pytest.approx(6.0 * math.sqrt(2.0 / (tau * (t + tau))), rel=1e-12) and s1 == pytest.approx(6.2992, abs=1e-3)
+    assert mean_abs_db(0.0, 2.0) == pytest.approx(2.0 * math.sqrt(2.0 / math.pi))
+    assert mean_abs_db(np.array([-30.0, 30.0]), 1.0) == pytest.approx([30.0, 30.0])
+    step, n = 0.1, 400_000
+    rng = np.random.default_rng(0)
+    rho = math.exp(-step / t)
+    ou = lfilter([math.sqrt(1 - rho**2)], [1.0, -rho], rng.standard_normal(n)) * math.sqrt(2.0) * 6.0  # two sites' difference
+    keep = 0.5 ** (step / 0.2)
+    filtered = lfilter([1.0 - keep], [1.0, -keep], ou)[1000:]
+    assert filtered.std() == pytest.approx(s0, rel=0.05)
+    crossings_per_s = np.count_nonzero(np.diff(np.sign(filtered))) / (filtered.size * step)
+    assert crossings_per_s == pytest.approx(s1 / (math.pi * s0), rel=0.05)

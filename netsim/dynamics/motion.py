@@ -55,7 +55,8 @@ LOS_FIELD, SF_LOS, SF_NLOS, SF_O2I = range(4)
 @dataclass
 class ChannelInTime:
     """One run's moving channel (built from its system and initial layout by ``start``); its only
-    state is the association (``serving``, its layer-3 filter and time to trigger) and the handovers logged so far."""
+    state is the association (``serving``, its layer-3 filter and time to trigger), the last reading's
+    filtered coupling gains and the handovers logged so far."""
 
     system: object  # netsim.physical.PhysicalSystem
     layout: CellLayout  # at t = 0 as the cell placed it: the devices' start, indoor states and heights, the interferers
@@ -71,6 +72,7 @@ class ChannelInTime:
     l3_filter: association.L3Filter
     trigger: association.Trigger | None = None
     serving: np.ndarray | None = None
+    measured_db: np.ndarray | None = None  # every sector's layer-3 filtered coupling gain at the last committed reading (devices x sectors)
     handovers: list = field(default_factory=list)
     _cache: dict = field(default_factory=dict)
 
@@ -165,7 +167,7 @@ class ChannelInTime:
         if commit:
             if self.serving is not None:
                 self.handovers.extend(association.handovers(t_s, self.serving, serving))
-            self.serving = serving
+            self.serving, self.measured_db = serving, measured
         rows = np.arange(x.size)
         if cell.coverage == "site":
             out = serving // 3 != multicell.PS_SITE

@@ -185,3 +185,18 @@ def test_filtered_shadowing_statistics_by_hand_and_against_the_filter():
     assert filtered.std() == pytest.approx(s0, rel=0.05)
     crossings_per_s = np.count_nonzero(np.diff(np.sign(filtered))) / (filtered.size * step)
     assert crossings_per_s == pytest.approx(s1 / (math.pi * s0), rel=0.05)
+
+
+def test_shadowed_handover_rate_is_rices_within_20_percent():
+    """Issue 39's must-show with shadowing: at 30 km/h on UMa, every link NLOS, devices outdoors
+    (Table 7.8-1's 30 km/h users), layer-3 filter fc4, zero margin, the simulated handovers per
+    device per minute are within 20% of Rice's count for the filtered shadowed boundaries
+    (benchmarks.handover_rate.rice_per_minute), about 3.5 times the shadow-free crossing rate."""
+    from benchmarks.handover_rate import analytic_per_minute, measured_per_minute, rice_per_minute
+
+    radio = {"shadowing": True, "los": "nlos", "handover_margin_db": 0.0, "handover_ttt_s": 0.0, "handover_filter_k": 4,
+             "bs_elements": 10, "indoor_fraction": 0.0}
+    simulated, _ = measured_per_minute(150, 0.5, 0.1, 0, radio)
+    analytic = rice_per_minute(150, 0.5, 0.1, 0, radio)
+    assert simulated == pytest.approx(analytic, rel=0.2)
+    assert analytic > 2.5 * analytic_per_minute(30.0, 500.0)["hexagonal sectors (side ISD/3)"]

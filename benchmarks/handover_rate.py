@@ -34,13 +34,15 @@ correlated (Ornstein-Uhlenbeck) process of variance ``2 sigma^2`` and time const
 (``(1 - a)^(dt / X) = exp(-dt / tau)``), a Gaussian process of variance ``s0^2 = 2 sigma^2 T / (T + tau)``
 and derivative variance ``s1^2 = 2 sigma^2 / (tau (T + tau))`` (its spectrum
 ``2 T / (1 + w^2 T^2)`` times ``1 / (1 + w^2 tau^2)``, integrated). Rice's formula counts its zero
-crossings: ``E N = int phi(m / s0) / s0 E|m' + s1 Z| dt``, Z standard normal, integrated here
-along the benchmark's own shadow-free paths (the same seeds) over the instants at which the two
-strongest sectors belong to different sites; a change between co-sited sectors, which share
-their shadowing and LOS state (TR 38.901 Sec. 7.5 step 4), counts once, as the geometry gives it.
-Its assumptions: Gaussian fields (the simulation's are sums of 16 sinusoids with that
-correlation), two competitors at a time, and continuous reading (the simulation reads every
-``--step``, missing a crossing and its return within one step).
+crossings: ``E N = int phi(m / s0) / s0 E|m' + s1 Z| dt``, Z standard normal, each pair of the
+``RICE_PAIRS`` strongest sites' crossing weighted by the probability that the other sites'
+filtered measurements (independent, each of variance ``s0^2 / 2``) lie below the pair's common
+level there (Gauss-Hermite over that level); a change between co-sited sectors, which share
+their shadowing and LOS state (TR 38.901 Sec. 7.5 step 4), counts when its site is the strongest,
+with that probability. The integral runs along the benchmark's own shadow-free, filtered paths
+(the same seeds). Its assumptions: Gaussian fields (the simulation's are sums of 16 sinusoids
+with that correlation) and continuous reading (the simulation reads every ``--step``, missing a
+crossing and its return within one step).
 
 Usage: python3 -m benchmarks.handover_rate [--devices 300] [--minutes 2] [--step 0.1] [--seeds 0] [--shadowing on|off] [--los probabilistic|nlos] [--margin 3] [--ttt 0.48] [--filter-k 4] [--elements 10] [--indoor 0.8]
 """
@@ -51,7 +53,6 @@ import argparse
 import math
 
 import numpy as np
-
 from scipy.special import ndtr
 
 from contract.seeds import motion_seed

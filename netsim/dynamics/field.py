@@ -17,9 +17,10 @@ translations) the field must be periodic, or a device crossing the torus's seam 
 folded back by a lattice vector) would jump to an independent value, and two devices either side
 of the seam, metres apart, would be uncorrelated: each wave vector is moved to the nearest point
 of the reciprocal lattice (``k . a_i`` a multiple of ``2 pi`` for both lattice vectors ``a_i``),
-a shift of at most ~2e-3 rad/m for the 19-site cluster at ISD 500 m (``2 pi / |a|``,
-``|a| = sqrt(19) ISD``), so that the correlation stays ``exp(-r/d)`` within ~0.01 at the
-correlation distances of Table 7.5-6 (`tests/test_dynamics_field.py` holds it within 0.05).
+a shift of at most ``|b| / sqrt(3)``, ~1.9e-3 rad/m for the 19-site cluster at ISD 500 m
+(``|b| = 2 pi / (|a| sin 60°)``, ``|a| = sqrt(19) ISD``), so that the correlation stays close to
+``exp(-r/d)`` at the correlation distances of Table 7.5-6 (`tests/test_dynamics_field.py` holds
+it within 0.05 at ``d`` and ``2 d``).
 
 The phases are evaluated in single precision (vectorized cosines are an order of magnitude
 faster there; at the layout's kilometre scale a wave's phase is off by at most ~1e-3 rad, the

@@ -2,11 +2,11 @@
 along their paths and their fading correlated in time, read at any instant of the clock.
 
 At time ``t`` (``ChannelInTime.at``): positions (``netsim.dynamics.mobility``); per device and
-site the LOS state and shadow fading from spatially consistent fields
-(``netsim.dynamics.field``, periodic on the 19-site wrap-around torus; TR 38.901 Sec. 7.6.3.1: the LOS state as ``Phi(g) < P_LOS(d)`` with
-``g`` a unit Gaussian field of the LOS-state correlation distance of Table 7.6.3.1-2, the shadow
-fading ``sigma_SF g'`` with the decorrelation distances of Table 7.5-6 for LOS, NLOS and O2I
-links), path loss and antenna gains at the new distances and angles (``netsim.multicell``), the
+site the LOS state and shadow fading from spatially consistent fields (``netsim.dynamics.field``,
+periodic on the 19-site wrap-around torus; TR 38.901 Sec. 7.6.3.1: the LOS state as
+``Phi(g) < P_LOS(d)`` with ``g`` a unit Gaussian field of the LOS-state correlation distance of
+Table 7.6.3.1-2, the shadow fading ``sigma_SF g'`` with the decorrelation distances of
+Table 7.5-6 for LOS, NLOS and O2I links), path loss and antenna gains at the new distances and angles (``netsim.multicell``), the
 serving sector (``netsim.dynamics.association``) and the SINR's interference; then each device's
 fading at ``t`` (``netsim.dynamics.doppler``, Doppler shift from its speed and the carrier; the
 Ricean K of a device while its serving link is LOS). This is TR 38.901 Sec. 7.6.3.2's

@@ -147,3 +147,56 @@ def test_the_layer_3_filter_and_time_to_trigger_cut_the_shadowing_ping_pong():
     filtered = _handovers_per_minute(20, 0.3, 0.1)
     with_a3 = _handovers_per_minute(20, 0.3, 0.1, handover_margin_db=3.0, handover_ttt_s=0.48)
     assert unfiltered > 1.5 * filtered > 1.5 * 1.5 * with_a3
+
+
+def test_the_fields_are_continuous_across_the_torus_seam():
+    """A device folded back across the wrap-around torus's seam is at the same point: its LOS
+    state and shadowing must not jump there (TR 38.901 7.6.3.1's spatial consistency)."""
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 30.0})
+    network = np.random.default_rng(3)
+    channel = ChannelInTime.start(system, system.cell.place(20, network), np.random.default_rng(4))
+    x, y = network.uniform(-1200.0, 1200.0, (2, 50))
+    for a in multicell.wrap_shifts(system.cell.inter_site_distance_m)[1:]:
+        same = np.abs(channel.fields.at(x + a[0], y + a[1]) - channel.fields.at(x, y)) < 2e-2
+        assert same.mean() > 0.99  # but for waves of wavelength far below a metre (single-precision phases)
+
+
+def test_filtered_shadowing_statistics_by_hand_and_against_the_filter():
+    """The analytic handover partner's filtered shadowing (benchmarks.handover_rate): fc4's time
+    constant 0.2 s / ln 2, T = 50 m / (30 km/h) = 6 s; s0^2 = 2 sigma^2 T / (T + tau) and
+    s1^2 = 2 sigma^2 / (tau (T + tau)) by hand, and Rice's zero-crossing rate s1 / (pi s0) against
+    TS 38.331's filter run on the sampled Ornstein-Uhlenbeck difference."""
+    from scipy.signal import lfilter
+
+    from benchmarks.handover_rate import filtered_shadowing_db, mean_abs_db
+
+    tau, t = 0.2 / math.log(2.0), 6.0
+    s0, s1 = filtered_shadowing_db(6.0, 50.0, 30.0 / 3.6, 4)
+    assert s0 == pytest.approx(6.0 * math.sqrt(2.0 * t / (t + tau)), rel=1e-12) and s0 == pytest.approx(8.2884, abs=1e-3)
+    assert s1 == pytest.approx(6.0 * math.sqrt(2.0 / (tau * (t + tau))), rel=1e-12) and s1 == pytest.approx(6.2992, abs=1e-3)
+    assert mean_abs_db(0.0, 2.0) == pytest.approx(2.0 * math.sqrt(2.0 / math.pi))
+    assert mean_abs_db(np.array([-30.0, 30.0]), 1.0) == pytest.approx([30.0, 30.0])
+    step, n = 0.1, 400_000
+    rng = np.random.default_rng(0)
+    rho = math.exp(-step / t)
+    ou = lfilter([math.sqrt(1 - rho**2)], [1.0, -rho], rng.standard_normal(n)) * math.sqrt(2.0) * 6.0  # two sites' difference
+    keep = 0.5 ** (step / 0.2)
+    filtered = lfilter([1.0 - keep], [1.0, -keep], ou)[1000:]
+    assert filtered.std() == pytest.approx(s0, rel=0.05)
+    crossings_per_s = np.count_nonzero(np.diff(np.sign(filtered))) / (filtered.size * step)
+    assert crossings_per_s == pytest.approx(s1 / (math.pi * s0), rel=0.05)
+
+
+def test_shadowed_handover_rate_is_rices_within_20_percent():
+    """Issue 39's must-show with shadowing: at 30 km/h on UMa, every link NLOS, devices outdoors
+    (Table 7.8-1's 30 km/h users), layer-3 filter fc4, zero margin, the simulated handovers per
+    device per minute are within 20% of Rice's count for the filtered shadowed boundaries
+    (benchmarks.handover_rate.rice_per_minute), about 3.5 times the shadow-free crossing rate."""
+    from benchmarks.handover_rate import analytic_per_minute, measured_per_minute, rice_per_minute
+
+    radio = {"shadowing": True, "los": "nlos", "handover_margin_db": 0.0, "handover_ttt_s": 0.0, "handover_filter_k": 4,
+             "bs_elements": 10, "indoor_fraction": 0.0}
+    simulated, _ = measured_per_minute(150, 0.5, 0.1, 0, radio)
+    analytic = rice_per_minute(150, 0.5, 0.1, 0, radio)
+    assert simulated == pytest.approx(analytic, rel=0.2)
+    assert analytic > 2.5 * analytic_per_minute(30.0, 500.0)["hexagonal sectors (side ISD/3)"]

@@ -46,8 +46,9 @@ def strongest(coupling_gain_db: np.ndarray, serving: np.ndarray | None, margin_d
     return np.where(better, best, serving)
 
 
-# TS 38.133: the intra-frequency SS-RSRP measurement period without DRX in FR1, max(200 ms, 5 SMTC periods of 20 ms);
-# the filterCoefficient k "assumes a sample rate equal to" it (TS 38.331 Sec. 5.5.3.2)
+# TS 38.133 Table 9.2.5.2-1 (FR1, intra-frequency without gaps, no DRX): T_SSB_measurement_period_intra =
+# max(200 ms, ceil(5 K_p) x SMTC period) x CSSF_intra, 200 ms for an SMTC period up to 40 ms, K_p = CSSF_intra = 1;
+# the filterCoefficient k "assumes a sample rate equal to X ms", X that L1 period without DRX (TS 38.331 Sec. 5.5.3.2)
 L1_PERIOD_S = 0.2
 
 

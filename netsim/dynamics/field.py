@@ -12,6 +12,16 @@ direction uniform, its length ``|k| = sqrt((1-u)^-2 - 1) / d`` (inverting
 exp(-|r| / d)`` exactly, at every distance, and ``E g^2 = 1``. With many sinusoids ``g`` is close
 to Gaussian (central limit); the mean over fields of the correlation is exact for any ``N``.
 
+On the wrap-around torus of the 19-site layout (``period_m``, the lattice of the cluster's
+translations) the field must be periodic, or a device crossing the torus's seam (its position
+folded back by a lattice vector) would jump to an independent value, and two devices either side
+of the seam, metres apart, would be uncorrelated: each wave vector is moved to the nearest point
+of the reciprocal lattice (``k . a_i`` a multiple of ``2 pi`` for both lattice vectors ``a_i``),
+a shift of at most ``|b| / sqrt(3)``, ~1.9e-3 rad/m for the 19-site cluster at ISD 500 m
+(``|b| = 2 pi / (|a| sin 60°)``, ``|a| = sqrt(19) ISD``), so that the correlation stays close to
+``exp(-r/d)`` at the correlation distances of Table 7.5-6 (`tests/test_dynamics_field.py` holds
+it within 0.05 at ``d`` and ``2 d``).
+
 The phases are evaluated in single precision (vectorized cosines are an order of magnitude
 faster there; at the layout's kilometre scale a wave's phase is off by at most ~1e-3 rad, the
 few waves of wavelength far below a metre excepted, whose phase is as random either way).
@@ -34,15 +44,22 @@ class ExponentialField:
     waves: np.ndarray  # 3 x fields x N, single precision
 
     @classmethod
-    def draw(cls, rng: np.random.Generator, correlation_m, waves: int = WAVES) -> "ExponentialField":
+    def draw(cls, rng: np.random.Generator, correlation_m, waves: int = WAVES, period_m: np.ndarray | None = None) -> "ExponentialField":
         """Fields of correlation distances ``correlation_m`` (one per field, any shape): per field
-        ``N`` uniforms for the wave numbers, ``N`` directions, ``N`` phases, in that order."""
+        ``N`` uniforms for the wave numbers, ``N`` directions, ``N`` phases, in that order.
+        ``period_m`` (2 x 2, rows the lattice vectors ``a_1``, ``a_2``): periodic on that lattice."""
         d = np.asarray(correlation_m, dtype=float)[..., None]
         u = rng.random(d.shape[:-1] + (waves,))
         direction = rng.uniform(0.0, 2.0 * np.pi, u.shape)
         phase = rng.uniform(0.0, 2.0 * np.pi, u.shape)
         k = np.sqrt((1.0 - u) ** -2 - 1.0) / d
-        return cls(np.stack([k * np.cos(direction), k * np.sin(direction), phase]).astype(np.float32))
+        kx, ky = k * np.cos(direction), k * np.sin(direction)
+        if period_m is not None:  # k = n_1 b_1 + n_2 b_2, b the reciprocal basis (a_i . b_j = 2 pi delta_ij), n rounded
+            lattice = np.asarray(period_m, dtype=float)
+            reciprocal = 2.0 * np.pi * np.linalg.inv(lattice).T  # rows b_1, b_2
+            n = np.rint(np.stack([kx, ky], axis=-1) @ lattice.T / (2.0 * np.pi))
+            kx, ky = np.moveaxis(n @ reciprocal, -1, 0)
+        return cls(np.stack([kx, ky, phase]).astype(np.float32))
 
     def at(self, x_m, y_m) -> np.ndarray:
         """Every field at every point: ``x``, ``y`` of one shape ``P`` give ``P + fields``."""

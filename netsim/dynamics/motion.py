@@ -2,11 +2,11 @@
 along their paths and their fading correlated in time, read at any instant of the clock.
 
 At time ``t`` (``ChannelInTime.at``): positions (``netsim.dynamics.mobility``); per device and
-site the LOS state and shadow fading from spatially consistent fields
-(``netsim.dynamics.field``; TR 38.901 Sec. 7.6.3.1: the LOS state as ``Phi(g) < P_LOS(d)`` with
-``g`` a unit Gaussian field of the LOS-state correlation distance of Table 7.6.3.1-2, the shadow
-fading ``sigma_SF g'`` with the decorrelation distances of Table 7.5-6 for LOS, NLOS and O2I
-links), path loss and antenna gains at the new distances and angles (``netsim.multicell``), the
+site the LOS state and shadow fading from spatially consistent fields (``netsim.dynamics.field``,
+periodic on the 19-site wrap-around torus; TR 38.901 Sec. 7.6.3.1: the LOS state as
+``Phi(g) < P_LOS(d)`` with ``g`` a unit Gaussian field of the LOS-state correlation distance of
+Table 7.6.3.1-2, the shadow fading ``sigma_SF g'`` with the decorrelation distances of
+Table 7.5-6 for LOS, NLOS and O2I links), path loss and antenna gains at the new distances and angles (``netsim.multicell``), the
 serving sector (``netsim.dynamics.association``) and the SINR's interference; then each device's
 fading at ``t`` (``netsim.dynamics.doppler``, Doppler shift from its speed and the carrier; the
 Ricean K of a device while its serving link is LOS). This is TR 38.901 Sec. 7.6.3.2's
@@ -55,7 +55,8 @@ LOS_FIELD, SF_LOS, SF_NLOS, SF_O2I = range(4)
 @dataclass
 class ChannelInTime:
     """One run's moving channel (built from its system and initial layout by ``start``); its only
-    state is the association (``serving``, its layer-3 filter and time to trigger) and the handovers logged so far."""
+    state is the association (``serving``, its layer-3 filter and time to trigger), the last reading's
+    filtered coupling gains and the handovers logged so far."""
 
     system: object  # netsim.physical.PhysicalSystem
     layout: CellLayout  # at t = 0 as the cell placed it: the devices' start, indoor states and heights, the interferers
@@ -71,6 +72,7 @@ class ChannelInTime:
     l3_filter: association.L3Filter
     trigger: association.Trigger | None = None
     serving: np.ndarray | None = None
+    measured_db: np.ndarray | None = None  # every sector's layer-3 filtered coupling gain at the last committed reading (devices x sectors)
     handovers: list = field(default_factory=list)
     _cache: dict = field(default_factory=dict)
 
@@ -83,9 +85,11 @@ class ChannelInTime:
         speed = table_7_8_1_speeds_m_s(indoor) if cell.speed_kmh == "38.901" else np.full(n, float(cell.speed_kmh) * KMH)
         sites = multicell.SITES if cell.interference else 1
         los_m, sf_m = LOS_CORRELATION_M[cell.scenario], SF_CORRELATION_M[cell.scenario]
-        fields = ExponentialField.draw(rng, np.broadcast_to(np.array([los_m, *sf_m]), (sites, 4)))
+        shifts = multicell.wrap_shifts(cell.inter_site_distance_m)
+        fields = ExponentialField.draw(rng, np.broadcast_to(np.array([los_m, *sf_m]), (sites, 4)),
+                                       period_m=shifts[1:3] if cell.interference else None)  # periodic on the torus
         if cell.interference:
-            motion = TorusMotion.draw(rng, layout.x_m, layout.y_m, speed, multicell.wrap_shifts(cell.inter_site_distance_m))
+            motion = TorusMotion.draw(rng, layout.x_m, layout.y_m, speed, shifts)
             d_in = np.minimum(rng.uniform(0.0, multicell.INDOOR_DISTANCE_MAX_M, n), rng.uniform(0.0, multicell.INDOOR_DISTANCE_MAX_M, n))
             low = rng.random(n) < cell.o2i_low_loss_fraction
             o2i = np.where(indoor, multicell.o2i_loss_db(cell.carrier_hz, low, d_in, rng.standard_normal(n)), 0.0)
@@ -163,7 +167,7 @@ class ChannelInTime:
         if commit:
             if self.serving is not None:
                 self.handovers.extend(association.handovers(t_s, self.serving, serving))
-            self.serving = serving
+            self.serving, self.measured_db = serving, measured
         rows = np.arange(x.size)
         if cell.coverage == "site":
             out = serving // 3 != multicell.PS_SITE

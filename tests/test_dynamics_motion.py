@@ -188,7 +188,7 @@ def test_filtered_shadowing_statistics_by_hand_and_against_the_filter():
 
 
 def test_shadowed_handover_rate_is_rices_within_20_percent():
-    """Issue 39's must-show with shadowing: at 30 km/h on UMa, every link NLOS, devices outdoors
+    """The handover count beside an analytic rate, with shadowing: at 30 km/h on UMa, every link NLOS, devices outdoors
     (Table 7.8-1's 30 km/h users), layer-3 filter fc4, zero margin, the simulated handovers per
     device per minute are within 20% of Rice's count for the filtered shadowed boundaries
     (benchmarks.handover_rate.rice_per_minute), about 3.5 times the shadow-free crossing rate."""

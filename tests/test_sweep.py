@@ -193,7 +193,7 @@ def ray_cluster():
     """One local Ray instance for this file's Ray tests (each start is seconds, many more under
     load): two CPUs and one (fake) GPU; yields its address, for a sweep to join."""
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'fl-cosim[ray]')")
-    path = os.pathsep.join([str(ROOT), str(ROOT / "tests")])  # the workers import this module's _assigned
+    path = os.pathsep.join([str(ROOT), str(ROOT / "tests")])  # the workers import tests/ray_probe.py
     context = ray.init(num_cpus=2, num_gpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False,
                        runtime_env={"env_vars": {"PYTHONPATH": path}})
     try:
@@ -240,20 +240,15 @@ def test_a_run_on_cuda_asks_ray_for_a_gpu_share():
     assert ray_resources(_planned("cuda:1")) == {"num_cpus": 1, "num_gpus": 1.0}
 
 
-def _assigned() -> dict:
-    import ray
-
-    return dict(ray.get_runtime_context().get_assigned_resources())
-
-
 def test_ray_places_cuda_runs_on_a_declared_gpu(ray_cluster):
     """On a Ray instance that declares one (fake) GPU: a CUDA run's task is given half of it,
     a CPU run's none, and two CUDA tasks at half a GPU each fit at once."""
     import ray
+    from ray_probe import assigned_resources
 
     from scenarios.execution.sweep import ray_resources
 
-    task = ray.remote(max_retries=0)(_assigned)
+    task = ray.remote(max_retries=0)(assigned_resources)
     cuda = [task.options(**ray_resources(_planned("cuda"), 0.5)).remote() for _ in range(2)]
     cpu = task.options(**ray_resources(_planned("cpu"), 0.5)).remote()
     assert ray.get(cuda, timeout=120) == [{"CPU": 1.0, "GPU": 0.5}] * 2

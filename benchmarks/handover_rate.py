@@ -110,6 +110,13 @@ def mean_abs_db(mean, sd: float):
     return sd * math.sqrt(2.0 / math.pi) * np.exp(-0.5 * (mean / sd) ** 2) + mean * (1.0 - 2.0 * ndtr(-mean / sd))
 
 
+def _all_below(level, others, site_sd: float, weights) -> np.ndarray:
+    """Per device, the probability that every other site's filtered measurement (``others``, each
+    of standard deviation ``site_sd``) lies below ``level`` (devices x Gauss-Hermite nodes),
+    averaged over the nodes with ``weights``."""
+    return np.prod(ndtr((level[:, :, None] - others[:, None, :]) / site_sd), axis=2) @ weights
+
+
 def rice_per_minute(devices: int, minutes: float, step_s: float, seed: int, radio: dict) -> float:
     """Rice's expected handovers per device per minute of the shadowed, filtered, zero-margin
     association, integrated along the shadow-free, filtered paths of ``seed`` (see the module's docstring)."""
@@ -133,14 +140,14 @@ def rice_per_minute(devices: int, minutes: float, step_s: float, seed: int, radi
             for a, b in zip(*np.triu_indices(RICE_PAIRS, 1)):  # two sites' crossing, the others below the common level
                 gap, others = level[:, a] - level[:, b], np.delete(level, [a, b], axis=1)
                 common = 0.5 * (level[:, a] + level[:, b])[:, None] + nodes * site_sd / math.sqrt(2.0)  # devices x nodes
-                on_top = np.prod(ndtr((common[:, :, None] - others[:, None, :]) / site_sd), axis=2) @ weights
+                on_top = _all_below(common, others, site_sd, weights)
                 density = np.exp(-0.5 * (gap / s0) ** 2) / (s0 * math.sqrt(2.0 * math.pi))
                 expected += float(np.sum(density * mean_abs_db(slope[:, a] - slope[:, b], s1) * on_top) * step_s)
             turned = sector[rows, top] != sector_before[rows, top]  # within a site: co-sited sectors share the shadowing
             for a in range(RICE_SITES):
                 others = np.delete(level, a, axis=1)
                 shadowed = level[:, a, None] + nodes * site_sd  # devices x nodes
-                on_top = np.prod(ndtr((shadowed[:, :, None] - others[:, None, :]) / site_sd), axis=2) @ weights
+                on_top = _all_below(shadowed, others, site_sd, weights)
                 expected += float(np.sum(on_top[turned[:, a]]))
         before, sector_before = mean, sector
     return expected / devices / minutes

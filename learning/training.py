@@ -261,21 +261,30 @@ class Trainer:
                 pieces.append(embedding.value)
         return torch.cat(pieces)
 
-    @torch.no_grad()
     def evaluate(self, params: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:
         """(accuracy, mean loss) of ``params`` on ``(x, y)``; accuracy is NaN for regression."""
-        if y.shape[0] == 0:
-            return float("nan"), float("nan")
+        return self.evaluate_labelings(params, x, [y])[0]
+
+    @torch.no_grad()
+    def evaluate_labelings(self, params: torch.Tensor, x: torch.Tensor, labelings: Sequence[torch.Tensor]) -> list[tuple[float, float]]:
+        """``evaluate(params, x, y)`` for each ``y`` of ``labelings``, from one forward pass over
+        ``x``: devices that validate on the same inputs under their own labels (the concept-shift
+        scenarios) and hold the same model cost one evaluation. Each pair's numbers are
+        ``evaluate``'s, bit for bit: the same outputs, summed in the same chunks."""
+        if x.shape[0] == 0:
+            return [(float("nan"), float("nan"))] * len(labelings)
         set_flat(self.model, params)
-        correct, total_loss = 0, 0.0
-        for begin in range(0, y.shape[0], self.eval_batch):
+        correct, total_loss = [0] * len(labelings), [0.0] * len(labelings)
+        for begin in range(0, x.shape[0], self.eval_batch):
             outputs = self.model(x[begin : begin + self.eval_batch])
-            target = y[begin : begin + self.eval_batch]
-            total_loss += float(self.loss(outputs, target, "sum"))
-            if self.task == "classification":
-                correct += int((outputs.argmax(dim=1) == target).sum())
-        accuracy = correct / y.shape[0] if self.task == "classification" else float("nan")
-        return accuracy, total_loss / y.shape[0]
+            predicted = outputs.argmax(dim=1) if self.task == "classification" else None
+            for k, y in enumerate(labelings):
+                target = y[begin : begin + self.eval_batch]
+                total_loss[k] += float(self.loss(outputs, target, "sum"))
+                if predicted is not None:
+                    correct[k] += int((predicted == target).sum())
+        size = x.shape[0]
+        return [(c / size if self.task == "classification" else float("nan"), l / size) for c, l in zip(correct, total_loss)]
 
 
 class _Embedding:

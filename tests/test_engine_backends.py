@@ -108,3 +108,26 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_devices_sharing_validation_inputs_and_a_model_cost_one_forward_pass():
+    """Concept shift: every device validates on one input tensor under its own labels. Pairs with
+    that tensor and equal models share a forward pass; each pair's numbers are its own
+    ``Trainer.evaluate``'s, bit for bit; a copy of the inputs (another tensor) is not shared."""
+    generator = torch.Generator().manual_seed(3)
+    shared = torch.randn(7, 6, generator=generator)
+    labels = [torch.randint(0, 3, (7,), generator=generator) for _ in range(5)]
+    train = torch.randn(9, 6, generator=generator), torch.randint(0, 3, (9,), generator=generator)
+    data = [DeviceData(*train, shared if k < 4 else shared.clone(), labels[k]) for k in range(5)]
+    t = trainer("loop")
+    t.eval_batch = 3  # chunks of 3, 3 and 1 samples
+    one, other = torch.randn(t.num_parameters, generator=generator), torch.randn(t.num_parameters, generator=generator)
+    models = torch.stack([one, other, one, one, one])
+    forwards = []
+    t.model.register_forward_hook(lambda module, inputs, output: forwards.append(inputs[0].shape[0]))
+    accuracy, loss = t.evaluate_many(models, data)
+    assert forwards == [3, 3, 1] * 3  # devices 0, 2 and 3 once, device 1 (other model), device 4 (other tensor)
+    forwards.clear()
+    each = [t.evaluate(m, d.x_val, d.y_val) for m, d in zip(models, data)]
+    assert accuracy.tolist() == [a for a, _ in each] and loss.tolist() == [l for _, l in each]
+    assert len(set(loss.tolist())) > 1  # the labels differ, so do the numbers

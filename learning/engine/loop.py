@@ -31,8 +31,14 @@ class Backend:
         return torch.stack([self.trainer.train(job) for job in jobs])
 
     def evaluate(self, models: torch.Tensor, datas: Sequence[DeviceData]) -> tuple[np.ndarray, np.ndarray]:
-        """(accuracy, mean loss) arrays: ``Trainer.evaluate`` of ``models[k]`` on ``datas[k]``'s validation split."""
-        pairs = [self.trainer.evaluate(model, data.x_val, data.y_val) for model, data in zip(models, datas)]
+        """(accuracy, mean loss) arrays: ``Trainer.evaluate`` of ``models[k]`` on ``datas[k]``'s
+        validation split; pairs with one input tensor and equal models share a forward pass."""
+        pairs: list = [None] * len(datas)
+        for members in shared_evaluations(models, datas):
+            first = members[0]
+            results = self.trainer.evaluate_labelings(models[first], datas[first].x_val, [datas[k].y_val for k in members])
+            for k, result in zip(members, results):
+                pairs[k] = result
         return np.array([a for a, _ in pairs], dtype=np.float64), np.array([l for _, l in pairs], dtype=np.float64)
 
     def gradients(self, params: torch.Tensor, datas: Sequence[DeviceData], batches: Sequence) -> torch.Tensor:
@@ -43,3 +49,24 @@ class Backend:
 
     def close(self) -> None:
         """Free what this backend holds (nothing, here)."""
+
+
+def shared_evaluations(models: torch.Tensor, datas: Sequence[DeviceData]) -> list[list[int]]:
+    """The pairs ``(models[k], datas[k])`` in groups that one forward pass serves: the same
+    validation input tensor (one storage, offset, shape and strides) and equal model vectors.
+    Models are compared only where inputs are shared, so per-device validation sets cost nothing."""
+    by_inputs: dict[tuple, list[int]] = {}
+    for k, data in enumerate(datas):
+        x = data.x_val
+        key = (x.device, x.dtype, x.untyped_storage().data_ptr(), x.storage_offset(), tuple(x.shape), tuple(x.stride()))
+        by_inputs.setdefault(key, []).append(k)
+    groups: list[list[int]] = []
+    for members in by_inputs.values():
+        if len(members) == 1:
+            groups.append(members)
+            continue
+        by_model: dict[bytes, list[int]] = {}
+        for k in members:
+            by_model.setdefault(models[k].detach().cpu().numpy().tobytes(), []).append(k)
+        groups.extend(by_model.values())
+    return groups

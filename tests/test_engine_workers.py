@@ -43,9 +43,9 @@ def image_data(sizes=SIZES) -> FederatedData:
     return FederatedData(tuple(devices), num_classes=4, groups=np.array([0, 0, 0, 1, 1, 1]))
 
 
-def learner(name: str, backend: str, optimizer: str, participation: float = 1.0, **options):
+def learner(name: str, backend: str, optimizer: str, participation: float = 1.0, data: FederatedData | None = None, **options):
     training = LocalTraining(lr=0.05, momentum=0.9, batch_size=16, epochs=1, optimizer=optimizer, backend=backend)
-    setup = LearnerSetup(image_data(), "small-cnn", {"in_channels": 1, "num_classes": 4}, training,
+    setup = LearnerSetup(data or image_data(), "small-cnn", {"in_channels": 1, "num_classes": 4}, training,
                          np.random.SeedSequence(3), participation, options)
     return ALGORITHMS[name](setup)
 
@@ -86,10 +86,10 @@ def assert_same(a: dict, b: dict) -> None:
             assert torch.equal(left[0], right[0]) and torch.equal(left[1], right[1]) and left[2] == right[2], key
 
 
-def trained(name, backend, optimizer, count=1, rounds=3, participation=1.0, **options) -> dict:
+def trained(name, backend, optimizer, count=1, rounds=3, participation=1.0, data=None, **options) -> dict:
     workers.set_workers(count)
     try:
-        subject = learner(name, backend, optimizer, participation, **options)
+        subject = learner(name, backend, optimizer, participation, data, **options)
         play(subject, rounds)
         evaluation = subject.evaluate(rounds)  # through the workers too, when there are any
         return {**state(subject), "accuracy": torch.from_numpy(evaluation.accuracy), "loss": torch.from_numpy(evaluation.loss)}
@@ -122,6 +122,23 @@ def test_the_split_over_workers_and_partial_participation_change_nothing():
     for count in (2, 3, 5):
         assert_same(reference, trained("fedavg", "processes", "adam", count=count, participation=0.5))
     assert_same(trained("ditto", "processes", "sgd", count=3), trained("ditto", "processes", "sgd", count=3))
+
+
+def test_validation_images_the_devices_share_are_shared_in_the_workers_too():
+    """Concept shift: every device validates on one tensor under its own labels. The workers'
+    arena holds that tensor once (every device's validation inputs at one offset), and their
+    evaluations, one forward pass per model, are the loop's, bit for bit."""
+    base = image_data()
+    shared = base.devices[0].x_val
+    generator = torch.Generator().manual_seed(8)
+    devices = tuple(DeviceData(d.x_train, d.y_train, shared, torch.randint(0, 4, (shared.shape[0],), generator=generator))
+                    for d in base.devices)
+    _, layout = workers._pack(devices)
+    assert len({device[2][0] for device in layout}) == 1 and len({device[0][0] for device in layout}) == len(devices)
+    data = FederatedData(devices, num_classes=4, groups=base.groups)
+    loop = trained("fedavg", "loop", "sgd", data=data)
+    assert_same(loop, trained("fedavg", "processes", "sgd", count=2, data=data))
+    assert len(set(loop["loss"].tolist())) > 1  # one model, one input tensor, the devices' own labels
 
 
 def job(generator, key=None, size=10, epochs=None, max_steps=None):

@@ -51,15 +51,19 @@ class Backend:
         """Free what this backend holds (nothing, here)."""
 
 
+def memory_key(tensor: torch.Tensor) -> tuple:
+    """Equal for two tensors that are views of the same memory with the same layout."""
+    return (tensor.device, tensor.dtype, tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape),
+            tuple(tensor.stride()))
+
+
 def shared_evaluations(models: torch.Tensor, datas: Sequence[DeviceData]) -> list[list[int]]:
     """The pairs ``(models[k], datas[k])`` in groups that one forward pass serves: the same
     validation input tensor (one storage, offset, shape and strides) and equal model vectors.
     Models are compared only where inputs are shared, so per-device validation sets cost nothing."""
     by_inputs: dict[tuple, list[int]] = {}
     for k, data in enumerate(datas):
-        x = data.x_val
-        key = (x.device, x.dtype, x.untyped_storage().data_ptr(), x.storage_offset(), tuple(x.shape), tuple(x.stride()))
-        by_inputs.setdefault(key, []).append(k)
+        by_inputs.setdefault(memory_key(data.x_val), []).append(k)
     groups: list[list[int]] = []
     for members in by_inputs.values():
         if len(members) == 1:

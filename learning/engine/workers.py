@@ -43,7 +43,7 @@ import torch
 
 from learning.data import DeviceData
 from learning import worker_start as start
-from learning.engine.loop import Backend
+from learning.engine.loop import Backend, memory_key
 from learning.jobs import AdamState, LocalJob
 
 _STOP_WAIT_S = 5.0  # a stopping worker's grace period before SIGKILL (shutdown only, never simulated time)
@@ -420,15 +420,20 @@ def _exited(conn: Connection, deadline: float) -> bool:
 
 def _pack(resident: Sequence[DeviceData]) -> tuple[_Arena, list]:
     """The resident data copied into one shared arena; ``layout``: per device, each of its four
-    tensors' (offset, dtype, shape)."""
+    tensors' (offset, dtype, shape). A tensor several devices hold (the concept-shift scenarios'
+    shared validation images) is copied once, so in the workers too it is one tensor's memory
+    and its evaluations share a forward pass (``shared_evaluations``)."""
     tensors = [t.detach().contiguous() for d in resident for t in (d.x_train, d.y_train, d.x_val, d.y_val)]
-    offsets, cursor = [], 0
+    offsets, cursor, placed = [], 0, {}
     for t in tensors:
-        cursor = -(-cursor // 64) * 64
-        offsets.append(cursor)
-        cursor += t.numel() * t.element_size()
+        key = memory_key(t)
+        if key not in placed:
+            cursor = -(-cursor // 64) * 64
+            placed[key] = (cursor, t)
+            cursor += t.numel() * t.element_size()
+        offsets.append(placed[key][0])
     arena = _Arena(max(cursor, 1))
-    for t, at in zip(tensors, offsets):
+    for at, t in placed.values():
         arena.bytes[at : at + t.numel() * t.element_size()] = t.reshape(-1).view(torch.uint8)
     specs = [(at, str(t.dtype).removeprefix("torch."), tuple(t.shape)) for t, at in zip(tensors, offsets)]
     return arena, [specs[k : k + 4] for k in range(0, len(specs), 4)]
@@ -481,7 +486,8 @@ def _serve(conn: Connection, trainer, resident: tuple, arena: _Arena, dtype: tor
         try:
             if kind == "evaluate":
                 flat, (specs, size) = arena.view(dtype), message[1:]
-                reply = [trainer.evaluate(flat[at : at + size], resident[key].x_val, resident[key].y_val) for at, key in specs]
+                accuracy, loss = Backend(trainer).evaluate([flat[at : at + size] for at, _ in specs], [resident[key] for _, key in specs])
+                reply = list(zip(accuracy.tolist(), loss.tolist()))  # the loop's: shared inputs and equal models, one forward pass
             else:
                 reply = _train(trainer, resident, arena.view(dtype), *message[1:])
         except Exception:

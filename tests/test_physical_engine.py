@@ -196,7 +196,8 @@ def test_reduction_to_the_normalized_closed_form():
     net = system.network(layout, np.full(devices, t_min_s * 2e9 / 1e4))
     groups = [tuple(range(s, devices, streams)) for s in range(streams)]
     plan = RoundPlan(tuple(Stream(g, model_bits) for g in groups), {d: model_bits for d in range(devices)}, tuple(range(devices)))
-    records, _ = simulate_rounds([plan] * 5000, net, model_bits, np.random.default_rng(3), channel_rng=np.random.default_rng(4))
+    records, _ = simulate_rounds([plan] * 5000, net, model_bits, np.random.default_rng(3), channel_rng=np.random.default_rng(4),
+                                 keep_trace=False)
     t_dl = model_bits / r_dl
     closed = expected_round_time_barrier(streams, devices, rho, t_min_s, inv_mu_s, t_dl=t_dl)
     simulated = np.mean([r.duration for r in records])

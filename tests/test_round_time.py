@@ -8,7 +8,8 @@ from scenarios.cli.round_time import MODEL_BITS, round_plan
 
 
 def durations(devices, streams, mode, rounds, seed=0, **system):
-    records, _ = simulate_rounds([round_plan(devices, streams)] * rounds, NetworkSystem(mode=mode, **system), MODEL_BITS, np.random.default_rng(seed))
+    records, _ = simulate_rounds([round_plan(devices, streams)] * rounds, NetworkSystem(mode=mode, **system), MODEL_BITS, np.random.default_rng(seed),
+                                 keep_trace=False)  # the times alone (tests/test_timeline.py: the trace changes none)
     return np.array([r.duration for r in records])
 
 

@@ -46,7 +46,7 @@ def retimed_curve(folder: str | Path, system, rng: np.random.Generator | None = 
         raise ResultError(f"{folder} does not record its devices' samples per update (an older run): re-run it to re-time it on a cell")
     system = dataclasses.replace(system, min_bps_per_hz=None)
     network, channel_rng = system.bind(np.asarray(samples, dtype=float), network_seq if network_seq is not None else np.random.SeedSequence(0))
-    records, _ = simulate_rounds(plans, network, model_bits, rng, channel_rng=channel_rng)
+    records, _ = simulate_rounds(plans, network, model_bits, rng, keep_trace=False, channel_rng=channel_rng)  # times and energy alone
     spent = np.cumsum([sum((r.energy_j or {}).values()) for r in records])
     return dataclasses.replace(curve, time=[records[r].end for r in curve.rounds], time_unit="s",
                                energy_j=[float(spent[r]) for r in curve.rounds])

@@ -73,14 +73,10 @@ def draw_schedules(jobs: Sequence[LocalJob], batch_size: int, default_epochs: in
         n = job.data.num_train
         epochs, steps = job_steps(job, batch_size, default_epochs)
         per_epoch = -(-n // batch_size)
-        rows = []
-        for _ in range(epochs):
-            order = torch.randperm(n, generator=job.generator)  # drawn even if unused, as the loop
-            padded = torch.full((per_epoch * batch_size,), -1, dtype=torch.long)
-            padded[:n] = order
-            rows.append(padded.view(per_epoch, batch_size))
-        schedule = torch.cat(rows) if rows else torch.empty(0, batch_size, dtype=torch.long)
-        schedules.append(schedule[:steps])
+        padded = torch.full((epochs, per_epoch * batch_size), -1, dtype=torch.long)
+        for epoch in range(epochs):
+            torch.randperm(n, generator=job.generator, out=padded[epoch, :n])  # drawn even if unused, as the loop
+        schedules.append(padded.view(epochs * per_epoch, batch_size)[:steps])
     return schedules
 
 

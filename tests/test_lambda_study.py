@@ -175,3 +175,22 @@ def test_system_texts_cross_the_parameters_into_each_system():
     assert system_texts(args) == ["wired:rho=1,mode=barrier", "wired:rho=2.5,mode=barrier",
                                   "wireless-slow-ul:t_min=2,rho=1,mode=barrier", "wireless-slow-ul:t_min=2,rho=2.5,mode=barrier",
                                   "uma-3.5ghz:mode=barrier"]
+
+
+def test_in_one_process_each_seeds_set_up_is_computed_once(tmp_path, monkeypatch):
+    """With --jobs 1 the silhouette curve of a seed and that seed's runs take one set-up
+    (``learning.reuse``): the set-up's gradients (every device's, in one call) once per seed,
+    not once for the curve and again for the runs."""
+    from learning.engine.loop import Backend
+
+    calls = []
+    gradients = Backend.gradients
+
+    def counted(self, params, datas, batches):
+        calls.append(len(datas))
+        return gradients(self, params, datas, batches)
+
+    monkeypatch.setattr(Backend, "gradients", counted)
+    assert main(["lambda-study", "--rounds", "2", "--seeds", "2", "--k", "1,2", "--out", str(tmp_path), "--json", "--quiet",
+                 "--jobs", "1", "--backend", "loop", "--device", "cpu"]) == 0
+    assert len(calls) == 2

@@ -58,6 +58,7 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from figures.lambda_study import plot_lambda_study
+    from learning import reuse
     from scenarios.execution.compare import run_all
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.lambda_study import choices, measure, staircase
@@ -91,20 +92,21 @@ def execute(args):
         return RunSpec(args.scenario, "user-centric", system=args.system if system is None else system, rounds=args.rounds,
                        seed=seed, options={**options, "streams": streams}, training=training)
 
-    curves = {seed: setup_silhouette(prepare(resolve(spec("auto", seed)), data_dir)) for seed in seeds}
-    silhouette = {k: mean_std([c[k] for c in curves.values()])[0] for k in curves[seeds[0]]}
-    steps = staircase(silhouette)  # Algorithm 2 on the mean curve over seeds
-    ks = stream_counts(asked, max(silhouette), steps)
-    # each k trained on --system (re-timed on the normalized systems), and on each cell itself
-    trained_on = {name: name if name in cells else None for name in systems}
-    where = list(dict.fromkeys(trained_on.values()))
-    specs = [spec(k, seed, system) for system in where for k in ks for seed in seeds]
-    names = [prepare(resolve(s), data_dir).name for s in specs]  # every training checked before anything is written
-    for name in names:  # a folder name taken by a file or a link is found before any run trains
-        check_replaceable(out / name)
-    make_output_dir(out)
-    remove_stale_staging(out)
-    trained = iter(run_all(specs, out, data_dir, args.jobs, show_progress(args), not args.force))
+    with reuse.kept():  # the curve's set-up of each seed is the one its runs take here (learning/reuse.py; --jobs 1)
+        curves = {seed: setup_silhouette(prepare(resolve(spec("auto", seed)), data_dir)) for seed in seeds}
+        silhouette = {k: mean_std([c[k] for c in curves.values()])[0] for k in curves[seeds[0]]}
+        steps = staircase(silhouette)  # Algorithm 2 on the mean curve over seeds
+        ks = stream_counts(asked, max(silhouette), steps)
+        # each k trained on --system (re-timed on the normalized systems), and on each cell itself
+        trained_on = {name: name if name in cells else None for name in systems}
+        where = list(dict.fromkeys(trained_on.values()))
+        specs = [spec(k, seed, system) for system in where for k in ks for seed in seeds]
+        names = [prepare(resolve(s), data_dir).name for s in specs]  # every training checked before anything is written
+        for name in names:  # a folder name taken by a file or a link is found before any run trains
+            check_replaceable(out / name)
+        make_output_dir(out)
+        remove_stale_staging(out)
+        trained = iter(run_all(specs, out, data_dir, args.jobs, show_progress(args), not args.force))
     by_system = {system: {k: {seed: next(trained) for seed in seeds} for k in ks} for system in where}
     rows, runs, target = measure({name: by_system[trained_on[name]] for name in systems}, systems, args.target)
     answer = choices(steps, rows, systems)

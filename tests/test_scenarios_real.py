@@ -80,11 +80,19 @@ def test_expected_scenarios_are_registered():
     assert set(EXPECTED) <= set(SCENARIOS)
 
 
-@pytest.mark.parametrize("name", list(SCENARIOS))
-def test_builds_as_specified_and_is_seeded(name, found):
-    scenario = SCENARIOS[name]
+@pytest.fixture(scope="module", params=list(SCENARIOS))
+def built(request, found):
+    """(scenario, its data directory, its data of seed 0), built once for the tests of this
+    module that take it: pytest runs them scenario by scenario, so one scenario's data is held
+    at a time."""
+    scenario = SCENARIOS[request.param]
     data_dir = data_dir_for(scenario, found)
-    data = build(scenario, data_dir, 0)
+    return scenario, data_dir, build(scenario, data_dir, 0)
+
+
+def test_builds_as_specified_and_is_seeded(built):
+    scenario, data_dir, data = built
+    name = scenario.name
     devices, groups = EXPECTED.get(name, (data.num_devices, None if data.groups is None else len(set(data.groups.tolist()))))
     assert data.num_devices == devices
     if groups is None:
@@ -108,11 +116,9 @@ def one_batch(data, size):
     return replace(data, devices=tuple(cut))
 
 
-@pytest.mark.parametrize("name", list(SCENARIOS))
-def test_fedavg_trains_and_evaluates(name, found):
-    scenario = SCENARIOS[name]
-    data_dir = data_dir_for(scenario, found)
-    data = one_batch(build(scenario, data_dir, 0), scenario.training.batch_size)
+def test_fedavg_trains_and_evaluates(built):
+    scenario, _, data = built
+    data = one_batch(data, scenario.training.batch_size)
     setup = LearnerSetup(data, scenario.model_name, scenario.model_kwargs, scenario.training, np.random.SeedSequence(0), scenario.participation)
     learner = ALGORITHMS["fedavg"](setup)
     records, _ = run_cosimulation(learner, NetworkSystem(rho=2, t_min=1, inv_mu=0), 2, np.random.default_rng(0))

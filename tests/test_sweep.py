@@ -182,7 +182,7 @@ def test_sigkilled_sweep_resumes_to_identical_tables_without_orphans(reference, 
         if work.exists():
             shutil.copytree(work, copy)
         # the resume in this process, one run after another: a run's numbers do not depend on
-        # --jobs (test_worker_start.py), and five pools would start five fork servers' workers
+        # --jobs (test_worker_start.py), and five resumes would each start a pool's workers
         assert main(["sweep", str(config), "--out", str(copy), "--quiet", "--jobs", "1"]) == 0
         assert tables(copy) == expected, f"resume after kill {kill}"
         assert sorted(p.name for p in copy.iterdir()) == sorted(p.name for p in reference_out.iterdir())

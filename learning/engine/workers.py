@@ -43,7 +43,7 @@ import torch
 
 from learning.data import DeviceData
 from learning import worker_start as start
-from learning.engine.loop import Backend, memory_key
+from learning.engine.loop import Backend, memory_key, shared_evaluations
 from learning.jobs import AdamState, LocalJob
 
 _STOP_WAIT_S = 5.0  # a stopping worker's grace period before SIGKILL (shutdown only, never simulated time)
@@ -343,8 +343,12 @@ class WorkerPool:
         size = trainer.num_parameters
         results: list = [None] * len(data)
         resident = [i for i, d in enumerate(data) if id(d) in self.resident_index]
-        work = [int(data[i].y_val.shape[0]) for i in resident]
-        assignment = balance([[i] for i in range(len(resident))], work, self.size)
+        # pairs that share a forward pass (one input tensor, equal models) go to one worker, whose work is that pass
+        groups = shared_evaluations([params[i] for i in resident], [data[i] for i in resident])
+        work = [0] * len(resident)
+        for group in groups:
+            work[group[0]] = int(data[resident[group[0]]].y_val.shape[0])
+        assignment = balance(groups, work, self.size)
         sent = []
         try:
             for worker, positions in zip(self.workers, assignment):

@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from learning.single_thread import one_thread
 from learning.weights import centroid_rows, kmeans_rows, relabel_in_order
 
 GAMMAS = (0.0, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)
@@ -39,7 +40,8 @@ def rows_silhouette(weights: np.ndarray, labels: np.ndarray) -> float:
     distinct = len(np.unique(labels))
     if not 2 <= distinct <= len(labels) - 1:
         return 0.0
-    return float(silhouette_score(weights, labels))
+    with one_thread():
+        return float(silhouette_score(weights, labels))
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ def channel_aware_clusters(weights: np.ndarray, k: int, airtime: GroupAirtime, s
         spread = float(np.sqrt(np.mean(np.sum((w - w.mean(axis=0)) ** 2, axis=1))))
         for gamma in GAMMAS[1:]:
             features = np.hstack([w, (gamma * spread * z)[:, None]])
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), one_thread():
                 warnings.simplefilter("ignore")
                 labels = relabel_in_order(KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(features))
             silhouette = rows_silhouette(w, labels)

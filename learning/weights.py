@@ -7,6 +7,8 @@ import warnings
 
 import numpy as np
 
+from learning.single_thread import one_thread
+
 
 def fedavg_weights(train_sizes: np.ndarray) -> np.ndarray:
     """Every row is ``n / sum(n)`` (journal eq. 1): one global model."""
@@ -62,7 +64,8 @@ def user_centric_weights(gradients: np.ndarray, variances: np.ndarray, train_siz
 
 
 def kmeans_rows(weights: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """k-means over the collaboration vectors (rows of W), journal eq. 11 (scikit-learn).
+    """k-means over the collaboration vectors (rows of W), journal eq. 11 (scikit-learn, on one
+    thread: ``learning.single_thread``).
 
     Returns (labels, W_k): every device takes its cluster's centroid as its row, so the
     distinct rows of W_k, and thus the downlink streams, number k.
@@ -75,7 +78,7 @@ def kmeans_rows(weights: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.
         raise ValueError(f"stream count k must be in 1..{m}, got {k}")
     if k == m:
         return np.arange(m), w.copy()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), one_thread():
         warnings.simplefilter("ignore")  # fewer distinct points than k: scikit-learn warns, we accept
         labels = KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(w)
     labels = relabel_in_order(labels)
@@ -118,7 +121,11 @@ def silhouette_curve(weights: np.ndarray, seed: int, max_k: int | None = None) -
             continue
         labels, _ = kmeans_rows(w, k, seed)
         distinct = len(np.unique(labels))
-        scores[k] = float(silhouette_score(w, labels)) if 2 <= distinct <= m - 1 else 0.0
+        if 2 <= distinct <= m - 1:
+            with one_thread():
+                scores[k] = float(silhouette_score(w, labels))
+        else:
+            scores[k] = 0.0
     return scores
 
 

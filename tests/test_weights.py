@@ -88,3 +88,22 @@ def test_mix_renormalizes_over_arrivals():
     effective = mix(w, np.array([True, False, True]))
     assert np.allclose(effective, [[1, 0, 0], [2 / 7, 0, 5 / 7], [0, 0, 1]])
     assert not mix(np.eye(2), np.array([False, True]))[0].any()
+
+
+def test_the_curve_does_not_depend_on_the_callers_threads():
+    """scikit-learn runs on one BLAS and OpenMP thread (learning.single_thread): the curve's
+    digits are the same whatever threads the caller's libraries have (with two BLAS threads
+    a 100-row silhouette differs from one thread's in its last bits)."""
+    from threadpoolctl import threadpool_limits
+
+    from benchmarks.clustering_threads import collaboration_matrix
+    from learning.single_thread import _controller, one_thread
+
+    w = collaboration_matrix(100)
+    curves = []
+    for threads in (1, 2):
+        with threadpool_limits(limits=threads):
+            curves.append(silhouette_curve(w, seed=1, max_k=12))
+            with one_thread():
+                assert {i["num_threads"] for i in _controller().info()} == {1}
+    assert curves[0] == curves[1]

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from learning.algorithms.base import LearnerSetup, MixingLearner
+from learning.single_thread import one_thread
 from learning.weights import oracle_weights
 from learning.options import Options, option
 
@@ -32,7 +33,8 @@ def kmeans_plusplus_seeds(models: torch.Tensor, k: int, seed: int) -> torch.Tens
     """k rows of ``models`` chosen by k-means++ seeding (scikit-learn)."""
     from sklearn.cluster import kmeans_plusplus
 
-    _, index = kmeans_plusplus(models.double().numpy(), n_clusters=k, random_state=seed)
+    with one_thread():
+        _, index = kmeans_plusplus(models.double().numpy(), n_clusters=k, random_state=seed)
     return models[torch.from_numpy(index)].clone()
 
 

@@ -58,6 +58,7 @@ import torch
 from contract import RoundPlan, Stream
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
 from learning.data import DeviceData
+from learning.single_thread import one_thread
 from learning.weights import fedavg_weights
 from learning.options import Options, option
 
@@ -70,7 +71,8 @@ def optics_clusters(influence: np.ndarray, min_samples: int) -> np.ndarray:
     rows = np.asarray(influence, dtype=np.float64)
     if rows.shape[0] < 2:
         return np.zeros(rows.shape[0], dtype=int)
-    labels = OPTICS(min_samples=min(min_samples, rows.shape[0])).fit_predict(rows)
+    with one_thread():
+        labels = OPTICS(min_samples=min(min_samples, rows.shape[0])).fit_predict(rows)
     noise = labels < 0
     labels[noise] = labels.max() + 1 + np.arange(int(noise.sum()))
     return labels
@@ -84,7 +86,8 @@ def beneficial_peers(scores: np.ndarray, own: int, seed: int) -> np.ndarray:
     values = np.asarray(scores, dtype=np.float64)
     keep = np.ones(values.size, dtype=bool)
     if np.ptp(values) > 0:
-        labels = KMeans(n_clusters=2, n_init=10, random_state=seed).fit_predict(values[:, None])
+        with one_thread():
+            labels = KMeans(n_clusters=2, n_init=10, random_state=seed).fit_predict(values[:, None])
         better = int(values[labels == 1].mean() > values[labels == 0].mean())
         keep = labels == better
     keep[own] = True

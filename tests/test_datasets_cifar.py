@@ -122,3 +122,17 @@ def test_missing_cifar_names_both_forms(tmp_path):
     for expected in ("cifar-10-batches-py", "cifar-10-python.tar.gz", str(tmp_path / "CIFAR10"),
                      "fl-cosim datasets download cifar10"):
         assert expected in str(err.value)
+
+
+def test_unit_float_gives_numpys_bits_for_every_pixel_value():
+    """``unit_float`` converts through torch; every uint8 value, at every position of a vector
+    loop and its tail, gets the bits of numpy's ``astype(float32) / float32(255)``."""
+    from scenarios.library.sources import unit_float
+
+    pixels = np.tile(np.arange(256, dtype=np.uint8), 37)[:-5].reshape(-1, 1)
+    expected = pixels.astype(np.float32) / np.float32(255.0)
+    got = unit_float(pixels)
+    assert got.dtype == np.float32 and got.shape == pixels.shape
+    assert np.array_equal(got.view(np.uint32), expected.view(np.uint32))
+    strided = np.arange(256, dtype=np.uint8)[::3]  # not contiguous
+    assert np.array_equal(unit_float(strided).view(np.uint32), (strided.astype(np.float32) / np.float32(255.0)).view(np.uint32))

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import torch
 
 from learning.data import DeviceData
 from scenarios.datasets import build_vocabulary, encode, load_cifar, load_idx_dataset, load_stackoverflow, resolve_data_dir
@@ -71,10 +72,13 @@ def _digest(name: str, data_dir: Path) -> str | None:
 
 
 def unit_float(images: np.ndarray) -> np.ndarray:
-    """uint8 pixels -> float32 in [0, 1] (divided in place: one array of floats, not two)."""
-    scaled = images.astype(np.float32)
-    np.divide(scaled, np.float32(255.0), out=scaled)
-    return scaled
+    """uint8 pixels -> float32 in [0, 1] (divided in place: one array of floats, not two), the
+    same bits as numpy's ``images.astype(np.float32) / np.float32(255)``. Made by torch: numpy
+    asks the kernel for transparent huge pages for an array this large, which on a host with
+    fragmented memory made CIFAR-10's images take 1.2 s to convert instead of 0.2 s."""
+    scaled = torch.empty(images.shape, dtype=torch.float32)
+    scaled.numpy()[...] = images
+    return scaled.div_(255.0).numpy()
 
 
 def image_devices(

@@ -38,10 +38,11 @@ def plugin_registries():
 
 
 # The files that take longest, longest first: every file of at least 4 s, by its wall time on one
-# worker of the whole suite (2 cores, main at 8ad9669). pytest-xdist's loadfile hands each file
-# whole to the next free worker in collection order, so the long ones go first and the short ones
-# fill in around them: started last, a long file would be one worker's long pole while the other
-# sits idle (test_scenarios_real.py, 18 s, kept the other worker idle for 10 s at the end).
+# worker of the whole suite (`python3 -m benchmarks.suite_timeline` prints the list; 2 cores, main
+# at 8ad9669). pytest-xdist's loadfile hands each file whole to the next free worker in collection
+# order, so the long ones go first and the short ones fill in around them: started last, a long
+# file is one worker's long pole while the other sits idle (test_scenarios_real.py, 18 s, kept the
+# other worker idle for 10 s at the end).
 LONG_FILES = ("test_reproduce.py", "test_conformance.py", "test_sweep.py", "test_algorithm_self_fl.py",
               "test_hostile_input.py", "test_lambda_study.py", "test_scenarios_real.py", "test_engine_workers.py",
               "test_worker_start.py", "test_plugins.py", "test_concept_shift_ordering.py", "test_trust.py",

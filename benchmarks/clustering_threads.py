@@ -19,7 +19,7 @@ from unittest import mock
 import numpy as np
 
 from learning import weights
-from learning.single_thread import _controller
+from learning.single_thread import native_threads
 
 
 def collaboration_matrix(devices: int, seed: int = 0) -> np.ndarray:
@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     w = collaboration_matrix(args.devices)
-    threads = {i["internal_api"]: i["num_threads"] for i in _controller().info()}
+    threads = {i["internal_api"]: i["num_threads"] for i in native_threads().info()}
     print(f"silhouette curve of {args.devices} devices; default threads {threads}")
     best = {True: float("inf"), False: float("inf")}
     for _ in range(args.repeats):

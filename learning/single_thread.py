@@ -15,7 +15,9 @@ from contextlib import AbstractContextManager
 
 
 @functools.cache
-def _controller():
+def native_threads():
+    """threadpoolctl's handle on the BLAS and OpenMP libraries loaded at its first call
+    (scikit-learn's among them); ``.info()`` lists their thread counts."""
     import sklearn.cluster  # noqa: F401  their native libraries loaded first, so the controller holds them
     import sklearn.metrics  # noqa: F401
     from threadpoolctl import ThreadpoolController
@@ -26,4 +28,4 @@ def _controller():
 def one_thread() -> AbstractContextManager:
     """Within ``with``: every BLAS and OpenMP library loaded at the first call runs one thread
     (their settings restored on leaving)."""
-    return _controller().limit(limits=1)
+    return native_threads().limit(limits=1)

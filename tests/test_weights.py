@@ -97,7 +97,7 @@ def test_the_curve_does_not_depend_on_the_callers_threads():
     from threadpoolctl import threadpool_limits
 
     from benchmarks.clustering_threads import collaboration_matrix
-    from learning.single_thread import _controller, one_thread
+    from learning.single_thread import native_threads, one_thread
 
     w = collaboration_matrix(100)
     curves = []
@@ -105,5 +105,5 @@ def test_the_curve_does_not_depend_on_the_callers_threads():
         with threadpool_limits(limits=threads):
             curves.append(silhouette_curve(w, seed=1, max_k=12))
             with one_thread():
-                assert {i["num_threads"] for i in _controller().info()} == {1}
+                assert {i["num_threads"] for i in native_threads().info()} == {1}
     assert curves[0] == curves[1]

@@ -21,7 +21,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from learning.single_thread import one_thread
-from learning.weights import centroid_rows, kmeans_rows, relabel_in_order
+from learning.weights import centroid_rows, kmeans_rows, relabel_in_order, rows_silhouette
 
 GAMMAS = (0.0, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0)
 
@@ -31,17 +31,6 @@ GroupAirtime = Callable[[Sequence[int]], float]
 def streams_airtime(labels: np.ndarray, airtime: GroupAirtime) -> float:
     """Seconds per bit of one model sent on every stream: ``sum_c airtime(c)``."""
     return float(sum(airtime(tuple(int(d) for d in np.flatnonzero(labels == c))) for c in np.unique(labels)))
-
-
-def rows_silhouette(weights: np.ndarray, labels: np.ndarray) -> float:
-    """Silhouette of a clustering of W's rows (0 where undefined: one cluster or all singletons)."""
-    from sklearn.metrics import silhouette_score
-
-    distinct = len(np.unique(labels))
-    if not 2 <= distinct <= len(labels) - 1:
-        return 0.0
-    with one_thread():
-        return float(silhouette_score(weights, labels))
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,18 @@ def relabel_in_order(labels: np.ndarray) -> np.ndarray:
     return np.array([mapping[x] for x in labels])
 
 
+def rows_silhouette(weights: np.ndarray, labels: np.ndarray) -> float:
+    """Silhouette of a clustering of W's rows (scikit-learn, on one thread); 0 where it is
+    undefined (one cluster, or only singletons: Rousseeuw's value for a point alone)."""
+    from sklearn.metrics import silhouette_score
+
+    distinct = len(np.unique(labels))
+    if not 2 <= distinct <= len(labels) - 1:
+        return 0.0
+    with one_thread():
+        return float(silhouette_score(weights, labels))
+
+
 def silhouette_curve(weights: np.ndarray, seed: int, max_k: int | None = None) -> dict[int, float]:
     """Silhouette score ``s_k`` of the k-means clustering of W's rows for k = 1..m (IV-C).
 
@@ -109,24 +121,10 @@ def silhouette_curve(weights: np.ndarray, seed: int, max_k: int | None = None) -
     singletons); both get 0, Rousseeuw's value for a point alone in its cluster. So a
     clustering is chosen over these extremes only when its score is positive.
     """
-    from sklearn.metrics import silhouette_score
-
     w = np.asarray(weights, dtype=np.float64)
     m = w.shape[0]
     top = m if max_k is None else min(max_k, m)
-    scores = {}
-    for k in range(1, top + 1):
-        if k == 1 or k == m:
-            scores[k] = 0.0
-            continue
-        labels, _ = kmeans_rows(w, k, seed)
-        distinct = len(np.unique(labels))
-        if 2 <= distinct <= m - 1:
-            with one_thread():
-                scores[k] = float(silhouette_score(w, labels))
-        else:
-            scores[k] = 0.0
-    return scores
+    return {k: 0.0 if k in (1, m) else rows_silhouette(w, kmeans_rows(w, k, seed)[0]) for k in range(1, top + 1)}
 
 
 def choose_stream_count(silhouette: dict[int, float], lam: float) -> int:

@@ -37,6 +37,7 @@ from typing import Iterable
 
 from learning import worker_start as start
 from scenarios.errors import UsageError
+from scenarios.plugin_source import SourceLoader, from_source
 
 ENTRY_POINT_GROUP = "fl_cosim.plugins"
 KINDS = ("algorithm", "scenario", "model", "system", "scheduler", "codec")
@@ -144,6 +145,9 @@ def _own_files(module: ModuleType, before: set[str]) -> list[Path]:
 def load_plugins(sources: Iterable[str], relative_to: Path | None = None) -> list[ModuleType]:
     """Load each source (a ``.py`` file, a folder of them, or a module name; paths relative to
     ``relative_to`` or the working folder) once, registering what it declares."""
+    sources = list(sources)
+    if sources:
+        from_source(_others_folders())  # what the code digest records is what runs (scenarios/plugin_source.py)
     modules = []
     for source in sources:
         if not isinstance(source, str) or not source:
@@ -162,7 +166,10 @@ def load_installed() -> None:
     if _installed_loaded:
         return
     _installed_loaded = True
-    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+    entries = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    if entries:
+        from_source(_others_folders())
+    for entry in entries:
         if entry.value in LOADED:
             continue
         before = set(sys.modules)
@@ -213,7 +220,7 @@ def _load_path(path: Path) -> list[ModuleType]:
     if present is not None:
         raise UsageError(f"plugin file {str(path)!r}: a module named {name!r} is already loaded "
                          f"({getattr(present, '__file__', None) or 'built in'}); rename the file")
-    spec = importlib.util.spec_from_file_location(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=SourceLoader(name, str(path)))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # its classes pickle by name (workers load the plugin first)
     before = set(sys.modules)

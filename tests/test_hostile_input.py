@@ -527,12 +527,17 @@ ALGORITHMS = [ScaledFedAvg]
 """
 
 
-def test_a_helper_a_plugin_method_imports_is_in_the_reuse_key(capsys, tmp_path, plugin_registries):
+def test_a_helper_a_plugin_method_imports_is_in_the_reuse_key(capsys, tmp_path, plugin_registries, monkeypatch):
     """Editing a helper that only a method imports (SCALE 1.0 -> 0.0) trains again: its
-    accuracy is the zeroed model's, not the stale folder's."""
+    accuracy is the zeroed model's, not the stale folder's. The edit keeps the file's size and
+    modification time, with bytecode caching on (Python's default): Python would run the
+    bytecode it cached of the old text, and the run must run the new one
+    (scenarios/plugin_source.py)."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # whatever PYTHONDONTWRITEBYTECODE says here
     plugin, helper = tmp_path / "scaled_plugin.py", tmp_path / "scale_helper.py"
     plugin.write_text(SCALED)
     helper.write_text("SCALE = 1.0\n")
+    stamp = helper.stat().st_mtime_ns
     sys.path.insert(0, str(tmp_path))
     argv = ["run", "--plugin", str(plugin), "--algorithm", "scaled-fedavg", "--rounds", "2", "--backend", "loop",
             "--no-figure", "--json", "--out", str(tmp_path / "out")]
@@ -542,6 +547,7 @@ def test_a_helper_a_plugin_method_imports_is_in_the_reuse_key(capsys, tmp_path, 
         recorded = json.loads((Path(first["result_dir"]) / "config.json").read_text())["provenance"]["code_files"]
         assert str(helper) in recorded
         helper.write_text("SCALE = 0.0\n")
+        os.utime(helper, ns=(stamp, stamp))  # rewritten within the same second, as a script would
         sys.modules.pop("scale_helper")  # a new process would import it afresh
         assert main(argv) == 0
         captured = capsys.readouterr()

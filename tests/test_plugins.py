@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "plugin"
 PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "half_precision", "fl_cosim_example_entry",
                   "clash", "empty_plugin", "codec_clash", "not_a_codec", "modelless", "helped_plugin", "plugin_helper",
-                  "chatty", "quitter", "badly_named", "zero_time_unit", "round_robin", "strongest_first")
+                  "chatty", "quitter", "badly_named", "zero_time_unit", "round_robin", "strongest_first", "renamed_plugin")
 # on the CPU: runs compared file for file are the same run on one device (a GPU's reductions need not be)
 SMALL = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rounds", "2", "--quiet", "--device", "cpu"]
 
@@ -114,7 +114,8 @@ def test_a_plugin_codec_codes_the_uplink_at_16_bits_a_coordinate(capsys, tmp_pat
     assert not (tmp_path / "refused").exists()
 
 
-def test_plugin_things_are_listed_and_checked_like_built_ins(capsys, tmp_path):
+def test_plugin_things_are_listed_and_checked_like_built_ins(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # loading a plugin writes no bytecode beside it either
     listed = run_json(capsys, ["list", "--plugin", str(EXAMPLE)])
     assert "tempered-fedavg" in listed["algorithms"] and "mirrored-digits" in listed["scenarios"]
     assert "slow-half-uplink" in listed["systems"]
@@ -154,6 +155,23 @@ def test_plugin_things_are_listed_and_checked_like_built_ins(capsys, tmp_path):
     assert "fedavg" in ALGORITHMS and ALGORITHMS["fedavg"].__module__ == "learning.algorithms.fedavg"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clash.py", "codec_clash.py", "empty_plugin.py", "modelless.py",
                                                           "not_a_codec.py"]  # nothing written
+
+
+def test_a_plugin_file_runs_as_it_reads_now_not_as_python_cached_it(capsys, tmp_path):
+    """A plugin file rewritten to text of the same length at the same modification time, beside
+    the bytecode Python cached of its old text (as its own import would have left it), loads
+    as it reads now (scenarios/plugin_source.py)."""
+    import py_compile
+
+    plugin = tmp_path / "renamed_plugin.py"
+    text = "from learning.algorithms.fedavg import FedAvg\n\nclass Renamed(FedAvg):\n    name = '{}'\n\nALGORITHMS = [Renamed]\n"
+    plugin.write_text(text.format("old-fedavg"))
+    py_compile.compile(str(plugin), doraise=True)  # timestamp bytecode: valid while mtime and size match
+    stamp = plugin.stat().st_mtime_ns
+    plugin.write_text(text.format("new-fedavg"))
+    os.utime(plugin, ns=(stamp, stamp))
+    algorithms = run_json(capsys, ["list", "--plugin", str(plugin)])["algorithms"]
+    assert "new-fedavg" in algorithms and "old-fedavg" not in algorithms
 
 
 def test_compare_runs_the_plugin_on_the_batched_backend(capsys, tmp_path):

@@ -367,9 +367,16 @@ def test_a_config_whose_provenance_is_not_a_table_is_run_again(capsys, tmp_path,
 
 
 # --- faults that keep work ------------------------------------------------------------------
+def ordinary_environment() -> dict:
+    """This one, with stdout and stderr buffered as Python has them by default (whatever
+    PYTHONUNBUFFERED says here): what a buffer still holds at exit is where a broken stream
+    shows."""
+    return {**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, "PYTHONPATH": str(ROOT)}
+
+
 def cli_process(argv, **kwargs):
     return subprocess.run([sys.executable, "-m", "scenarios.cli.main", *argv], cwd=ROOT, capture_output=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300, **kwargs)
+                          env=ordinary_environment(), timeout=300, **kwargs)
 
 
 def close_fd(fd: int):
@@ -381,8 +388,7 @@ def test_a_reader_that_goes_away_never_aborts_a_run(tmp_path):
     the exit status is the closed stdout's (141), never the diverged one (1)."""
     process = subprocess.Popen([sys.executable, "-m", "scenarios.cli.main", "run", "--algorithm", "fedavg", "local",
                                 "--rounds", "2", "--backend", "loop", "--no-figure", "--out", str(tmp_path)],
-                               cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT)
+                               cwd=ROOT, env=ordinary_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     first = [process.stdout.readline(), process.stdout.readline()]
     process.stdout.close()
     assert process.wait(timeout=300) == 141 and all(first)
@@ -390,6 +396,22 @@ def test_a_reader_that_goes_away_never_aborts_a_run(tmp_path):
 
     folders = [p for p in tmp_path.iterdir() if p.is_dir()]
     assert len(folders) == 2 and all(folder_problem(p) is None for p in folders)
+
+
+def test_a_broken_stderr_alone_leaves_the_status_and_the_output_whole(tmp_path):
+    """``run ... 2> >(exit)``: the progress's reader is gone from the start, stdout is fine. The
+    table is printed whole, the run is written, and the status is 0 (never Python's 120 for a
+    stream it could not flush at exit)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([sys.executable, "-m", "scenarios.cli.main", "run", "--algorithm", "fedavg", "--rounds", "2",
+                               "--backend", "loop", "--no-figure", "--out", str(tmp_path)], cwd=ROOT, env=ordinary_environment(),
+                              stdout=subprocess.PIPE, stderr=write, timeout=300)
+    finally:
+        os.close(write)
+    assert done.returncode == 0 and b"fedavg" in done.stdout
+    assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 1
 
 
 def test_a_closed_stderr_never_aborts_a_run(tmp_path):

@@ -189,7 +189,9 @@ def ctrl_c_interrupts() -> Iterator[None]:
 
 def main(argv=None) -> int:
     with ctrl_c_interrupts():
-        return _main(argv)
+        status = _main(argv)
+    drop_unwritable_output()
+    return status
 
 
 def _main(argv=None) -> int:
@@ -254,8 +256,34 @@ def show(text: str, closed: bool) -> int:
     except OSError as error:
         say(f"fl-cosim: error: cannot write the output: {error.strerror or error}")
         failed = EXIT_USAGE
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+    to_devnull(sys.stdout)  # nothing more to flush at exit
     return failed
+
+
+def drop_unwritable_output() -> None:
+    """What stdout and stderr still hold and cannot write is dropped (their reader went away:
+    ``2>&1 | head``, where the progress broke the pipe): Python would flush it at exit, fail,
+    and end with status 120 in place of the command's. Where Python writes them unbuffered
+    (``PYTHONUNBUFFERED``), nothing is ever held."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            to_devnull(stream)
+
+
+def to_devnull(stream) -> None:
+    """Point ``stream``'s file descriptor at ``/dev/null`` (best-effort)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(null, stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    finally:
+        os.close(null)
 
 
 if __name__ == "__main__":

@@ -309,10 +309,11 @@ def test_edited_summary_is_refused_by_every_reader(capsys, tmp_path, sealed, edi
     from scenarios.api import UsageError, load
 
     folder = edited_copy(sealed, tmp_path, edit, reseal)
-    for argv in (["plot", folder, "--out", tmp_path / "f.png"], ["penalty", folder], ["plot", folder, "--systems", "wired"]):
+    for argv in (["plot", folder, "--out", tmp_path / "f.png"], ["penalty", folder],
+                 ["plot", folder, "--systems", "wired", "--out", tmp_path / "g.png"]):  # never the working folder
         code, out, err = cli(capsys, *argv)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and needle in err, err
-    assert not (tmp_path / "f.png").exists()
+    assert not (tmp_path / "f.png").exists() and not (tmp_path / "g.png").exists()
     with pytest.raises(UsageError, match="not a complete result folder") as error:
         load(folder)
     assert needle in str(error.value) and "\n" not in str(error.value)

@@ -80,13 +80,16 @@ class LocalTraining(Options):
     def resolved(self) -> "LocalTraining":
         """These settings with ``auto`` replaced by this machine's choice: the device is CUDA when
         present unless the backend is a CPU one (ValueError: a CUDA device asked for and none
-        present)."""
+        present, or a backend that cannot train here: ``Backend.unavailable``)."""
         device = self.device
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() and self.backend not in CPU_BACKENDS else "cpu"
         elif device.startswith("cuda") and not torch.cuda.is_available():
             raise ValueError(f"device {device}: no CUDA device on this machine (use cpu or auto)")
         backend = self.backend if self.backend != "auto" else ("batched" if device.startswith("cuda") else "processes")
+        problem = BACKENDS[backend].unavailable("cpu" if device == "cpu" else "cuda")
+        if problem is not None:
+            raise ValueError(f"backend {backend} on {device}: {problem}")
         return replace(self, device=device, backend=backend)
 
 

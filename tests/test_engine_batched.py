@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gc
 import json
-import shutil
+import sys
 
 import numpy as np
 import pytest
@@ -15,7 +15,7 @@ import torch
 
 from learning.data import DeviceData
 from learning.engine import Backend
-from learning.engine.batched import BatchedEngine, draw_schedules
+from learning.engine.batched import BatchedEngine, CompiledBackend, draw_schedules
 from learning.models import build_model
 from learning.training import LocalJob, LocalTraining, Trainer
 from scenarios.cli.main import main
@@ -232,10 +232,12 @@ def test_ragged_jobs_on_cuda_as_the_loop_on_cpu(optimizer, model, monkeypatch):
     np.testing.assert_allclose(cuda.evaluate_many(models, datas)[1], Backend(loop).evaluate(models, datas)[1], rtol=RTOL, atol=ATOL)
 
 
-@pytest.mark.skipif(shutil.which("cc") is None, reason="torch.compile on the CPU needs a C compiler (cc)")
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch's own, raised while compiling
 def test_compiled_backend_gives_the_loops_numbers():
     """Backend ``compiled``: the batched step under torch.compile, whole chunks every step."""
+    problem = CompiledBackend.unavailable("cpu")
+    if problem is not None:
+        pytest.skip(problem)
     datas = tiny_datas()
     loop = trainer("loop", "adam", "mlp")
     expected, expected_draws = train_twice(loop, Backend(loop).train, datas)
@@ -246,6 +248,24 @@ def test_compiled_backend_gives_the_loops_numbers():
     assert draws == expected_draws
     for key, state in loop.optimizer_states.items():
         torch.testing.assert_close(compiled.optimizer_states[key].exp_avg, state.exp_avg, rtol=RTOL, atol=ATOL)
+
+
+def test_compiled_backend_says_why_it_cannot_build_here_before_anything_trains(capsys, tmp_path, monkeypatch):
+    """torch's C++ build of the CPU kernels breaks at a space in its cache folder's path, and
+    needs a compiler: either is one line and exit status 2 before anything is made
+    (``Backend.unavailable``), never a failed build mid-run."""
+    out = tmp_path / "out"
+    argv = ["run", "--algorithm", "fedavg", "--rounds", "1", "--backend", "compiled", "--device", "cpu", "--out", str(out)]
+    monkeypatch.setenv("CXX", sys.executable)  # a program that exists: the path is what is wrong
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "with space"))
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "breaks at the space in its cache folder" in err and "TORCHINDUCTOR_CACHE_DIR" in err and err.count("\n") == 1
+    monkeypatch.setenv("CXX", "no-such-compiler")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "there is no 'no-such-compiler' here (set CXX to one)" in err and err.count("\n") == 1
+    assert not out.exists()
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (the batched engine's GPU path)")

@@ -38,6 +38,8 @@ so ragged jobs do not change shapes); evaluation, gradients and FedProto's proto
 from __future__ import annotations
 
 import copy
+import os
+import shutil
 import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -519,3 +521,24 @@ class CompiledBackend(BatchedBackend):
     """Backend ``compiled``: ``batched`` with its training step under ``torch.compile``."""
 
     compiled = True
+
+    @classmethod
+    def unavailable(cls, device: str) -> str | None:
+        """On the CPU, torch's inductor builds the step's kernels with a C++ compiler (``CXX``,
+        else ``g++``) from one command line, which breaks at a space in the path of its cache
+        folder (``TORCHINDUCTOR_CACHE_DIR``, else under the temporary folder) or of torch's own
+        (torch 2.13's ``cpp_builder``): said before anything trains, not as a failed build."""
+        if device != "cpu":
+            return None
+        compiler = os.environ.get("CXX", "g++")
+        if shutil.which(compiler) is None:
+            return f"torch builds its CPU kernels with a C++ compiler and there is no {compiler!r} here (set CXX to one)"
+        try:
+            from torch._inductor.runtime.cache_dir_utils import cache_dir
+        except ImportError:  # another torch: its own error, if any, when it builds
+            return None
+        for what, path in (("its cache folder", cache_dir()), ("torch's folder", os.path.dirname(torch.__file__))):
+            if any(character.isspace() for character in path):
+                return (f"torch builds its CPU kernels from a command line that breaks at the space in {what} {path!r} "
+                        "(set TORCHINDUCTOR_CACHE_DIR to a folder without one, or choose backend batched)")
+        return None

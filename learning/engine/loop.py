@@ -23,6 +23,11 @@ class Backend:
 
     cpu_only = True
 
+    @classmethod
+    def unavailable(cls, device: str) -> str | None:
+        """Why this backend cannot train on ``device`` ("cpu", "cuda[:N]") on this machine (None: it can)."""
+        return None
+
     def __init__(self, trainer):
         self.trainer = trainer
 

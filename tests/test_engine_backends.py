@@ -3,6 +3,8 @@ inheriting the reference loop's methods they do not replace, and closed with the
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -40,6 +42,11 @@ def test_the_trainer_makes_its_backend_once_from_the_registry():
     assert BACKENDS == {"loop": Backend, "batched": BatchedBackend, "compiled": CompiledBackend,
                         "processes": ProcessesBackend}
     for name, kind in BACKENDS.items():
+        problem = kind.unavailable("cpu")  # compiled, where torch cannot build its kernels: refused as made
+        if problem is not None:
+            with pytest.raises(ValueError, match=re.escape(problem)):
+                trainer(name)
+            continue
         t = trainer(name)
         assert type(t.backend) is kind and t.backend.trainer is t
     t = trainer("batched")

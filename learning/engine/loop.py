@@ -25,7 +25,7 @@ class Backend:
 
     @classmethod
     def unavailable(cls, device: str) -> str | None:
-        """Why this backend cannot train on ``device`` ("cpu", "cuda[:N]") on this machine (None: it can)."""
+        """Why this backend cannot train on ``device`` ("cpu" or "cuda") on this machine (None: it can)."""
         return None
 
     def __init__(self, trainer):

@@ -244,7 +244,8 @@ def _main(argv=None) -> int:
 def show(text: str, closed: bool) -> int:
     """Print the command's output; 0, or the exit status of an output that could not be written:
     141 when stdout is closed or its reader went away (| head), 2 when writing it failed (a full
-    disk), each with one line on stderr where it can be written."""
+    disk), each with one line on stderr where it can be written (what stays unwritten is
+    dropped as ``main`` returns: ``drop_unwritable_output``)."""
     if closed:
         say("fl-cosim: error: stdout is closed; the output is lost")
         return PIPE_CLOSED_EXIT
@@ -252,12 +253,10 @@ def show(text: str, closed: bool) -> int:
         print(text, flush=True)
         return 0
     except BrokenPipeError:  # the reader went away (| head): no traceback, the conventional status
-        failed = PIPE_CLOSED_EXIT
+        return PIPE_CLOSED_EXIT
     except OSError as error:
         say(f"fl-cosim: error: cannot write the output: {error.strerror or error}")
-        failed = EXIT_USAGE
-    to_devnull(sys.stdout)  # nothing more to flush at exit
-    return failed
+        return EXIT_USAGE
 
 
 def drop_unwritable_output() -> None:

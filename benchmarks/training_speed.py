@@ -133,7 +133,7 @@ def full_run(rounds: int, out: Path, eval_every: int) -> tuple[float, dict]:
                "--algorithm", "fedavg", "--optimizer", "sgd", "--rounds", str(rounds), "--eval-every", str(eval_every),
                "--out", str(out), "--force", "--json"]
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"fl-cosim run failed: {done.stderr.strip()}")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from child_env import checkout_environment
 from scenarios.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -371,7 +372,7 @@ def ordinary_environment() -> dict:
     """This one, with stdout and stderr buffered as Python has them by default (whatever
     PYTHONUNBUFFERED says here): what a buffer still holds at exit is where a broken stream
     shows."""
-    return {**{k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}, "PYTHONPATH": str(ROOT)}
+    return checkout_environment(drop=("PYTHONUNBUFFERED",))
 
 
 def cli_process(argv, **kwargs):
@@ -430,7 +431,7 @@ def test_list_with_a_closed_stdout_is_141_not_0():
 def test_list_on_a_full_device_is_one_line():
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "scenarios.cli.main", "list"], cwd=ROOT, stdout=full,
-                              stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+                              stderr=subprocess.PIPE, env=checkout_environment(), timeout=300)
     assert done.returncode == 2
     assert done.stderr == b"fl-cosim: error: cannot write the output: No space left on device\n"
 
@@ -439,7 +440,7 @@ def test_a_non_utf8_out_under_the_c_locale_is_written(tmp_path):
     out = os.fsencode(str(tmp_path)) + b"/r\xff"
     done = subprocess.run([sys.executable, "-m", "scenarios.cli.main", "run", "--algorithm", "fedavg", "--rounds", "1",
                            "--backend", "loop", "--quiet", "--out", out], cwd=ROOT, capture_output=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), "LC_ALL": "C"})
+                          env=checkout_environment(LC_ALL="C"))
     assert done.returncode == 0, done.stderr
     written = os.listdir(out)
     assert any(name.endswith(b".png") if isinstance(name, bytes) else name.endswith(".png") for name in written)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from child_env import checkout_environment
 from learning.algorithms import ALGORITHMS
 from scenarios import plugins
 from scenarios.cli.main import main
@@ -227,7 +228,7 @@ def test_a_fresh_worker_process_loads_the_plugins_it_is_given(tmp_path):
             "[sys.argv[5]])['result_dir'])")
     argv = [spec.scenario, spec.algorithm, spec.system, str(tmp_path / "there"), str(EXAMPLE)]
     done = subprocess.run([sys.executable, "-c", code, *argv], cwd=tmp_path, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True, timeout=300)
+                          env=checkout_environment(), check=True, timeout=300)
     there = Path(done.stdout.strip())
     assert there.name == here.name
     assert all((there / name).read_bytes() == (here / name).read_bytes() for name in ("config.json", "rounds.csv", "plans.jsonl"))

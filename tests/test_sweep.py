@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from child_env import checkout_environment
 from scenarios.records.result_folder import folder_problem
 from scenarios.cli.main import main
 from scenarios.errors import UsageError
@@ -107,7 +108,7 @@ def sweep_command(config: Path, out: Path, *extra, quiet: bool = True) -> list[s
 
 
 def environment() -> dict:
-    return {**os.environ, "PYTHONPATH": str(ROOT)}
+    return checkout_environment()
 
 
 def processes_naming(text: str) -> list[int]:
@@ -195,7 +196,7 @@ def ray_cluster():
     """One local Ray instance for this file's Ray tests (each start is seconds, many more under
     load): two CPUs and one (fake) GPU; yields its address, for a sweep to join."""
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'fl-cosim[ray]')")
-    path = os.pathsep.join([str(ROOT), str(ROOT / "tests")])  # the workers import tests/ray_probe.py
+    path = checkout_environment()["PYTHONPATH"] + os.pathsep + str(ROOT / "tests")  # the workers import tests/ray_probe.py
     context = ray.init(num_cpus=2, num_gpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False,
                        runtime_env={"env_vars": {"PYTHONPATH": path}})
     try:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from child_env import checkout_environment
 from scenarios.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,7 +177,7 @@ def test_option_lam_reaches_every_algorithm_that_takes_it(capsys, tmp_path, algo
 
 def test_compare_workers_die_with_their_parent(tmp_path):
     """SIGKILL the parent of a compare with two worker processes: every worker is gone soon after."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = checkout_environment()
     parent = subprocess.Popen(
         [sys.executable, "-m", "scenarios.cli.main", "compare", "--algorithm", "fedavg", "local", "oracle", "--seeds", "3",
          "--rounds", "40", "--jobs", "2", "--quiet", "--out", str(tmp_path / "out")],

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from child_env import checkout_environment
 from learning import worker_start
 from learning.worker_start import alive
 from learning.engine import workers
@@ -168,8 +169,7 @@ def test_ctrl_c_cancels_the_queued_runs(tmp_path, inherited):
     out = tmp_path / "out"
     command = [sys.executable, "-m", "scenarios.cli.main", "compare", "--plugin", str(tmp_path / "held.py"), "--algorithm",
                "held-fedavg", "--seeds", "8", "--rounds", "2", "--out", str(out), "--jobs", "2"]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-           "FL_COSIM_TEST_STARTED": str(fifo)}
+    env = checkout_environment(FL_COSIM_TEST_STARTED=str(fifo))
     before = signal.signal(signal.SIGINT, signal.SIG_IGN if inherited == "ignored" else signal.default_int_handler)
     try:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -161,15 +161,18 @@ def test_sigkilled_sweep_resumes_to_identical_tables_without_orphans(reference, 
         # kill at a random moment of the run phase (after the checks: the sweep's first progress line)
         sweep = subprocess.Popen(sweep_command(config, work, quiet=False), cwd=ROOT, env=environment(),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        running = threading.Event()
+        running, said = threading.Event(), []
 
-        def watch(stream=sweep.stderr, running=running):
+        def watch(stream=sweep.stderr, running=running, said=said):
             for line in stream:
+                said.append(line)
                 if line.startswith("[sweep]"):
                     running.set()
+            running.set()  # the sweep ended (or closed stderr): nothing more to wait for
 
         threading.Thread(target=watch, daemon=True).start()
-        assert running.wait(timeout=300), "the sweep never started its runs"
+        running.wait(timeout=300)
+        assert any(line.startswith("[sweep]") for line in said), f"the sweep never started its runs: {''.join(said)[-2000:]}"
         time.sleep(moments.uniform(0.0, min(1.5, duration_s / 2)))  # a fast machine's runs end sooner: so do the kills
         os.kill(sweep.pid, signal.SIGKILL)
         sweep.wait(timeout=30)

@@ -177,14 +177,15 @@ def test_option_lam_reaches_every_algorithm_that_takes_it(capsys, tmp_path, algo
 
 def test_compare_workers_die_with_their_parent(tmp_path):
     """SIGKILL the parent of a compare with two worker processes: every worker is gone soon after."""
-    env = checkout_environment()
-    parent = subprocess.Popen(
-        [sys.executable, "-m", "scenarios.cli.main", "compare", "--algorithm", "fedavg", "local", "oracle", "--seeds", "3",
-         "--rounds", "40", "--jobs", "2", "--quiet", "--out", str(tmp_path / "out")],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    errors = tmp_path / "stderr"
+    with open(errors, "w") as stderr:
+        parent = subprocess.Popen(
+            [sys.executable, "-m", "scenarios.cli.main", "compare", "--algorithm", "fedavg", "local", "oracle", "--seeds", "3",
+             "--rounds", "40", "--jobs", "2", "--quiet", "--out", str(tmp_path / "out")],
+            cwd=ROOT, env=checkout_environment(), stdout=subprocess.DEVNULL, stderr=stderr)
     try:
-        workers = wait_for_children(parent.pid, 2, timeout_s=120)
-        assert len(workers) >= 2, "compare never started its workers"
+        workers = wait_for_children(parent, 2, timeout_s=120)
+        assert len(workers) >= 2, f"compare never started its workers: {errors.read_text()[-2000:]}"
     finally:
         parent.send_signal(signal.SIGKILL)
         parent.wait(timeout=30)
@@ -207,15 +208,17 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def wait_for_children(pid: int, count: int, timeout_s: float) -> list[int]:
+def wait_for_children(parent: subprocess.Popen, count: int, timeout_s: float) -> list[int]:
+    """``parent``'s children once it has ``count`` of them; fewer when it ended first (a command
+    that failed at start-up) or ``timeout_s`` passed."""
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        found = children(pid)
+    while time.monotonic() < deadline and parent.poll() is None:
+        found = children(parent.pid)
         if len(found) >= count:
             time.sleep(1.0)  # let them take work
-            return children(pid)
+            return children(parent.pid)
         time.sleep(0.2)
-    return children(pid)
+    return children(parent.pid)
 
 
 def alive(pid: int) -> bool:

@@ -39,10 +39,14 @@ import dataclasses
 import itertools
 import math
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: tomli, the parser that became tomllib in 3.11
+    import tomli as tomllib
 
 from scenarios.errors import UsageError
 from scenarios.execution.runner import RunSpec

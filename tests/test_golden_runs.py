@@ -88,10 +88,12 @@ def _table_differences(file: str, folder: Path, recording: Path, on_a_cell: bool
     recorded_rows = list(csv.reader(io.StringIO((recording / file).read_text())))
     if len(made_rows) != len(recorded_rows) or made_rows[:1] != recorded_rows[:1]:
         return [f"{file}: other rows or columns"]
-    header = made_rows[0]
-    return [f"{file} line {line} ({file == 'rounds.csv' and 'round ' + made[0] or made[1]}) {column}: {a} (recorded {b})"
-            for line, (made, recorded) in enumerate(zip(made_rows[1:], recorded_rows[1:]), start=2)
-            for column, a, b in zip(header, made, recorded) if not _same_cell(column, a, b, on_a_cell)]
+    found = []
+    for line, (made, recorded) in enumerate(zip(made_rows[1:], recorded_rows[1:]), start=2):
+        where = f"round {made[0]}" if file == "rounds.csv" else made[1]  # the round, or the trace event's kind
+        found += [f"{file} line {line} ({where}) {column}: {a} (recorded {b})"
+                  for column, a, b in zip(made_rows[0], made, recorded) if not _same_cell(column, a, b, on_a_cell)]
+    return found
 
 
 def differences(folder: Path, recording: Path, on_a_cell: bool = False) -> list[str]:

@@ -231,7 +231,8 @@ def test_a_fresh_worker_process_loads_the_plugins_it_is_given(tmp_path):
                           env=checkout_environment(), check=True, timeout=300)
     there = Path(done.stdout.strip())
     assert there.name == here.name
-    assert all((there / name).read_bytes() == (here / name).read_bytes() for name in ("config.json", "rounds.csv", "plans.jsonl"))
+    assert [name for name in ("config.json", "rounds.csv", "plans.jsonl")
+            if (there / name).read_bytes() != (here / name).read_bytes()] == []
 
 
 ENTRY_PLUGIN = '''

@@ -24,6 +24,9 @@ tail -3 "$OUT/pytest.log"; grep -E "^(failed|error)" "$OUT/reports.txt" | cut -c
 stamp compare
 timeout 60 fl-cosim compare --algorithm fedavg user-centric --streams 2 --seeds 2 --rounds 3 --jobs 4 \
   --device "$DEV" --out "$R/compare" --quiet > "$OUT/compare.txt" 2>&1; echo "compare rc=$?"
+stamp compare-cpu  # the same on this machine's CPU: which device should `auto` give a run this small?
+timeout 60 fl-cosim compare --algorithm fedavg user-centric --streams 2 --seeds 2 --rounds 3 --jobs 4 \
+  --device cpu --out "$R/compare-cpu" --quiet > "$OUT/compare-cpu.txt" 2>&1; echo "compare on the cpu rc=$?"
 stamp sweep
 printf 'seeds = 2\n[settings]\nscenario = "digits-rotation"\nrounds = 3\ntraining = { device = "%s" }\n[[algorithm]]\nname = "fedavg"\n[[algorithm]]\nname = "oracle"\n' \
   "$DEV" > "$R/sweep.toml"
@@ -40,18 +43,19 @@ timeout "${ROT_S:-75}" fl-cosim compare --scenario mnist-rotation --algorithm fe
 echo "rotation rc=$?"; grep -E "^(fedavg|user-centric|oracle)" "$OUT/rotation.txt"
 stamp done
 kill %1 2>/dev/null
-[ -s "$OUT/util.csv" ] && python3 - "$OUT" <<'PY'
-import csv, datetime, sys
+python3 - "$OUT" <<'PY'
+import csv, datetime, os, sys
 out = sys.argv[1]
 steps = [(float(line.split()[1]), line.split()[2]) for line in open(f"{out}/steps.log")]
-samples = []
-for row in csv.reader(open(f"{out}/util.csv")):
-    at = datetime.datetime.strptime(row[0].strip(), "%Y/%m/%d %H:%M:%S.%f").timestamp()
-    samples.append((at, float(row[1].split()[0]), float(row[2].split()[0])))
+samples = []  # (time, GPU busy %, memory MiB), where nvidia-smi sampled them
+if os.path.exists(f"{out}/util.csv"):
+    for row in csv.reader(open(f"{out}/util.csv")):
+        at = datetime.datetime.strptime(row[0].strip(), "%Y/%m/%d %H:%M:%S.%f").timestamp()
+        samples.append((at, float(row[1].split()[0]), float(row[2].split()[0])))
 for (start, name), (end, _) in zip(steps, steps[1:]):
     inside = [(busy, memory) for at, busy, memory in samples if start <= at < end]
-    if inside:
-        print(f"{name:10s} {end - start:7.1f} s  GPU busy mean {sum(b for b, _ in inside) / len(inside):5.1f}%"
-              f"  max memory {max(m for _, m in inside):.0f} MiB")
+    gpu = (f"  GPU busy mean {sum(b for b, _ in inside) / len(inside):5.1f}%  max memory {max(m for _, m in inside):.0f} MiB"
+           if inside else "")
+    print(f"{name:12s} {end - start:7.1f} s{gpu}")
 PY
 rm -f "$OUT/util.csv"  # many thousand lines; the table above is what it says

@@ -8,9 +8,10 @@
 #   DEV=cpu JOBS=2 SUITE_ARGS=tests/test_options.py bash benchmarks/cuda_check.sh   (a dry run)
 #
 # SUITE_S, TEST_S (pytest-timeout per test, where installed), ROUNDS, ROT_S and CHUNKS bound the steps.
+cd "$(dirname "$0")/.."
 DEV=${DEV:-cuda}; JOBS=${JOBS:-15}; OUT=${OUT:-/tmp/cuda-check}; mkdir -p "$OUT"
 R=$(mktemp -d); trap 'rm -rf "$R"' EXIT
-export PYTHONUNBUFFERED=1 PYTHONPATH="$(cd "$(dirname "$0")" && pwd)${PYTHONPATH:+:$PYTHONPATH}" OUT
+export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD/benchmarks${PYTHONPATH:+:$PYTHONPATH}" OUT
 stamp() { echo "== $(date +%s.%N | cut -c1-14) $*" | tee -a "$OUT/steps.log"; }
 if command -v nvidia-smi >/dev/null; then
   nvidia-smi -L

@@ -132,8 +132,9 @@ def full_run(rounds: int, out: Path, eval_every: int) -> tuple[float, dict]:
     command = [sys.executable, str(Path(__file__).resolve()), "--timed-cli", str(timings), "run", "--scenario", SCENARIO,
                "--algorithm", "fedavg", "--optimizer", "sgd", "--rounds", str(rounds), "--eval-every", str(eval_every),
                "--out", str(out), "--force", "--json"]
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))  # the checkout first, nothing hidden
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path})
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"fl-cosim run failed: {done.stderr.strip()}")

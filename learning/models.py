@@ -8,6 +8,8 @@ from typing import Callable
 import torch
 from torch import nn
 
+from learning.pooling import MaxPool2x2
+
 
 def output_layer(model: nn.Module) -> nn.Linear:
     """The model's output layer: its last registered ``nn.Linear``. Its input is the model's
@@ -30,8 +32,8 @@ class LeNet5(nn.Module):
         super().__init__()
         pad = 2 if image_size == 28 else 0
         self.features = nn.Sequential(
-            nn.Conv2d(in_channels, 6, 5, padding=pad), nn.MaxPool2d(2), nn.ReLU(),
-            nn.Conv2d(6, 16, 5), nn.MaxPool2d(2), nn.ReLU(),
+            nn.Conv2d(in_channels, 6, 5, padding=pad), MaxPool2x2(), nn.ReLU(),
+            nn.Conv2d(6, 16, 5), MaxPool2x2(), nn.ReLU(),
         )
         self.classifier = nn.Sequential(
             nn.Flatten(), nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, num_classes)
@@ -48,8 +50,8 @@ class SmallCNN(nn.Module):
     def __init__(self, in_channels: int = 1, num_classes: int = 10, width: int = 8):
         super().__init__()
         self.net = nn.Sequential(
-            nn.Conv2d(in_channels, width, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
-            nn.Conv2d(width, 2 * width, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
+            nn.Conv2d(in_channels, width, 3, padding=1), MaxPool2x2(), nn.ReLU(),
+            nn.Conv2d(width, 2 * width, 3, padding=1), MaxPool2x2(), nn.ReLU(),
             nn.Flatten(), nn.Linear(2 * width * 2 * 2, 64), nn.ReLU(), nn.Linear(64, num_classes),
         )
 

@@ -12,9 +12,10 @@ margin ties every window.
 
 The values are torch's (``tests/test_pooling.py``), so every accuracy and loss is the same, bit
 for bit: a maximum is one of its inputs in any order, and NaN propagates as in torch's pool.
-Only the sign of a zero can differ, where a window's maximum is ``-0.0`` and ``0.0`` at once;
-no later layer sees it (``x + 0.0`` and ``x + -0.0`` are ``x`` for any other ``x``, a sum of zeros
-is ``+0.0``, a ReLU's gradient mask is ``x > 0``).
+Only the sign of a zero can differ, where a window's maximum is ``-0.0`` and ``0.0`` at once,
+and no later number shows it: added to any nonzero number a zero of either sign changes nothing,
+and a ReLU's gradient mask is ``x > 0`` for both (the tests compare whole models' logits on
+inputs whose blank margins tie).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from torch import nn
 
 
 class MaxPool2x2(nn.MaxPool2d):
-    """``nn.MaxPool2d(2)``: the same module (state, repr, gradients), a quicker forward where no
-    gradient flows through it and the height and width are even."""
+    """``nn.MaxPool2d(2)`` (its settings, no state, its gradients), with a quicker forward where
+    no gradient flows through it and the height and width are even."""
 
     def __init__(self):
         super().__init__(2)
@@ -34,8 +35,8 @@ class MaxPool2x2(nn.MaxPool2d):
         if (torch.is_grad_enabled() and x.requires_grad) or x.dim() != 4 or x.shape[-2] % 2 or x.shape[-1] % 2:
             return super().forward(x)
         n, c, h, w = x.shape
-        rows = x.view(n, c, h // 2, 2, w)
-        pairs = torch.maximum(rows[:, :, :, 0], rows[:, :, :, 1]).view(n, c, h // 2, w // 2, 2)
+        rows = x.reshape(n, c, h // 2, 2, w)  # a view for a contiguous or channels-last tensor
+        pairs = torch.maximum(rows[:, :, :, 0], rows[:, :, :, 1]).reshape(n, c, h // 2, w // 2, 2)
         return torch.maximum(pairs[..., 0], pairs[..., 1])
 
 

@@ -39,10 +39,12 @@ def test_evaluation_gives_torchs_values_in_torchs_layout(shape, channels_last):
     assert fast.isnan().any() and (fast == -INF).any() and (fast == INF).any()
 
 
-def test_odd_sizes_and_gradients_are_torchs_own_pool():
+def test_odd_sizes_other_layouts_and_gradients():
     odd = _hostile((2, 3, 7, 9), False)
+    transposed = _hostile((2, 6, 8, 4), False).transpose(2, 3)  # neither contiguous nor channels-last
     with torch.no_grad():
         assert _same(MaxPool2x2()(odd), nn.MaxPool2d(2)(odd))  # floor mode: the last row and column dropped
+        assert torch.equal(MaxPool2x2()(transposed).nan_to_num(), nn.MaxPool2d(2)(transposed).nan_to_num())
     x = _hostile((4, 6, 12, 12), False).nan_to_num().requires_grad_()
     weights = torch.randn(4, 6, 6, 6)
     grads = []

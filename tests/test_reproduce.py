@@ -189,7 +189,7 @@ def test_smoke_scale_writes_every_table_and_figure(capsys, tmp_path):
     assert (out / "table1.csv").read_text() == before
 
 
-def test_silhouette_is_kept_and_read_back_while_the_config_is_the_same(tmp_path, capsys):
+def test_silhouette_is_kept_and_read_back_while_the_config_code_and_data_are_the_same(tmp_path, capsys):
     from scenarios.execution.runner import prepare, resolve
     from scenarios.execution.silhouette import setup_silhouette
 
@@ -208,3 +208,17 @@ def test_silhouette_is_kept_and_read_back_while_the_config_is_the_same(tmp_path,
     other = RunSpec("digits-rotation", "user-centric", seed=1, options={"streams": "auto"}, training={"batch_size": 32})
     assert set(curve_of(other).values()) != {0.5}  # another config: computed again
     assert json.loads(path.read_text())["config"]["training"]["batch_size"] == 32
+
+    # a curve kept by other code, other dataset files or another fl-cosim version (or by one
+    # that recorded no provenance) is computed again, as a run folder would be run again
+    for key, value in (("code", "0" * 64), ("data", "0" * 64), ("fl_cosim", "999.0"), ("provenance", None)):
+        kept = json.loads(path.read_text())
+        provenance = kept["provenance"]
+        if key == "provenance":
+            del kept["provenance"]
+        else:
+            kept["provenance"] = {**provenance, key: value}
+        kept["silhouette"] = {k: 0.5 for k in kept["silhouette"]}
+        path.write_text(json.dumps(kept))
+        assert set(curve_of(other).values()) != {0.5}, key
+        assert json.loads(path.read_text())["provenance"] == provenance

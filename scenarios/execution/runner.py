@@ -24,7 +24,7 @@ from scenarios.execution.progress import Progress
 from scenarios.execution.spec import RunSpec, resolve
 from scenarios.plugins import blame, executed_files
 from scenarios.records.health import training_health
-from scenarios.records.provenance import code_now, code_record
+from scenarios.records.provenance import code_record, provenance_problem
 from scenarios.reports.over_seeds import TIME_FORMATS
 from scenarios.log import LOGGER
 from scenarios.records.result_folder import (SUMMARY_FILE, config_hash, devices_csv, folder_problem, json_text, plans_jsonl,
@@ -57,19 +57,12 @@ def reusable(folder: Path, config: dict) -> str | None:
     then, now = recorded.get("provenance"), config["provenance"]
     if not isinstance(then, dict):
         return "its config.json records no provenance"
-    if then.get("fl_cosim") != now["fl_cosim"]:
-        return f"it was made by fl-cosim {then.get('fl_cosim')}, this is {now['fl_cosim']}"
-    code = code_now(then, now)  # the code it ran, as it is now: a helper a method imported included
-    for key, what, current in (("code", "code", code), ("data", "dataset files", now["data"])):
-        if then.get(key) != current:
-            return f"its {what} differ (digest {_short(then.get(key))} then, {_short(current)} now)"
+    problem = provenance_problem(then, now)
+    if problem is not None:
+        return problem
     if config_hash(recorded) != config_hash(config):
         return "its config.json differs"
     return None
-
-
-def _short(digest) -> str:
-    return digest[:12] if isinstance(digest, str) else "none"
 
 
 def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, reuse: bool = True) -> dict:

@@ -9,9 +9,10 @@ import json
 from pathlib import Path
 
 from scenarios.records.atomic import atomic_write_text, json_text
+from scenarios.records.provenance import provenance_problem
 from scenarios.records.reading import read_json
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the provenance kept beside the config
 
 
 def silhouette_spec(spec):
@@ -24,7 +25,9 @@ def setup_silhouette(prepared, cache_dir: Path | None = None) -> dict[int, float
     and seed) after the set-up round.
 
     With ``cache_dir``, the curve is kept there as JSON with the learner's resolved config and
-    read back, not recomputed, while that config is the same.
+    the provenance of the run that would train on it, and read back, not recomputed, while the
+    config is the same and the fl-cosim version, code and dataset files are those it was computed
+    with (``provenance_problem``, as a run folder is reused).
     """
     learner, spec, scenario = prepared.learner, prepared.run.spec, prepared.run.scenario
     if spec.algorithm != "user-centric" or learner.options.streams != "auto":
@@ -37,18 +40,19 @@ def setup_silhouette(prepared, cache_dir: Path | None = None) -> dict[int, float
         "training": dataclasses.asdict(learner.setup.training),
         "seed": spec.seed,
     }, allow_nan=False))
+    now = prepared.config["provenance"]
     path = None if cache_dir is None else Path(cache_dir) / f"silhouette_{spec.scenario}_s{spec.seed}.json"
     if path is not None and path.exists():
         try:
             kept = read_json(path)
-            if kept["config"] == config:
+            if kept["config"] == config and provenance_problem(kept["provenance"], now) is None:
                 return {int(k): float(s) for k, s in kept["silhouette"].items()}
-        except (OSError, ValueError, KeyError, TypeError):
-            pass  # unreadable: computed again and rewritten below
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass  # unreadable, or of other code or data: computed again and rewritten below
     everyone = range(learner.num_devices)
     learner.local_update(0, everyone)  # the set-up phase's computation; no network needed here
     learner.aggregate(0, everyone)
     curve = dict(learner.silhouette)
     if path is not None:
-        atomic_write_text(path, json_text({"config": config, "silhouette": {str(k): s for k, s in curve.items()}}))
+        atomic_write_text(path, json_text({"config": config, "provenance": now, "silhouette": {str(k): s for k, s in curve.items()}}))
     return curve

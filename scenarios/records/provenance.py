@@ -107,6 +107,23 @@ def code_now(recorded: dict, loaded: dict) -> str | None:
         return None
 
 
+def provenance_problem(then: dict, now: dict) -> str | None:
+    """Why a result recorded with the provenance ``then`` is not what the fl-cosim version, code
+    (``code_now``: the package, the plugins loaded now and every plugin module the recorded
+    result had imported) and dataset files of ``now`` would give (None: it is)."""
+    if then.get("fl_cosim") != now["fl_cosim"]:
+        return f"it was made by fl-cosim {then.get('fl_cosim')}, this is {now['fl_cosim']}"
+    code = code_now(then, now)  # the code it ran, as it is now: a helper a method imported included
+    for key, what, current in (("code", "code", code), ("data", "dataset files", now["data"])):
+        if then.get(key) != current:
+            return f"its {what} differ (digest {_short(then.get(key))} then, {_short(current)} now)"
+    return None
+
+
+def _short(digest) -> str:
+    return digest[:12] if isinstance(digest, str) else "none"
+
+
 def provenance(data: str | None = None, plugin_files=()) -> dict:
     """The provenance record of a run whose dataset files have the digest ``data`` (None: the
     run reads no dataset file), run with the loaded plugins' ``plugin_files`` (recorded again

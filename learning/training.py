@@ -27,7 +27,7 @@ from learning.jobs import ADAM_BETAS, ADAM_EPS, AdamState, LocalJob, prototype_t
 from learning.models import INIT_SCHEMES, output_layer
 from learning.options import Options, option
 from learning.params import flat_grad, get_flat, set_flat
-from learning.reuse import reuse
+from learning.reuse import reuse, reuse_training
 
 __all__ = ["ADAM_BETAS", "ADAM_EPS", "AdamState", "CPU_BACKENDS", "LocalJob", "LocalTraining", "OPTIMIZERS", "Trainer",
            "prototype_terms", "torch_generator"]
@@ -161,7 +161,7 @@ class Trainer:
         """Every job's trained vector, stacked in job order, by the trainer's backend."""
         if not jobs:
             return torch.empty(0, self.num_parameters)
-        return self.backend.train(jobs)
+        return reuse_training(self, jobs, self.backend.train)  # a pooled command's runs share local updates made alike
 
     def evaluate_many(self, models: torch.Tensor | Sequence[torch.Tensor], datas: Sequence[DeviceData]) -> tuple[np.ndarray, np.ndarray]:
         """(accuracy, mean loss) arrays: ``models[k]`` on ``datas[k]``'s validation split, as

@@ -4,6 +4,7 @@ for bit, and a command's runs give the numbers they give alone."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -130,3 +131,95 @@ def test_a_scenarios_data_is_one_object_however_its_arguments_are_given():
     data = scenario_data("digits-rotation", 0)
     assert scenario_data("digits-rotation", np.int64(0), None, ()) is data
     assert scenario_data("digits-rotation", 0, data_dir=None, knobs=()) is data
+
+
+def _jobs(trainer: Trainer, datas: list[DeviceData], seed: int = 5, **hooks) -> list:
+    from learning.training import LocalJob
+
+    start = torch.randn(trainer.num_parameters, generator=torch.Generator().manual_seed(seed))
+    return [LocalJob(start, data, torch.Generator().manual_seed(seed + k), state_key=("model", k), **hooks)
+            for k, data in enumerate(datas)]
+
+
+def _trained_jobs(trainer: Trainer) -> list[int]:
+    counts = []
+    method = trainer.backend.train
+    trainer.backend.train = lambda jobs: counts.append(len(jobs)) or method(jobs)
+    return counts
+
+
+def test_a_local_update_made_again_is_looked_up_with_its_generator_and_adam_state():
+    """The same local update (start, data object, generator state, Adam state, hooks) in another
+    run is looked up: its vector, where it leaves its generator and its Adam state are those of
+    training it, bit for bit; any other job is trained."""
+    for optimizer in ("sgd", "adam"):
+        datas = _devices(3)
+
+        def fresh() -> Trainer:
+            torch.manual_seed(0)
+            return Trainer(MODELS["mlp"](in_features=4, num_classes=3, hidden=5), LocalTraining(backend="loop", device="cpu",
+                                                                                                optimizer=optimizer))
+
+        alone, jobs = fresh(), _jobs(fresh(), datas)
+        expected = alone.train_many(jobs)
+        generators = [job.generator.get_state() for job in jobs]
+        states = dict(alone.optimizer_states)
+        with reuse.kept():
+            first = fresh()
+            first.train_many(_jobs(first, datas))
+            again = fresh()
+            trained = _trained_jobs(again)
+            jobs_again = _jobs(again, datas)
+            assert torch.equal(again.train_many(jobs_again), expected) and trained == []
+            assert all(torch.equal(job.generator.get_state(), g) for job, g in zip(jobs_again, generators))
+            assert set(again.optimizer_states) == set(states)
+            for key, state in states.items():
+                kept = again.optimizer_states[key]
+                assert torch.equal(kept.exp_avg, state.exp_avg) and torch.equal(kept.exp_avg_sq, state.exp_avg_sq)
+                assert kept.step == state.step
+            # a second round continues from that state: the same as training both rounds
+            other = fresh()
+            for hooks in ({"proximal": 0.5, "anchor": torch.zeros(other.num_parameters)}, {"seed": 6}):
+                trained = _trained_jobs(other)
+                other.train_many(_jobs(other, datas, **hooks))
+                assert trained == [3], hooks  # another hook or generator state: trained
+
+
+def test_jobs_that_share_a_generator_are_trained_not_looked_up():
+    trainer, datas = _trainer(), _devices(2)
+    jobs = _jobs(trainer, datas)
+    jobs[1] = dataclasses.replace(jobs[1], generator=jobs[0].generator)  # the second job's draws follow the first's
+    with reuse.kept():
+        trainer.train_many(_jobs(trainer, datas))
+        trained = _trained_jobs(trainer)
+        trainer.train_many(jobs)
+        assert trained == [2]
+
+
+def test_first_local_updates_alike_are_trained_once_and_runs_give_their_numbers_alone(tmp_path, monkeypatch):
+    """FedAvg, CFL, Local and Ditto in turn (SGD and Adam): every run's files as alone, and
+    fewer local updates trained."""
+    from learning.engine.loop import Backend
+    from scenarios.execution.runner import run_experiment
+    from scenarios.execution.spec import RunSpec
+
+    trained = [0]
+    train = Backend.train
+    monkeypatch.setattr(Backend, "train", lambda self, jobs: trained.__setitem__(0, trained[0] + len(jobs)) or train(self, jobs))
+
+    def run(spec, where):
+        folder = Path(run_experiment(spec, where)["result_dir"])
+        return [(folder / name).read_text() for name in ("rounds.csv", "devices.csv", "trace.csv", "summary.json")]
+
+    for optimizer in ("sgd", "adam"):
+        specs = [RunSpec("digits-rotation", algorithm, rounds=2, participation=0.5,
+                         training={"backend": "loop", "optimizer": optimizer}) for algorithm in ("fedavg", "cfl", "local", "ditto")]
+        trained[0] = 0
+        alone = [run(spec, tmp_path / f"alone-{optimizer}-{i}") for i, spec in enumerate(specs)]
+        trained_alone = trained[0]
+        trained[0] = 0
+        with reuse.kept():
+            in_turn = [run(spec, tmp_path / f"in-turn-{optimizer}") for spec in specs]
+        assert [[text.replace(f"in-turn-{optimizer}", "") for text in files] for files in in_turn] == \
+               [[text.replace(f"alone-{optimizer}-{i}", "") for text in files] for i, files in enumerate(alone)]
+        assert trained[0] < trained_alone - 10, (trained[0], trained_alone)  # CFL's, Local's and Ditto's first updates looked up

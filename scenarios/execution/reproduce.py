@@ -11,7 +11,6 @@ import functools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from scenarios.errors import UsageError
 from scenarios.definitions.registry import get_scenario
@@ -56,6 +55,9 @@ TEXT_VARIANTS = (
     ("fedavg", {}),
     ("local", {}),
 )
+# the algorithms whose local updates of a round from theta^0 are FedAvg's (the same jobs, kept
+# by learning.reuse): their runs of a scenario and seed run in turn in one worker
+FIRST_UPDATES_ALIKE = ("fedavg", "cfl", "local", "oracle", "fedfomo", "ditto")
 # Fig. 6: the labels drawn (a readable subset of the rotation runs)
 TIME_LABELS = ("user-centric k=m", "user-centric k=4", "oracle", "cfl", "fedfomo", "fedavg", "local")
 
@@ -187,15 +189,22 @@ def execute_plan(plan: Plan, out_root: Path, data_dir: str | None, jobs: int,
                  progress: bool = False) -> Outcome:
     """Run (or reuse) every run and compute every silhouette curve, in ``jobs`` worker
     processes (one torch thread each); results do not depend on ``jobs``. The user-centric
-    runs of a scenario and seed and its curve take the same set-up gradients (eq. 10): they run
-    in turn in one worker, which computes them once (``learning.reuse``)."""
+    runs of a scenario and seed and its curve take the same set-up gradients (eq. 10), and the
+    ``FIRST_UPDATES_ALIKE`` runs the same first local updates: each set runs in turn in one
+    worker, which computes them once (``learning.reuse``)."""
     specs = [s for cell in plan.cells for s in cell.specs]
     samples = {name: sum(d.num_train for d in scenario_data(name, 0, data_dir).devices) for name in plan.rounds}
     runs = {i: functools.partial(_run, spec, out_root, data_dir, progress) for i, spec in enumerate(specs)}
     curves = {("curve", i): functools.partial(_silhouette, spec, out_root, data_dir) for i, spec in enumerate(plan.silhouette_specs)}
-    groups: dict[tuple, list] = {}  # (scenario, seed) of the set-up, or the run alone -> the call keys in it
+    groups: dict[tuple, list] = {}  # (scenario, seed) of the set-up, of the first local updates, or the run alone -> its call keys
     for i, spec in enumerate(specs):
-        groups.setdefault((spec.scenario, spec.seed) if spec.algorithm == "user-centric" else i, []).append(i)
+        if spec.algorithm == "user-centric":
+            group = (spec.scenario, spec.seed)
+        elif spec.algorithm in FIRST_UPDATES_ALIKE:
+            group = (spec.scenario, spec.seed, "first local updates")
+        else:
+            group = (i,)
+        groups.setdefault(group, []).append(i)
     for i, spec in enumerate(plan.silhouette_specs):
         groups.setdefault((spec.scenario, spec.seed), []).append(("curve", i))
     order = sorted(groups.values(), key=lambda keys: -sum(_work(specs[k], samples) for k in keys if not isinstance(k, tuple)))

@@ -39,6 +39,7 @@ from learning.jobs import AdamState
 MAX_ENTRIES = 4096  # a local update is an entry (a run's rounds: tens to hundreds)
 MAX_BYTES = 256 * 2**20  # what the kept results may hold, all together
 
+
 class _Store(OrderedDict):
     """The kept results, oldest first, and the bytes they hold."""
 
@@ -86,6 +87,8 @@ def _model_key(trainer) -> tuple:
 
 
 def _size(result) -> int:
+    if isinstance(result, AdamState):
+        return _size((result.exp_avg, result.exp_avg_sq))
     if isinstance(result, (tuple, list)):
         return sum(_size(part) for part in result)
     if isinstance(result, (torch.Tensor, np.ndarray)):
@@ -130,16 +133,15 @@ def reuse_training(trainer, jobs: Sequence, train: Callable) -> torch.Tensor:
         return train(jobs)
     model = _model_key(trainer)
 
-    def adam_state(job):
-        state = trainer.optimizer_states.get(job.state_key) if adam and job.state_key is not None else None
-        return None if state is None else (state.exp_avg.clone(), state.exp_avg_sq.clone(), state.step)
+    def adam_state(job) -> AdamState | None:
+        return trainer.optimizer_states.get(job.state_key) if adam and job.state_key is not None else None
 
     def key(job) -> tuple:
         state = adam_state(job)
         hooks = (job.anchor, job.gradient_offset, job.prototypes, job.prototype_weights)
         return ("train", model, _digest(job.start), id(job.data), _digest(job.generator.get_state()), job.epochs,
                 job.max_steps, job.proximal, *(None if t is None else _digest(t) for t in hooks),
-                None if state is None else (_digest(state[0]), _digest(state[1]), state[2]))
+                None if state is None else (_digest(state.exp_avg), _digest(state.exp_avg_sq), state.step))
 
     keys = [key(job) for job in jobs]
     rows: list[torch.Tensor | None] = [None] * len(jobs)
@@ -151,12 +153,14 @@ def reuse_training(trainer, jobs: Sequence, train: Callable) -> torch.Tensor:
             rows[k] = row.clone()
             job.generator.set_state(generator_state)
             if state is not None:
-                trainer.optimizer_states[job.state_key] = AdamState(state[0].clone(), state[1].clone(), state[2])
+                trainer.optimizer_states[job.state_key] = AdamState(state.exp_avg.clone(), state.exp_avg_sq.clone(), state.step)
     missing = [k for k, row in enumerate(rows) if row is None]
     if missing:
         for k, row in zip(missing, train([jobs[k] for k in missing])):
             rows[k] = row
             state = adam_state(jobs[k])
+            if state is not None:
+                state = AdamState(state.exp_avg.clone(), state.exp_avg_sq.clone(), state.step)
             _remember(keys[k], (row.clone(), jobs[k].generator.get_state(), state), (jobs[k].data,))
     return torch.stack(rows)
 

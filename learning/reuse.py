@@ -122,14 +122,15 @@ def reuse_training(trainer, jobs: Sequence, train: Callable) -> torch.Tensor:
     """``train(jobs)``'s rows, each job's looked up first. A job is the same only if its start,
     data object, generator state, epochs, step limit, hooks (proximal anchor, gradient offset,
     prototypes) and Adam state kept under its ``state_key`` are, and the trainer's model and
-    settings (see the module): every algorithm's first local updates from ``theta^0`` are
-    FedAvg's. A job looked up leaves its generator and its Adam state where training it would
+    settings (see the module): FedAvg's first local updates from ``theta^0`` are also CFL's,
+    Local's, Oracle's, FedFomo's and Ditto's. A job looked up leaves its generator and its Adam state where training it would
     have. Only where a job's result depends on that job alone: the ``loop`` backend (and
     ``processes``, which runs it bit for bit), each job with its own generator and state key."""
+    if _kept is None or trainer.config.backend not in ("loop", "processes"):  # a single run: nothing more to do
+        return train(jobs)
     adam = trainer.config.optimizer == "adam"
     state_keys = [job.state_key for job in jobs if adam and job.state_key is not None]
-    if (_kept is None or trainer.config.backend not in ("loop", "processes") or len(state_keys) > len(set(state_keys))
-            or len({id(job.generator) for job in jobs}) < len(jobs)):
+    if len(state_keys) > len(set(state_keys)) or len({id(job.generator) for job in jobs}) < len(jobs):
         return train(jobs)
     model = _model_key(trainer)
 

@@ -45,9 +45,10 @@ def setup_silhouette(prepared, cache_dir: Path | None = None) -> dict[int, float
     if path is not None and path.exists():
         try:
             kept = read_json(path)
-            if kept["config"] == config and provenance_problem(kept["provenance"], now) is None:
+            then = kept.get("provenance")
+            if kept["config"] == config and isinstance(then, dict) and provenance_problem(then, now) is None:
                 return {int(k): float(s) for k, s in kept["silhouette"].items()}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):  # AttributeError: not a JSON object
             pass  # unreadable, or of other code or data: computed again and rewritten below
     everyone = range(learner.num_devices)
     learner.local_update(0, everyone)  # the set-up phase's computation; no network needed here

@@ -124,6 +124,37 @@ def test_the_split_over_workers_and_partial_participation_change_nothing():
     assert_same(trained("ditto", "processes", "sgd", count=3), trained("ditto", "processes", "sgd", count=3))
 
 
+GRADIENT_CASES = [
+    ("pfedme", {"R": 3, "K": 2}),  # its inner steps: a mini-batch of indices per row
+    ("per-fedavg", {}),  # two batches per step, then whole local sets (no indices)
+    ("user-centric", {"streams": 2}),  # the eq. 10 set-up: each device's whole set, then its disjoint mini-batches
+]
+
+
+@pytest.mark.parametrize("name, options", GRADIENT_CASES, ids=[c[0] for c in GRADIENT_CASES])
+def test_mean_gradients_in_the_workers_are_the_loops_bit_for_bit(name, options):
+    reference = trained(name, "loop", "sgd", **options)
+    for count in (2, 3):
+        assert_same(reference, trained(name, "processes", "sgd", count=count, **options))
+
+
+def test_a_gradient_row_whose_data_the_workers_do_not_hold_is_taken_here():
+    subject = learner("fedavg", "processes", "sgd")
+    devices = subject.data.devices
+    stranger = DeviceData(devices[0].x_train.clone(), devices[0].y_train.clone(), devices[0].x_val, devices[0].y_val)
+    datas = [devices[1], stranger, devices[2], devices[3]]
+    batches = [torch.tensor([4, 0, 9]), None, None, np.array([1, 2])]
+    params = subject.theta0.repeat(4, 1) + torch.linspace(0, 1, 4)[:, None]
+    reference = subject.trainer.mean_gradients(params, datas, batches)  # one worker: the loop, here
+    workers.set_workers(2)
+    try:
+        assert torch.equal(subject.trainer.mean_gradients(params, datas, batches), reference)
+        assert subject.trainer.backend.pool is not None
+    finally:
+        workers.close_pools()
+        workers.set_workers(1)
+
+
 def test_validation_images_the_devices_share_are_shared_in_the_workers_too():
     """Concept shift: every device validates on one tensor under its own labels. The workers'
     arena holds that tensor once (every device's validation inputs at one offset), and their

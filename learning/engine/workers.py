@@ -13,9 +13,11 @@ embedding); the worker writes the trained vector (and the new moments) back into
 returns the generator's new state, and the parent writes generator and optimizer states back.
 So the results are bit for bit those of ``loop`` at one torch thread, whatever the split. A job
 whose data is not the learner's (pFedLIA's influence batch) is sent whole. Evaluation of many
-models (``Trainer.evaluate_many``) is split over the same workers. With one worker
+models (``Trainer.evaluate_many``) and mean gradients (``Trainer.mean_gradients``: pFedMe's
+and Per-FedAvg's steps, the user-centric set-up of eq. 10) are split over the same workers, a
+row each (its parameters in the arena, its index batch sent). With one worker
 (``set_workers``) or on a machine without ``memfd``, the jobs run in this process: the loop.
-(The settings refuse this backend on a GPU: ``LocalTraining``.) Gradients are the loop's.
+(The settings refuse this backend on a GPU: ``LocalTraining``.)
 
 The pool belongs to the trainer's backend (``ProcessesBackend.pool``). Workers end with their
 owner (``start.die_with``), at EOF on their pipe, or at a ``stop`` message when the trainer is
@@ -79,7 +81,7 @@ def worker_count() -> int:
 
 
 class ProcessesBackend(Backend):
-    """Backend ``processes``: the trainer's jobs (and evaluations) run by its worker pool
+    """Backend ``processes``: the trainer's jobs (and evaluations and gradients) run by its worker pool
     (``pool``: started on the first round that needs it, ``set_workers`` of them); with one
     worker, or where workers are not supported, the loop in this process."""
 
@@ -108,6 +110,15 @@ class ProcessesBackend(Backend):
         except WorkerDied:
             return super().evaluate(models, datas)
         return np.array([a for a, _ in pairs], dtype=np.float64), np.array([l for _, l in pairs], dtype=np.float64)
+
+    def gradients(self, params: torch.Tensor, datas: Sequence[DeviceData], batches: Sequence) -> torch.Tensor:
+        """As the loop's: the rows whose data are the learner's by the workers, any other here."""
+        if self._in_process() or len(datas) < 2:
+            return super().gradients(params, datas, batches)
+        try:
+            return self._live_pool().gradients(self.trainer, params, datas, batches)
+        except WorkerDied:
+            return super().gradients(params, datas, batches)
 
     def _live_pool(self) -> "WorkerPool":
         """The live pool of ``worker_count()`` workers, started now if there is none."""
@@ -340,7 +351,6 @@ class WorkerPool:
     def evaluate(self, trainer, params: torch.Tensor, data: Sequence[DeviceData]) -> list[tuple[float, float]]:
         if self.closed:
             raise RuntimeError("the worker pool is closed")
-        size = trainer.num_parameters
         results: list = [None] * len(data)
         resident = [i for i, d in enumerate(data) if id(d) in self.resident_index]
         # pairs that share a forward pass (one input tensor, equal models) go to one worker, whose work is that pass
@@ -348,29 +358,61 @@ class WorkerPool:
         work = [0] * len(resident)
         for group in groups:
             work[group[0]] = int(data[resident[group[0]]].y_val.shape[0])
-        assignment = balance(groups, work, self.size)
+        assignment = [[resident[p] for p in positions] for positions in balance(groups, work, self.size)]
+
+        def here() -> None:  # meanwhile, what the workers do not hold
+            for i in sorted(set(range(len(data))) - set(resident)):
+                results[i] = trainer.evaluate(params[i], data[i].x_val, data[i].y_val)
+
+        replies = self._on_workers("evaluate", trainer, params, assignment, lambda i: (self.resident_index[id(data[i])],), here)
+        for _, indices, reply in replies:
+            for i, result in zip(indices, reply):
+                results[i] = result
+        return results
+
+    def gradients(self, trainer, params: torch.Tensor, datas: Sequence[DeviceData], batches: Sequence) -> torch.Tensor:
+        """Row k: ``Trainer.mean_gradient`` at ``params[k]`` on the points ``batches[k]`` (None:
+        all) of ``datas[k]``, the rows balanced over the workers by their points."""
+        if self.closed:
+            raise RuntimeError("the worker pool is closed")
+        out = torch.empty(len(datas), trainer.num_parameters, dtype=self.dtype)
+        indices = [None if b is None else torch.as_tensor(b).numpy() for b in batches]
+        resident = [k for k, d in enumerate(datas) if id(d) in self.resident_index]
+        work = [int(datas[k].num_train if indices[k] is None else indices[k].size) for k in resident]
+        assignment = [[resident[p] for p in positions] for positions in balance([[p] for p in range(len(resident))], work, self.size)]
+
+        def here() -> None:  # meanwhile, what the workers do not hold
+            others = sorted(set(range(len(datas))) - set(resident))
+            if others:
+                out[others] = Backend(trainer).gradients(params[others], [datas[k] for k in others], [batches[k] for k in others])
+
+        replies = self._on_workers("gradients", trainer, params, assignment,
+                                   lambda k: (self.resident_index[id(datas[k])], indices[k]), here)
+        for worker, rows, _ in replies:  # each worker wrote its rows' gradients over their parameters
+            out[rows] = worker.arena.view(self.dtype)[: len(rows) * out.shape[1]].view(len(rows), -1)
+        return out
+
+    def _on_workers(self, kind: str, trainer, params, assignment: list[list[int]], spec, here) -> list:
+        """Send each worker its rows' parameter vectors (in its arena) and ``(kind, [(offset,
+        *spec(row)) per row], size)``; run ``here()`` meanwhile; return each (worker, rows, reply)."""
+        size = trainer.num_parameters
         sent = []
         try:
-            for worker, positions in zip(self.workers, assignment):
-                if not positions:
+            for worker, rows in zip(self.workers, assignment):
+                if not rows:
                     continue
-                indices = [resident[p] for p in positions]
-                self._fit(worker, len(indices) * size * self.dtype.itemsize)
-                torch.cat([params[i].reshape(-1) for i in indices], out=worker.arena.view(self.dtype)[: len(indices) * size])
-                worker.conn.send(("evaluate", [(k * size, self.resident_index[id(data[i])]) for k, i in enumerate(indices)], size))
-                sent.append((worker, indices))
-            for i in sorted(set(range(len(data))) - set(resident)):  # meanwhile, what the workers do not hold
-                results[i] = trainer.evaluate(params[i], data[i].x_val, data[i].y_val)
-            for worker, indices in sent:
-                for i, result in zip(indices, self._receive(worker)):
-                    results[i] = result
+                self._fit(worker, len(rows) * size * self.dtype.itemsize)
+                torch.cat([params[k].reshape(-1) for k in rows], out=worker.arena.view(self.dtype)[: len(rows) * size])
+                worker.conn.send((kind, [(j * size, *spec(k)) for j, k in enumerate(rows)], size))
+                sent.append((worker, rows))
+            here()
+            return [(worker, rows, self._receive(worker)) for worker, rows in sent]
         except (EOFError, OSError) as error:
             self.close()
             raise WorkerDied(f"a training worker died ({error.__class__.__name__})") from None
         except BaseException:
             self.close()
             raise
-        return results
 
     def _fit(self, worker: _Worker, nbytes: int) -> None:
         """Grow the worker's arena to hold ``nbytes`` (a new memfd, handed over the pipe)."""
@@ -492,6 +534,13 @@ def _serve(conn: Connection, trainer, resident: tuple, arena: _Arena, dtype: tor
                 flat, (specs, size) = arena.view(dtype), message[1:]
                 accuracy, loss = Backend(trainer).evaluate([flat[at : at + size] for at, _ in specs], [resident[key] for _, key in specs])
                 reply = list(zip(accuracy.tolist(), loss.tolist()))  # the loop's: shared inputs and equal models, one forward pass
+            elif kind == "gradients":
+                flat, (specs, size) = arena.view(dtype), message[1:]
+                gradients = Backend(trainer).gradients(torch.stack([flat[at : at + size] for at, _, _ in specs]),
+                                                       [resident[key] for _, key, _ in specs],
+                                                       [None if b is None else torch.from_numpy(b) for _, _, b in specs])
+                flat[: len(specs) * size] = gradients.reshape(-1)  # the loop's rows, in the order sent
+                reply = len(specs)
             else:
                 reply = _train(trainer, resident, arena.view(dtype), *message[1:])
         except Exception:

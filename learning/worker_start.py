@@ -52,6 +52,15 @@ def context() -> BaseContext:
     return ctx
 
 
+def start_server() -> None:
+    """Start the fork server now, so that its imports (``preload``) run beside what this process
+    does before it asks for its first worker; a no-op where it already runs."""
+    from multiprocessing import forkserver
+
+    context()
+    forkserver.ensure_running()
+
+
 @contextmanager
 def main_left_out() -> Iterator[None]:
     """Workers started inside this block do not import the requester's main script again (as

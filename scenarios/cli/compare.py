@@ -66,6 +66,7 @@ def specs(args) -> dict[str, list[RunSpec]]:
 
 def execute(args):
     from scenarios.execution.compare import compare, legend, markdown, numeric_rows, table_rows
+    from scenarios.execution.pool import start_pool_server
     from scenarios.datasets import resolve_data_dir
     from scenarios.records.atomic import (atomic_write_text, check_output_dir, check_replaceable, csv_text, make_output_dir,
                                           remove_stale_staging, sha256_text)
@@ -75,6 +76,7 @@ def execute(args):
 
     plan = specs(args)
     data_dir = str(resolve_data_dir(args.data_dir))
+    start_pool_server(args.jobs, sum(len(runs) for runs in plan.values()))  # its imports run beside the checks
     out = check_output_dir(Path(args.out))
     names = []
     for runs in plan.values():  # every run checked (data, learner) before anything is written

@@ -60,6 +60,7 @@ def execute(args):
     from figures.lambda_study import plot_lambda_study
     from learning import reuse
     from scenarios.execution.compare import run_all
+    from scenarios.execution.pool import start_pool_server
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.lambda_study import choices, measure, staircase
     from scenarios.records.reading import read_json
@@ -87,6 +88,7 @@ def execute(args):
     training = training_overrides(args)
     data_dir = str(resolve_data_dir(args.data_dir))
     out = check_output_dir(Path(args.out))
+    start_pool_server(args.jobs, 2)  # its imports run beside the silhouette curves
 
     def spec(streams, seed: int, system: str | None = None) -> RunSpec:  # system: a cell of --systems, with its overrides
         return RunSpec(args.scenario, "user-centric", system=args.system if system is None else system, rounds=args.rounds,

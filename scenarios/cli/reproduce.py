@@ -36,6 +36,7 @@ def add_parser(subparsers) -> None:
 
 def execute(args):
     from scenarios.datasets import resolve_data_dir
+    from scenarios.execution.pool import start_pool_server
     from scenarios.execution.reproduce import execute_plan, get_scale, make_plan
     from scenarios.reports.reproduction import write_report
     from scenarios.records.atomic import ensure_writable_dir
@@ -45,6 +46,7 @@ def execute(args):
     scale = get_scale(args.scale)
     JOBS.check("--jobs", args.jobs)
     data_dir = str(resolve_data_dir(args.data_dir))
+    start_pool_server(args.jobs, 2)  # its imports run beside the plan's
     plan = make_plan(scale, args.seeds, data_dir)  # checks seeds and that every data set is there
     runs = Path(args.runs or f"results/reproduce-{scale.name}")
     out = Path(args.out or runs / "report")

@@ -14,6 +14,7 @@ written atomically, so nothing half-written stays.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -31,6 +32,14 @@ def _initialize(owner_pid: int, setup: tuple, threads: int) -> None:
     start.begin_worker(owner_pid, setup, threads)
     set_workers(1)  # training in this process: no nested training workers
     reuse.keep()  # the runs this worker takes share what they compute alike (learning/reuse.py)
+
+
+def start_pool_server(jobs: int, calls: int) -> None:
+    """Start the fork server the workers of ``run_calls(calls, jobs)`` will come from now, if
+    that will start workers: a command calls it before its own checks and set-up (its data, its
+    plan), which then run beside the server's imports of torch and the project."""
+    if jobs > 1 and calls > 1 and "forkserver" in multiprocessing.get_all_start_methods():
+        start.start_server()
 
 
 def worker_pool(jobs: int, threads: int = 1) -> ProcessPoolExecutor:

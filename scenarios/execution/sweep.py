@@ -581,6 +581,7 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     from scenarios.records.atomic import (atomic_write_text, check_output_dir, check_replaceable, csv_text, make_output_dir,
                                           remove_stale_staging, sha256_text)
     from scenarios.datasets import resolve_data_dir
+    from scenarios.execution.pool import start_pool_server
     from scenarios.execution.progress import Progress
     from scenarios.execution.runner import reusable
     from scenarios.reports.tables import run_columns, run_row, write_tables
@@ -595,6 +596,8 @@ def run_sweep(path: Path, out: str | Path | None = None, data_dir: str | None = 
     overrides = summary or {}
     targeting = summary_settings(config, path.name, overrides.get("target"), overrides.get("budget"))
     data_dir = str(resolve_data_dir(data_dir))
+    if ray is None:
+        start_pool_server(jobs, len(specs))  # its imports run beside the checks
     checking = Progress("checking", len(specs), unit="runs") if progress else None
     runs = plan(specs, data_dir, checking.update if checking else None, points)
     if checking:

@@ -155,6 +155,26 @@ def test_a_gradient_row_whose_data_the_workers_do_not_hold_is_taken_here():
         workers.set_workers(1)
 
 
+def test_rows_of_one_expanded_vector_travel_as_one(monkeypatch):
+    """The eq. 10 set-up asks for every device's gradients at ``theta^0`` (an expanded tensor):
+    each worker's arena holds that vector once, then a gradient per row."""
+    subject = learner("fedavg", "processes", "sgd")
+    datas = list(subject.data.devices) * 2
+    params = subject.theta0.expand(len(datas), -1)
+    reference = subject.trainer.mean_gradients(params, datas)
+    asked = []
+    fit = workers.WorkerPool._fit
+    monkeypatch.setattr(workers.WorkerPool, "_fit", lambda pool, worker, nbytes: asked.append(nbytes) or fit(pool, worker, nbytes))
+    workers.set_workers(2)
+    try:
+        assert torch.equal(subject.trainer.mean_gradients(params, datas), reference)
+    finally:
+        workers.close_pools()
+        workers.set_workers(1)
+    vector = params.shape[1] * params.element_size()
+    assert sorted(asked) == [(1 + 6) * vector, (1 + 6) * vector]  # 12 rows, 6 a worker
+
+
 def test_validation_images_the_devices_share_are_shared_in_the_workers_too():
     """Concept shift: every device validates on one tensor under its own labels. The workers'
     arena holds that tensor once (every device's validation inputs at one offset), and their

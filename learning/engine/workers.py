@@ -365,7 +365,7 @@ class WorkerPool:
                 results[i] = trainer.evaluate(params[i], data[i].x_val, data[i].y_val)
 
         replies = self._on_workers("evaluate", trainer, params, assignment, lambda i: (self.resident_index[id(data[i])],), here)
-        for _, indices, reply in replies:
+        for _, indices, reply, _ in replies:
             for i, result in zip(indices, reply):
                 results[i] = result
         return results
@@ -387,26 +387,37 @@ class WorkerPool:
                 out[others] = Backend(trainer).gradients(params[others], [datas[k] for k in others], [batches[k] for k in others])
 
         replies = self._on_workers("gradients", trainer, params, assignment,
-                                   lambda k: (self.resident_index[id(datas[k])], indices[k]), here)
-        for worker, rows, _ in replies:  # each worker wrote its rows' gradients over their parameters
-            out[rows] = worker.arena.view(self.dtype)[: len(rows) * out.shape[1]].view(len(rows), -1)
+                                   lambda k: (self.resident_index[id(datas[k])], indices[k]), here, outputs=True)
+        for worker, rows, _, at in replies:  # each worker wrote its rows' gradients from ``at``
+            out[rows] = worker.arena.view(self.dtype)[at : at + len(rows) * out.shape[1]].view(len(rows), -1)
         return out
 
-    def _on_workers(self, kind: str, trainer, params, assignment: list[list[int]], spec, here) -> list:
-        """Send each worker its rows' parameter vectors (in its arena) and ``(kind, [(offset,
-        *spec(row)) per row], size)``; run ``here()`` meanwhile; return each (worker, rows, reply)."""
+    def _on_workers(self, kind: str, trainer, params, assignment: list[list[int]], spec, here, outputs: bool = False) -> list:
+        """Send each worker its rows' parameter vectors in its arena, each distinct one once (the
+        rows of an expanded tensor, as the eq. 10 set-up's ``theta^0``, are one), and ``(kind,
+        [(offset, *spec(row)) per row], size, results_at)``; with ``outputs``, room from
+        ``results_at`` for a vector per row, which the worker fills; run ``here()`` meanwhile;
+        return each (worker, rows, reply, results_at)."""
         size = trainer.num_parameters
         sent = []
         try:
             for worker, rows in zip(self.workers, assignment):
                 if not rows:
                     continue
-                self._fit(worker, len(rows) * size * self.dtype.itemsize)
-                torch.cat([params[k].reshape(-1) for k in rows], out=worker.arena.view(self.dtype)[: len(rows) * size])
-                worker.conn.send((kind, [(j * size, *spec(k)) for j, k in enumerate(rows)], size))
-                sent.append((worker, rows))
+                places: dict[tuple, int] = {}
+                vectors, offsets = [], []
+                for k in rows:
+                    at = places.setdefault(memory_key(params[k]), len(vectors) * size)
+                    if at == len(vectors) * size:
+                        vectors.append(params[k].reshape(-1))
+                    offsets.append(at)
+                results_at = len(vectors) * size
+                self._fit(worker, (results_at + (len(rows) * size if outputs else 0)) * self.dtype.itemsize)
+                torch.cat(vectors, out=worker.arena.view(self.dtype)[:results_at])
+                worker.conn.send((kind, [(at, *spec(k)) for at, k in zip(offsets, rows)], size, results_at))
+                sent.append((worker, rows, results_at))
             here()
-            return [(worker, rows, self._receive(worker)) for worker, rows in sent]
+            return [(worker, rows, self._receive(worker), results_at) for worker, rows, results_at in sent]
         except (EOFError, OSError) as error:
             self.close()
             raise WorkerDied(f"a training worker died ({error.__class__.__name__})") from None
@@ -531,15 +542,15 @@ def _serve(conn: Connection, trainer, resident: tuple, arena: _Arena, dtype: tor
             continue
         try:
             if kind == "evaluate":
-                flat, (specs, size) = arena.view(dtype), message[1:]
+                flat, (specs, size, _) = arena.view(dtype), message[1:]
                 accuracy, loss = Backend(trainer).evaluate([flat[at : at + size] for at, _ in specs], [resident[key] for _, key in specs])
                 reply = list(zip(accuracy.tolist(), loss.tolist()))  # the loop's: shared inputs and equal models, one forward pass
             elif kind == "gradients":
-                flat, (specs, size) = arena.view(dtype), message[1:]
-                gradients = Backend(trainer).gradients(torch.stack([flat[at : at + size] for at, _, _ in specs]),
+                flat, (specs, size, results_at) = arena.view(dtype), message[1:]
+                gradients = Backend(trainer).gradients([flat[at : at + size] for at, _, _ in specs],
                                                        [resident[key] for _, key, _ in specs],
                                                        [None if b is None else torch.from_numpy(b) for _, _, b in specs])
-                flat[: len(specs) * size] = gradients.reshape(-1)  # the loop's rows, in the order sent
+                flat[results_at : results_at + len(specs) * size] = gradients.reshape(-1)  # the loop's rows, in the order sent
                 reply = len(specs)
             else:
                 reply = _train(trainer, resident, arena.view(dtype), *message[1:])

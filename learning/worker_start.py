@@ -5,10 +5,10 @@ forked safely: the child fails with "Cannot re-initialize CUDA in forked subproc
 "Unable to handle autograd's threading in combination with fork-based multiprocessing". So
 every worker of the project (the ``processes`` backend's training workers, the run pool of
 ``compare``/``sweep``/``reproduce``) is started by ``multiprocessing``'s ``forkserver``: a
-clean server process, started once per process on first use (or earlier: ``start_server``), that has imported torch and the
-project (``preload``) and forks each worker from itself. A worker starts in milliseconds and
-inherits nothing of its requester but what it is sent, so each worker initializes its own
-device, and several workers may share one GPU.
+clean server process, started once per process on first use (or earlier, ``start_server``),
+that has imported torch and the project (``preload``) and forks each worker from itself. A
+worker starts in milliseconds and inherits nothing of its requester but what it is sent, so
+each worker initializes its own device, and several workers may share one GPU.
 
 A fresh worker has none of the requester's run-time state: ``setup_calls()`` are picklable
 calls it runs first (loading the ``--plugin`` modules loaded here, say), made as the worker

@@ -56,7 +56,8 @@ def main() -> None:
                 for backend in best:
                     out = Path(scratch) / f"{label}-{backend}-{repeat}"
                     best[backend] = min(best[backend], run_s(arguments, backend, out))
-                    files.setdefault(backend, result_files(out))
+                    if backend not in files:
+                        files[backend] = result_files(out)
             if files["loop"] != files["processes"]:
                 sys.exit(f"{label}: the backends' result files differ")
             print(f"| {label} | {best['loop']:.1f} | {best['processes']:.1f} | {best['loop'] / best['processes']:.2f}x |")

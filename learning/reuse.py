@@ -123,9 +123,10 @@ def reuse_training(trainer, jobs: Sequence, train: Callable) -> torch.Tensor:
     data object, generator state, epochs, step limit, hooks (proximal anchor, gradient offset,
     prototypes) and Adam state kept under its ``state_key`` are, and the trainer's model and
     settings (see the module): FedAvg's first local updates from ``theta^0`` are also CFL's,
-    Local's, Oracle's, FedFomo's and Ditto's. A job looked up leaves its generator and its Adam state where training it would
-    have. Only where a job's result depends on that job alone: the ``loop`` backend (and
-    ``processes``, which runs it bit for bit), each job with its own generator and state key."""
+    Local's, Oracle's, FedFomo's and Ditto's. A job looked up leaves its generator and its Adam
+    state where training it would have. Only where a job's result depends on that job alone: the
+    ``loop`` backend (and ``processes``, which runs it bit for bit), each job with its own
+    generator and state key."""
     if _kept is None or trainer.config.backend not in ("loop", "processes"):  # a single run: nothing more to do
         return train(jobs)
     adam = trainer.config.optimizer == "adam"

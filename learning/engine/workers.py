@@ -407,10 +407,11 @@ class WorkerPool:
                 places: dict[tuple, int] = {}
                 vectors, offsets = [], []
                 for k in rows:
-                    at = places.setdefault(memory_key(params[k]), len(vectors) * size)
-                    if at == len(vectors) * size:
+                    key = memory_key(params[k])
+                    if key not in places:
+                        places[key] = len(vectors) * size
                         vectors.append(params[k].reshape(-1))
-                    offsets.append(at)
+                    offsets.append(places[key])
                 results_at = len(vectors) * size
                 self._fit(worker, (results_at + (len(rows) * size if outputs else 0)) * self.dtype.itemsize)
                 torch.cat(vectors, out=worker.arena.view(self.dtype)[:results_at])

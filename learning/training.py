@@ -67,7 +67,8 @@ class LocalTraining(Options):
         "per core, the same numbers), batched (all devices at once: the GPU path), compiled (batched under torch.compile) or "
         "auto (batched on a GPU; on the CPU processes, or loop for a run whose training would not pay for the workers' start)",
         flag="--backend")
-    device: str = option("auto", "where training runs: auto (CUDA when present), cpu, cuda[:N]", flag="--device",
+    device: str = option("auto", "where training runs: auto (CUDA when present, but the CPU for a run that would end there "
+                         "before CUDA is ready), cpu, cuda[:N]", flag="--device",
                          pattern=r"auto|cpu|cuda(:[0-9]+)?", pattern_text="auto, cpu, cuda or cuda:N")
 
     noun = "training"

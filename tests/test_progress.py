@@ -37,7 +37,7 @@ def test_run_shows_progress_unless_quiet_or_json(capsys, tmp_path):
     argv = ["run", "--algorithm", "fedavg", "--rounds", "2", "--out", str(tmp_path), "--no-figure"]
     assert main(argv) == 0
     err = capsys.readouterr().err
-    assert "[fedavg (loop, cpu)]" in err or "[fedavg (batched, cuda)]" in err  # the resolved training engine (2 rounds: loop)
+    assert "[fedavg (loop, cpu)]" in err  # the resolved training engine (2 rounds: the loop, also where there is CUDA)
     assert "2/2 rounds" in err and "wall" in err and "eta" in err
     for flag in ("--quiet", "--json"):
         assert main(argv + [flag, "--force"]) == 0

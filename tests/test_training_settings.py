@@ -105,9 +105,8 @@ def test_training_settings_are_recorded_in_the_config(tmp_path, capsys):
     run_dir = json.loads(capsys.readouterr().out)["runs"][0]["result_dir"]
     training = json.loads(open(f"{run_dir}/config.json").read())["training"]
     assert training == {"optimizer": "adam", "init": "torch", "lr": 0.02, "momentum": 0.9, "batch_size": 8, "epochs": 2,
-                        # auto on the CPU: one small round costs less than starting workers (learning/engine/auto.py)
-                        "backend": "batched" if torch.cuda.is_available() else "loop",
-                        "device": "cuda" if torch.cuda.is_available() else "cpu"}
+                        # auto: one small round costs less than starting workers, or CUDA (learning/engine/auto.py)
+                        "backend": "loop", "device": "cpu"}
 
 
 @pytest.mark.parametrize("flags, message", [

@@ -104,6 +104,21 @@ class FederatedLearner:
         self.scheduled: tuple[int, ...] | None = None  # the network's choice for the coming round
 
     @classmethod
+    def update_work(cls, options: Options, training, standard_steps: int) -> float:
+        """Standard local updates (the scenario's E epochs: ``standard_steps`` mini-batch steps)
+        that one participant computes in a round: the compute time the clock charges
+        (``scale_compute``) and the work ``auto`` sizes a run by (``learning.engine.auto``).
+        Where it changes from round to round, the most; where only the data tell (the streams
+        parallel user-centric FL trains, found by its set-up), one."""
+        return 1.0
+
+    @classmethod
+    def setup_epochs(cls, options: Options) -> float:
+        """Gradient passes (forward and backward, no step) over every device's training data
+        before the first round, at most: none."""
+        return 0.0
+
+    @classmethod
     def takes_codecs(cls) -> bool:
         """Whether the class itself declares ``accepts_codecs`` (a subclass says it again)."""
         return bool(vars(cls).get("accepts_codecs", False))
@@ -137,6 +152,10 @@ class FederatedLearner:
         """Mini-batch steps of one standard local update (the scenario's E epochs): the unit in
         which a device's compute time ``T_min + Exp(mu)`` is counted."""
         return self.setup.training.epochs * self.trainer.steps_per_epoch(self.data.devices[device])
+
+    def scale_by_work(self, plan: RoundPlan | None) -> RoundPlan | None:
+        """``plan`` with each participant computing the class's ``update_work``."""
+        return self.scale_compute(plan, lambda d: self.update_work(self.options, self.setup.training, self.standard_steps(d)))
 
     def scale_compute(self, plan: RoundPlan | None, factor: float | Callable[[int], float]) -> RoundPlan | None:
         """``plan`` with each participant computing ``factor`` standard local updates (a number,

@@ -35,8 +35,12 @@ class Ditto(FedAvg):
         super().__init__(setup)
         self.personal = self.theta0.repeat(self.num_devices, 1)
 
+    @classmethod
+    def update_work(cls, options, training, standard_steps: int) -> float:
+        return 1 + options.personal_epochs / training.epochs  # the global model's update, then the personal one
+
     def plan_round(self, server_round: int):
-        return self.scale_compute(super().plan_round(server_round), 1 + self.options.personal_epochs / self.setup.training.epochs)
+        return self.scale_by_work(super().plan_round(server_round))
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         super().local_update(server_round, devices)  # the global model's update: theta_half

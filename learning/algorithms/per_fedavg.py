@@ -45,8 +45,12 @@ class PerFedAvg(FedAvg):
         self.beta = float(lr if o.beta is None else o.beta)
         self.adapted: dict[int, torch.Tensor] = {}
 
+    @classmethod
+    def update_work(cls, options, training, standard_steps: int) -> float:
+        return 2.0  # two gradients per step
+
     def plan_round(self, server_round: int) -> RoundPlan | None:
-        return self.scale_compute(super().plan_round(server_round), 2.0)  # two gradients per step
+        return self.scale_by_work(super().plan_round(server_round))
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if devices:

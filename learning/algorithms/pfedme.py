@@ -50,9 +50,12 @@ class PFedMe(ServerStepFedAvg):
         self.batch_size = self.options.batch_size or setup.training.batch_size
         self.personal = self.theta0.repeat(self.num_devices, 1)
 
+    @classmethod
+    def update_work(cls, options, training, standard_steps: int) -> float:
+        return options.R * options.K / standard_steps  # R local steps of K personal steps each
+
     def plan_round(self, server_round: int):
-        o = self.options
-        return self.scale_compute(super().plan_round(server_round), lambda d: o.R * o.K / self.standard_steps(d))
+        return self.scale_by_work(super().plan_round(server_round))
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         if devices:

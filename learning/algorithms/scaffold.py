@@ -60,7 +60,11 @@ class Scaffold(ServerStepFedAvg):
         participants = self.sample_participants()
         streams = self.model_streams(participants, 2.0 * self.model_bits)  # x and c
         plan = RoundPlan(streams, self.model_uplink(participants, 2.0), participants)  # y_i and delta c_i
-        return self.scale_compute(plan, self.options.local_epochs / self.setup.training.epochs)
+        return self.scale_by_work(plan)
+
+    @classmethod
+    def update_work(cls, options, training, standard_steps: int) -> float:
+        return options.local_epochs / training.epochs
 
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         training = self.setup.training

@@ -150,6 +150,10 @@ class SelfFL(FederatedLearner):
         prior = others if self.options.target == "paper" else 1.0 / (self.inter + 1.0 / others)
         return start, local_steps(eta, intra, prior, self.options.max_local_steps)
 
+    @classmethod
+    def update_work(cls, options, training, standard_steps: int) -> float:
+        return options.max_local_steps / standard_steps  # l_max: a round's steps adapt below it (eq. 8)
+
     def plan_round(self, server_round: int) -> RoundPlan | None:
         if server_round == 0:
             return None

@@ -134,6 +134,10 @@ class UserCentric(MixingLearner):
         uplink = {d: self.statistics_bits for d in everyone}  # gradient + sigma^2
         return RoundPlan(self.model_streams(everyone), uplink, everyone)
 
+    @classmethod
+    def setup_epochs(cls, options) -> float:
+        return 2.0  # each device's full gradient, and eq. 10's mini-batches, which hold at most its whole set
+
     def local_update(self, server_round: int, devices: Sequence[int]) -> None:
         """Round 0, and later an unheard device: its set-up statistics (in place of an update)."""
         statistics = [d for d in devices if not self.heard[d]]

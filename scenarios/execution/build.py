@@ -94,10 +94,13 @@ def build_data(run: ResolvedRun, data_dir: str | None = None) -> FederatedData:
 
 
 def choose_backend(run: ResolvedRun, data: FederatedData) -> tuple[ResolvedRun, str]:
-    """The run with ``auto``'s CPU backend chosen by the work it trains (``learning.engine.auto``:
-    the loop where worker processes would cost more to start than they save), and why."""
+    """The run with ``auto``'s choices made by the work it trains (``learning.engine.auto``): on a
+    machine with CUDA, the CPU for a run smaller than CUDA's start, where the device is ``auto``
+    too; on the CPU, the loop where worker processes would cost more to start than they save. And why."""
     asked = run.spec.training.get("backend", run.scenario.training.backend)
-    if asked != "auto" or run.training.backend != "processes":
+    device_by_auto = run.spec.training.get("device", run.scenario.training.device) == "auto"
+    on_cuda = run.training.device.startswith("cuda")
+    if asked != "auto" or (on_cuda and not device_by_auto):
         return run, f"{asked}: {run.training.backend}" if asked == "auto" else f"{asked} (given)"
     import torch
 
@@ -106,14 +109,25 @@ def choose_backend(run: ResolvedRun, data: FederatedData) -> tuple[ResolvedRun, 
 
     sample = next((d.x_train[:1] for d in data.devices if d.num_train), None)
     if sample is None:
-        return run, "auto: processes (no training data to size)"
+        return run, f"auto: {run.training.backend} (no training data to size)"
     with torch.random.fork_rng(devices=[]):  # building the model draws from torch's global generator: put it back
         macs = auto.forward_macs(MODELS[run.scenario.model_name](**run.scenario.model_kwargs), sample)
     every = run.spec.evaluate_every or 1
-    estimated_s = auto.estimated_training_s(macs, data.train_sizes, [d.y_val.shape[0] for d in data.devices],
-                                            run.training.batch_size, run.training.epochs, run.participation, run.rounds, run.rounds // every + 1)
+    training = run.training
+    standard_steps = [training.epochs * -(-int(n) // training.batch_size) for n in data.train_sizes]
+    estimated_s = auto.estimated_training_s(macs, auto.RunWork(
+        data.train_sizes, [d.y_val.shape[0] for d in data.devices], training.batch_size, training.epochs,
+        run.participation, run.rounds, run.rounds // every + 1,
+        update_work=[run.algorithm.update_work(run.options, training, max(steps, 1)) for steps in standard_steps],
+        setup_epochs=run.algorithm.setup_epochs(run.options)))
+    device_why = ""
+    if on_cuda:
+        device, device_why = auto.choose_device(estimated_s)
+        if device == "cuda":
+            return run, device_why
+        device_why += "; "
     backend, why = auto.choose_cpu_backend(estimated_s)
-    return dataclasses.replace(run, training=dataclasses.replace(run.training, backend=backend)), why
+    return dataclasses.replace(run, training=dataclasses.replace(training, device="cpu", backend=backend)), device_why + why
 
 
 def build_learner(run: ResolvedRun, data: FederatedData, multicast_airtime=None):

@@ -102,24 +102,11 @@ def choose_backend(run: ResolvedRun, data: FederatedData) -> tuple[ResolvedRun, 
     on_cuda = run.training.device.startswith("cuda")
     if asked != "auto" or (on_cuda and not device_by_auto):
         return run, f"{asked}: {run.training.backend}" if asked == "auto" else f"{asked} (given)"
-    import torch
-
     from learning.engine import auto
-    from learning.models import MODELS
 
-    sample = next((d.x_train[:1] for d in data.devices if d.num_train), None)
-    if sample is None:
+    estimated_s = estimated_training_s(run, data)
+    if estimated_s is None:
         return run, f"auto: {run.training.backend} (no training data to size)"
-    with torch.random.fork_rng(devices=[]):  # building the model draws from torch's global generator: put it back
-        macs = auto.forward_macs(MODELS[run.scenario.model_name](**run.scenario.model_kwargs), sample)
-    every = run.spec.evaluate_every or 1
-    training = run.training
-    standard_steps = [training.epochs * -(-int(n) // training.batch_size) for n in data.train_sizes]
-    estimated_s = auto.estimated_training_s(macs, auto.RunWork(
-        data.train_sizes, [d.y_val.shape[0] for d in data.devices], training.batch_size, training.epochs,
-        run.participation, run.rounds, run.rounds // every + 1,
-        update_work=[run.algorithm.update_work(run.options, training, max(steps, 1)) for steps in standard_steps],
-        setup_epochs=run.algorithm.setup_epochs(run.options)))
     device_why = ""
     if on_cuda:
         device, device_why = auto.choose_device(estimated_s)
@@ -127,7 +114,30 @@ def choose_backend(run: ResolvedRun, data: FederatedData) -> tuple[ResolvedRun, 
             return run, device_why
         device_why += "; "
     backend, why = auto.choose_cpu_backend(estimated_s)
-    return dataclasses.replace(run, training=dataclasses.replace(training, device="cpu", backend=backend)), device_why + why
+    return dataclasses.replace(run, training=dataclasses.replace(run.training, device="cpu", backend=backend)), device_why + why
+
+
+def estimated_training_s(run: ResolvedRun, data: FederatedData) -> float | None:
+    """Seconds ``run`` would train on ``data`` in the loop at one torch thread, by
+    ``learning.engine.auto``'s rule on its work size (None: no training data to size it by)."""
+    import torch
+
+    from learning.engine import auto
+    from learning.models import MODELS
+
+    sample = next((d.x_train[:1] for d in data.devices if d.num_train), None)
+    if sample is None:
+        return None
+    with torch.random.fork_rng(devices=[]):  # building the model draws from torch's global generator: put it back
+        macs = auto.forward_macs(MODELS[run.scenario.model_name](**run.scenario.model_kwargs), sample)
+    every = run.spec.evaluate_every or 1
+    training = run.training
+    standard_steps = [training.epochs * -(-int(n) // training.batch_size) for n in data.train_sizes]
+    return auto.estimated_training_s(macs, auto.RunWork(
+        data.train_sizes, [d.y_val.shape[0] for d in data.devices], training.batch_size, training.epochs,
+        run.participation, run.rounds, run.rounds // every + 1,
+        update_work=[run.algorithm.update_work(run.options, training, max(steps, 1)) for steps in standard_steps],
+        setup_epochs=run.algorithm.setup_epochs(run.options)))
 
 
 def build_learner(run: ResolvedRun, data: FederatedData, multicast_airtime=None):

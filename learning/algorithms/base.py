@@ -107,7 +107,7 @@ class FederatedLearner:
     def update_work(cls, options: Options, training, standard_steps: int) -> float:
         """Standard local updates (the scenario's E epochs: ``standard_steps`` mini-batch steps)
         that one participant computes in a round: the compute time the clock charges
-        (``scale_compute``) and the work ``auto`` sizes a run by (``learning.engine.auto``).
+        (``scale_by_work``) and the work ``auto`` sizes a run by (``learning.engine.auto``).
         Where it changes from round to round, the most; where only the data tell (the streams
         parallel user-centric FL trains, found by its set-up), one."""
         return 1.0

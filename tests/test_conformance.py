@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+import torch
 
 from learning.algorithms import ALGORITHMS
 from netsim import NetworkSystem, run_cosimulation
@@ -14,6 +15,9 @@ from scenarios.execution.spec import RunSpec, resolve
 
 SMALL = [name for name, s in SCENARIOS.items() if s.small]
 ROUNDS = 2
+# On a CUDA machine every algorithm conforms on the GPU (the batched engine): said, since
+# ``--device auto`` gives runs this small the CPU (learning/engine/auto.py).
+DEVICE = {"device": "cuda"} if torch.cuda.is_available() else {}
 
 
 def simulate(scenario_name, algorithm, seed=0, training=None):
@@ -29,10 +33,10 @@ def _training(name: str) -> dict:
     round (Self-FL up to 2,000 per device): they run on the batched engine, on the CPU (the loop
     and the processes backend conform on the image scenarios; the engines' equivalence is
     tests/test_engine_equivalence.py's)."""
-    return {"backend": "batched", "device": "cpu"} if SCENARIOS[name].model_name == "scalar-mean" else {}
+    return {"backend": "batched", "device": "cpu"} if SCENARIOS[name].model_name == "scalar-mean" else dict(DEVICE)
 
 
-CASES = [(name, _training(name)) for name in SMALL] + [("digits-rotation", {"optimizer": "adam"})]
+CASES = [(name, _training(name)) for name in SMALL] + [("digits-rotation", {"optimizer": "adam", **DEVICE})]
 OWN_LOOPS = {"pfedme", "per-fedavg"}  # their own gradient steps, no local optimizer: Adam's case is SGD's, number for number
 
 

@@ -1,6 +1,7 @@
 """Which device should ``--device auto`` give a run on a machine with a GPU? Side by side in one
 run: whole ``fl-cosim run`` commands (a fresh process each) with ``--device cpu`` and with
-``--device cuda``, interleaved, for runs from tiny to paper-sized, beside a bare
+``--device cuda``, interleaved, for runs from 1 round of the digits MLP to 20 rounds of
+LeNet-5, beside a bare
 ``python3 -c "import torch"`` and the same with CUDA made ready (a context and one cuDNN
 convolution). Prints a Markdown table: the median wall seconds of each, the CPU rule's estimate
 of each run's one-thread training seconds (``learning.engine.auto``, read back from the CPU

@@ -177,7 +177,7 @@ def _silhouette(spec: RunSpec, out_root: Path, data_dir: str | None) -> dict[int
 def _work(spec: RunSpec, samples: dict[str, int]) -> float:
     """A rough cost, only to start the longest runs first (it changes no number). Not
     ``learning.engine.auto``'s estimate: replayed on the quick scale's recorded times, ordering
-    by it ends later (91.9 s against 91.3 s), as it cannot see runs sharing their first updates."""
+    by it ends no sooner, as it cannot see the runs that share their first updates."""
     heavy = {"pfedme": 15.0, "scaffold": 5.0, "ditto": 2.0, "fedfomo": 1.5, "user-centric": 1.5}
     return samples[spec.scenario] * (spec.rounds or 1) * heavy.get(spec.algorithm, 1.0)
 

@@ -2,11 +2,12 @@
 
 ``python3 -m benchmarks.run_cost [--before /work/main] [--repeats 3] [--compare] [--reproduce] [--constants]``
 
-1. Wall-clock seconds of a bare ``python3 -c "import torch"`` and of a whole 1-round
-   ``digits-rotation`` FedAvg ``run`` (the CLI in a fresh process) with the code of ``--before``
-   (another checkout, run with its folder as the working directory) and with this checkout,
-   interleaved, ``--repeats`` times each (the median is quoted, and each as a ratio to the torch
-   import measured beside it); this checkout's first run with an empty prepared-data cache too.
+1. Wall-clock seconds of a bare ``python3 -c "import torch"``, of a whole 1-round
+   ``digits-rotation`` FedAvg ``run`` (the CLI in a fresh process) and of ``run --help``, with the
+   code of ``--before`` (another checkout, run with its folder as the working directory) and with
+   this checkout, interleaved, ``--repeats`` times each (the median is quoted, and each as a ratio
+   to the torch import measured beside it); this checkout's first run with an empty
+   prepared-data cache too.
 2. The same run split by phase, in a fresh process per checkout (the functions both share:
    ``resolve``, ``build_data``, ``prepare``, ``run_prepared``): imports, data, the learner and its
    model, the run (worker start, if its backend has workers, the first steps, evaluation,
@@ -70,7 +71,7 @@ def environment(cache: Path) -> dict:
 
 
 def one_round_runs(before: Path, repeats: int, scratch: Path, env: dict) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {"torch": [], "before": [], "after": []}
+    times: dict[str, list[float]] = {"torch": [], "before": [], "after": [], "before --help": [], "after --help": []}
     shutil.rmtree(Path(env["XDG_CACHE_HOME"]) / "fl-cosim" / "prepared", ignore_errors=True)
     times["after, first (empty prepared-data cache)"] = [wall_s([sys.executable, "-m", "scenarios.cli.main", *RUN, "--out",
                                                                 str(scratch / "cold")], HERE, env)]
@@ -79,6 +80,7 @@ def one_round_runs(before: Path, repeats: int, scratch: Path, env: dict) -> dict
         for name, cwd in (("before", before), ("after", HERE)):
             out = scratch / f"{name}-{repeat}"
             times[name].append(wall_s([sys.executable, "-m", "scenarios.cli.main", *RUN, "--out", str(out)], cwd, env))
+            times[f"{name} --help"].append(wall_s([sys.executable, "-m", "scenarios.cli.main", "run", "--help"], cwd, env))
     return times
 
 
@@ -156,6 +158,11 @@ def main() -> None:
                             ("after", "after")):
             median = statistics.median(times[name])
             print(f"| {label} | {median:.2f} | {median / torch_s:.2f}x |")
+        print("\n| `run --help` (the parser: no training) | median wall s | vs `import torch` |")
+        print("|---|---|---|")
+        for name in ("before --help", "after --help"):
+            median = statistics.median(times[name])
+            print(f"| {name.split()[0]} | {median:.2f} | {median / torch_s:.2f}x |")
         print(f"\nall times: {json.dumps({k: [round(t, 2) for t in v] for k, v in times.items()})}")
         split = {name: phases(cwd, scratch / f"phases-{name}", env) for name, cwd in (("before", args.before), ("after", HERE))}
         print("\n| phase (fresh process) | before s | after s |")

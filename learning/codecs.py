@@ -14,23 +14,28 @@ sender's memory of its own updates, so on the downlink ``ef`` defaults to 0
 (``parse_codec(..., downlink=True)``). Its memory is per sender and kept across the rounds in
 which the sender does not transmit.
 
-``HEADER_BITS`` (32) carries a payload's length.
+``HEADER_BITS`` (32) carries a payload's length. The declarations import no torch (a command's
+``--help`` lists the codecs); the coders take it when they run.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
-
-import torch
+from typing import TYPE_CHECKING, ClassVar
 
 from contract.setting import UsageError
 from learning.options import Options, option
 
+if TYPE_CHECKING:
+    import torch
+
 HEADER_BITS = 32
 FLOAT_BITS = 32
 MAX_BUCKET = 10**9
+# the built-in algorithms that take a codec, for the help (their learners declare it, ``accepts_codecs``,
+# as a plugin's may: ``learning.algorithms.codec_algorithms``; tests/test_codecs.py checks the two agree)
+ALGORITHMS_TAKING_CODECS = ("fedavg", "oracle", "user-centric")
 
 
 def error_feedback_option(default: int):
@@ -179,7 +184,7 @@ def _assignment(key: str, value) -> str:
 
 def codec_help() -> str:
     """The registered codecs with their parameters' defaults, for the command line's help:
-    ``none (default), qsgd[:bits=4,bucket=512], ...`` (``learning.algorithms.codec_algorithms``
+    ``none (default), qsgd[:bits=4,bucket=512], ...`` (``ALGORITHMS_TAKING_CODECS``
     names the algorithms that take one)."""
 
     def one(cls: type[Codec]) -> str:
@@ -200,6 +205,8 @@ def topk_count(d: int, fraction: float) -> int:
 
 def qsgd(vector: torch.Tensor, bits: int, bucket: int, generator: torch.Generator) -> torch.Tensor:
     """QSGD's ``Q_s`` per bucket, ``s = 2^(bits-1) - 1`` levels; unbiased (Lemma 3.1)."""
+    import torch
+
     levels = 2 ** (bits - 1) - 1
     d = vector.numel()
     padded = torch.zeros(math.ceil(d / bucket) * bucket, dtype=vector.dtype)
@@ -215,6 +222,8 @@ def qsgd(vector: torch.Tensor, bits: int, bucket: int, generator: torch.Generato
 
 def top_k(vector: torch.Tensor, k: int) -> torch.Tensor:
     """The ``k`` coordinates of largest magnitude kept, the rest zero (ties: lowest index)."""
+    import torch
+
     order = torch.argsort(vector.abs(), descending=True, stable=True)[:k]
     decoded = torch.zeros_like(vector)
     decoded[order] = vector[order]
@@ -223,6 +232,8 @@ def top_k(vector: torch.Tensor, k: int) -> torch.Tensor:
 
 def scaled_sign(vector: torch.Tensor) -> torch.Tensor:
     """``(||p||_1 / d) sign(p)`` (EF-SignSGD's compressor; zero coordinates send +)."""
+    import torch
+
     scale = vector.abs().sum() / vector.numel()
     return torch.where(vector >= 0, scale, -scale).to(vector.dtype)
 

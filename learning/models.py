@@ -8,6 +8,7 @@ from typing import Callable
 import torch
 from torch import nn
 
+from learning.local_training import INIT_SCHEMES
 from learning.pooling import MaxPool2x2
 
 
@@ -118,9 +119,6 @@ MODELS: dict[str, Callable[..., nn.Module]] = {
     "text-mean-pool": TextMeanPool,
     "scalar-mean": ScalarMean,
 }
-
-
-INIT_SCHEMES = ("keras", "torch")
 
 
 def build_model(name: str, generator: torch.Generator, init: str = "keras", **kwargs) -> nn.Module:

@@ -5,14 +5,14 @@
 trains the devices of a round together through the trainer's backend (``Trainer.backend``,
 made from ``LocalTraining.backend``: ``loop``, the reference, one device after another; the
 others in ``learning/engine/``); algorithms describe each device's update as a ``LocalJob`` (``learning/jobs.py``, importable from here too) and
-never see which backend runs it.
+never see which backend runs it. Its settings are ``LocalTraining`` (``learning/local_training.py``,
+importable from here too).
 """
 
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
-from typing import Hashable, Literal, Sequence
+from typing import Hashable, Sequence
 
 import numpy as np
 import torch
@@ -21,77 +21,15 @@ from torch.func import functional_call, jacrev, vmap
 from torch.nn import functional as F
 
 from learning.data import DeviceData
-from learning.engine import BACKENDS, Backend
+from learning.engine import BACKENDS, Backend, resolve_training
 from learning.fused_steps import FusedAdam, FusedSGD
 from learning.jobs import ADAM_BETAS, ADAM_EPS, AdamState, LocalJob, prototype_terms
-from learning.models import INIT_SCHEMES, output_layer
-from learning.options import Options, option
+from learning.local_training import LocalTraining
+from learning.models import output_layer
 from learning.params import flat_grad, get_flat, set_flat
 from learning.reuse import reuse, reuse_training
 
-__all__ = ["ADAM_BETAS", "ADAM_EPS", "AdamState", "CPU_BACKENDS", "LocalJob", "LocalTraining", "OPTIMIZERS", "Trainer",
-           "prototype_terms", "torch_generator"]
-
-OPTIMIZERS = ("sgd", "adam")
-CPU_BACKENDS = tuple(name for name, backend in BACKENDS.items() if backend.cpu_only)  # loop, processes
-
-
-@dataclass(frozen=True)
-class LocalTraining(Options):
-    """Local training settings, each declared once with its range, flag and doc (``--help``,
-    ``fl-cosim list`` and the checks read them). Defaults are the journal paper's text (V-A):
-    SGD, lr 0.01, momentum 0.9, batch 64, E = 1, with the reference code's Keras initialization.
-
-    ``optimizer``: ``sgd`` (the paper's text; momentum state starts afresh every local update)
-    or ``adam`` (the authors' reference code: lr as given, betas 0.9/0.999, eps 1e-7, each
-    device's moments and step count kept across rounds). ``init``: ``keras`` or ``torch``
-    (``learning.models.init_parameters``). ``device``: where training runs: ``cpu``,
-    ``cuda[:N]`` or ``auto`` (CUDA when PyTorch sees one). ``backend``: which engine runs
-    ``train_many`` (a name of ``learning.engine.BACKENDS``): ``loop`` (the reference, in this process),
-    ``processes`` (the reference loop in one worker process per core, the same numbers bit for
-    bit), ``batched`` (every device at once with ``torch.func``: the GPU path) or ``auto``
-    (``batched`` on a GPU, ``processes`` on the CPU; a run of little work then takes ``loop``:
-    ``learning.engine.auto``). ``resolved()`` replaces ``auto``; runs record the resolved settings.
-    """
-
-    lr: float = option(0.01, "local learning rate", low=0, low_open=True, flag="--lr")
-    momentum: float = option(0.9, "SGD momentum (0 <= m < 1)", low=0, high=1, high_open=True, flag="--momentum")
-    batch_size: int = option(64, "local mini-batch size", low=1, flag="--batch-size")
-    epochs: int = option(1, "local epochs per round (E)", low=1, flag="--epochs")
-    optimizer: Literal[OPTIMIZERS] = option(
-        "sgd", "sgd (the paper's text) or adam (the authors' code: per-device state kept across rounds)", flag="--optimizer")
-    init: Literal[INIT_SCHEMES] = option("keras", "initialization: keras (the authors' code) or torch (PyTorch's defaults)",
-                                         flag="--init")
-    backend: Literal[("auto", *BACKENDS)] = option(
-        "auto", "training engine: loop (the reference, in this process), processes (the reference loop in one worker process "
-        "per core, the same numbers), batched (all devices at once: the GPU path), compiled (batched under torch.compile) or "
-        "auto (batched on a GPU; on the CPU processes, or loop for a run whose training would not pay for the workers' start)",
-        flag="--backend")
-    device: str = option("auto", "where training runs: auto (CUDA when present, but the CPU for a run that would end there "
-                         "before CUDA is ready), cpu, cuda[:N]", flag="--device",
-                         pattern=r"auto|cpu|cuda(:[0-9]+)?", pattern_text="auto, cpu, cuda or cuda:N")
-
-    noun = "training"
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.device.startswith("cuda") and self.backend in CPU_BACKENDS:
-            raise ValueError(f"backend {self.backend} trains on the CPU; on {self.device} use backend batched (or auto)")
-
-    def resolved(self) -> "LocalTraining":
-        """These settings with ``auto`` replaced by this machine's choice: the device is CUDA when
-        present unless the backend is a CPU one (ValueError: a CUDA device asked for and none
-        present, or a backend that cannot train here: ``Backend.unavailable``)."""
-        device = self.device
-        if device == "auto":
-            device = "cuda" if torch.cuda.is_available() and self.backend not in CPU_BACKENDS else "cpu"
-        elif device.startswith("cuda") and not torch.cuda.is_available():
-            raise ValueError(f"device {device}: no CUDA device on this machine (use cpu or auto)")
-        backend = self.backend if self.backend != "auto" else ("batched" if device.startswith("cuda") else "processes")
-        problem = BACKENDS[backend].unavailable("cpu" if device == "cpu" else "cuda")
-        if problem is not None:
-            raise ValueError(f"backend {backend} on {device}: {problem}")
-        return replace(self, device=device, backend=backend)
+__all__ = ["ADAM_BETAS", "ADAM_EPS", "AdamState", "LocalJob", "LocalTraining", "Trainer", "prototype_terms", "torch_generator"]
 
 
 class Trainer:
@@ -109,7 +47,7 @@ class Trainer:
         if not noise_variance > 0:
             raise ValueError(f"noise_variance must be positive, got {noise_variance}")
         self.model = _fast_layout(model)
-        self.config = config.resolved()
+        self.config = resolve_training(config)
         self.task = task
         self.eval_batch = eval_batch
         self.noise_variance = noise_variance

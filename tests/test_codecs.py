@@ -54,8 +54,9 @@ def test_an_algorithm_takes_codecs_only_where_its_own_class_says_so():
     derives user-centric FL, yet they send other payloads or train otherwise: none inherits the
     declaration ``accepts_codecs``."""
     from learning.algorithms import codec_algorithms
+    from learning.codecs import ALGORITHMS_TAKING_CODECS
 
-    assert codec_algorithms() == ["fedavg", "oracle", "user-centric"]
+    assert codec_algorithms() == ["fedavg", "oracle", "user-centric"] == list(ALGORITHMS_TAKING_CODECS)  # the help's list
     assert ALGORITHMS["fedavg"].accepts_codecs and ALGORITHMS["fedprox"].accepts_codecs  # the attribute is inherited...
     assert not ALGORITHMS["fedprox"].takes_codecs()  # ...the declaration is not
     with pytest.raises(ValueError, match="codecs apply to fedavg, oracle, user-centric; fedprox sends its own payloads"):

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from learning.algorithms import ALGORITHMS
 from learning.options import doc_of, field_setting
 from scenarios import api
 from scenarios.cli.common import option_flags
@@ -120,6 +121,8 @@ def test_the_declarations_are_whole():
             names.append(g.name)
     flags += list(option_flags())
     names += [f.name for _, f in option_flags().values()]
+    declaring = {(f.metadata["flag"], f.name) for a in ALGORITHMS.values() for f in dataclasses.fields(a.Options) if f.metadata.get("flag")}
+    assert declaring == {(flag, f.name) for flag, (_, f) in option_flags().items()}  # every algorithm's flags, and no other
     assert len(set(flags)) == len(flags) and len(set(names)) == len(names)
     assert {f.name for f in declared() if f.name not in SWEEP_KEYS} == {"algorithm", "options", "seed"}
     assert RunSpec(SCENARIO, ALGORITHM).system == DEFAULT_SYSTEM  # the command line's default is the API's

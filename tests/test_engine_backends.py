@@ -11,6 +11,7 @@ import torch
 
 from learning.data import DeviceData
 from learning.engine import BACKENDS, Backend, BatchedBackend, CompiledBackend, ProcessesBackend
+from learning.local_training import BACKEND_NAMES
 from learning.engine import workers
 from learning.models import build_model
 from learning.training import LocalJob, LocalTraining, Trainer
@@ -41,6 +42,7 @@ def test_an_unknown_backend_is_refused_naming_the_choices():
 def test_the_trainer_makes_its_backend_once_from_the_registry():
     assert BACKENDS == {"loop": Backend, "batched": BatchedBackend, "compiled": CompiledBackend,
                         "processes": ProcessesBackend}
+    assert tuple(BACKENDS) == BACKEND_NAMES  # the settings' choices, declared without torch
     for name, kind in BACKENDS.items():
         problem = kind.unavailable("cpu")  # compiled, where torch cannot build its kernels: refused as made
         if problem is not None:

@@ -16,7 +16,8 @@ from scenarios.records.result_folder import RunCurve
 from figures.style import ALGORITHM_STYLE, algorithm_style
 from scenarios.cli.main import main
 from scenarios.reports.journal_numbers import PAPER_ALGORITHMS, TABLE_I, TABLE_II, TABLE_II_PROPOSED, paper_table_ii
-from scenarios.execution.reproduce import SCALES, TABLE_SCENARIOS, TABLE_VARIANTS, TEXT_SCENARIO, Scale
+from scenarios.execution.reproduce import TABLE_SCENARIOS, TABLE_VARIANTS, TEXT_SCENARIO
+from scenarios.execution.scales import SCALES, Scale
 from scenarios.execution.spec import RunSpec, run_label
 
 JOURNAL = Path(__file__).resolve().parents[1].parent / "shared" / "papers" / "user-centric-fl-wireless-journal.md"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from learning.engine import resolve_training
 from learning.models import build_model, fans
 from learning.training import ADAM_BETAS, ADAM_EPS, LocalTraining
 from scenarios.cli.main import main
@@ -129,10 +130,10 @@ def test_bad_training_settings_get_one_line_and_nothing_written(tmp_path, capsys
 
 def test_auto_device_and_backend_resolve_to_this_machine():
     cuda = torch.cuda.is_available()
-    resolved = LocalTraining().resolved()
+    resolved = resolve_training(LocalTraining())
     assert (resolved.device, resolved.backend) == (("cuda", "batched") if cuda else ("cpu", "processes"))
-    assert LocalTraining(backend="loop").resolved().device == "cpu"  # a CPU backend keeps auto on the CPU
-    assert LocalTraining(backend="batched", device="cpu").resolved().backend == "batched"
+    assert resolve_training(LocalTraining(backend="loop")).device == "cpu"  # a CPU backend keeps auto on the CPU
+    assert resolve_training(LocalTraining(backend="batched", device="cpu")).backend == "batched"
     with pytest.raises(ValueError, match="backend loop trains on the CPU; on cuda:1 use backend batched"):
         LocalTraining(backend="loop", device="cuda:1")
 

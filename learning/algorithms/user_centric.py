@@ -17,18 +17,16 @@ arrives, where this rule gives the same W and clusters.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Sequence
 
 import numpy as np
 import torch
 
 from contract import RoundPlan
 from learning.algorithms.base import SCALAR_BITS, LearnerSetup, MixingLearner
-from learning.options import Options, option
 from learning.reuse import reuse
-from contract.setting import MAX_DEVICES
 from learning.stream_formation import channel_aware_clusters
+from learning.user_centric_options import UserCentricOptions
 from learning.weights import choose_stream_count, gradient_variance, kmeans_rows, silhouette_curve, user_centric_weights
 
 
@@ -41,34 +39,6 @@ def variance_batch_sizes(train_sizes: np.ndarray, size: int | None, fraction: fl
             raise ValueError(f"variance_batch_size must be in 1..{n.min() - 1} (below the smallest local data set), got {size}")
         return np.full(n.size, int(size))
     return np.clip(np.round(fraction * n).astype(int), 1, np.maximum(n - 1, 1))
-
-
-@dataclass(frozen=True)
-class UserCentricOptions(Options):
-    streams: int | Literal["auto"] | None = option(None, "stream count k: an integer, 'auto' (Algorithm 2) or 'm' (k = m, a stream per device)", low=1,
-                                                   high=MAX_DEVICES, flag="--streams", label="k", none_word="m",
-                                                   reported="streams_chosen")
-    lam: float = option(0.0, "lambda of eq. 12: Algorithm 2 picks argmax_k s_k - lambda k", low=0, requires={"streams": "auto"},
-                        flag="--lambda")
-    variance_batches: Literal["disjoint", "reference"] = option(
-        "disjoint", "eq. 10 mini-batches: disjoint ones (the paper's text) or the reference code's independent draws")
-    variance_batch_fraction: float = option(1 / 3, "disjoint: each mini-batch's share of the local set", low=0, high=1,
-                                            low_open=True, high_open=True, requires={"variance_batches": "disjoint"})
-    variance_batch_size: int | None = option(None, "disjoint: each mini-batch's size in points (none: by the fraction)", low=1,
-                                             requires={"variance_batches": "disjoint"})
-    variance_divisor: float = option(2.5, "reference: floor(d) draws of floor(n_i / d) points (at most the smallest local set)",
-                                     low=1, requires={"variance_batches": "reference"})
-    formation: Literal["similarity", "channel"] = option(
-        "similarity", "streams by k-means on W's rows (eq. 11) or by least downlink airtime (a physical cell)")
-    silhouette_loss: float = option(0.05, "channel: the silhouette the formation may give up against eq. 11's", low=0,
-                                    requires={"formation": "channel"})
-
-    @classmethod
-    def label_note(cls, given) -> str:
-        if given.get("formation") != "channel":
-            return ""
-        loss = given.get("silhouette_loss")
-        return " channel" + ("" if loss is None else f" loss={loss}")
 
 
 class UserCentric(MixingLearner):

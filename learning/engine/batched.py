@@ -491,7 +491,6 @@ class BatchedBackend(Backend):
     """Backend ``batched``: training, evaluation and gradients by the trainer's ``BatchedEngine``
     (its device copies and caches), made on first use; ``close`` lets it go."""
 
-    cpu_only = False
     compiled = False
 
     def __init__(self, trainer):

@@ -16,12 +16,10 @@ class Backend:
     base is backend ``loop``: the trainer's reference methods, one job (or model) after another.
 
     A backend overrides what it does its own way and inherits the rest; each must give the
-    loop's numbers (optimizer state included) up to float rounding. ``cpu_only``: the settings
-    refuse it on a GPU. ``close`` frees what it holds (worker processes); it may be used again
-    afterwards, and starts afresh.
+    loop's numbers (optimizer state included) up to float rounding (the settings refuse the
+    CPU ones, ``learning.local_training.CPU_BACKENDS``, on a GPU). ``close`` frees what it holds
+    (worker processes); it may be used again afterwards, and starts afresh.
     """
-
-    cpu_only = True
 
     @classmethod
     def unavailable(cls, device: str) -> str | None:

@@ -169,17 +169,14 @@ def add_declared(parser, *names: str, **defaults) -> None:
 
 def option_flags() -> dict[str, tuple[type, object]]:
     """The algorithm options with a flag of their own (``--streams``, ``--lambda``): flag ->
-    (the first declaring algorithm's ``Options``, the field)."""
+    (their ``Options``, the field). User-centric FL's options alone declare flags
+    (``learning.user_centric_options``, declared without torch: ``run --help`` imports none;
+    ``tests/test_declared_settings.py`` checks that no other algorithm declares one)."""
     import dataclasses
 
-    from learning.algorithms import ALGORITHMS
+    from learning.user_centric_options import UserCentricOptions
 
-    found = {}
-    for cls in (algorithm.Options for algorithm in ALGORITHMS.values()):
-        for f in dataclasses.fields(cls):
-            if f.metadata.get("flag"):
-                found.setdefault(f.metadata["flag"], (cls, f))
-    return found
+    return {f.metadata["flag"]: (UserCentricOptions, f) for f in dataclasses.fields(UserCentricOptions) if f.metadata.get("flag")}
 
 
 def add_run_settings(parser, seed: bool = False) -> None:
@@ -280,7 +277,7 @@ def add_training(parser) -> None:
 
 def training_overrides(args) -> dict:
     """The training settings given on the command line (``auto`` is resolved with the run's)."""
-    from learning.training import LocalTraining
+    from learning.local_training import LocalTraining
 
     return table_overrides(args, LocalTraining)
 

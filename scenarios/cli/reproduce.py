@@ -17,7 +17,7 @@ def add_parser(subparsers) -> None:
         "reproduce",
         help="run the journal's experiment set and write its tables and figures beside the paper's numbers",
     )
-    from scenarios.execution.reproduce import SCALES  # after the help line: fl-cosim --help imports no torch
+    from scenarios.execution.scales import SCALES  # after the help line (the rest of the command's parser imports no torch either)
 
     scales = "; ".join(f"{s.name}: {s.description}" for s in SCALES.values())
     parser.description = ("Run (or reuse finished runs of) the journal's experiments (section V): Tables I and II on "
@@ -37,7 +37,8 @@ def add_parser(subparsers) -> None:
 def execute(args):
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.pool import start_pool_server
-    from scenarios.execution.reproduce import execute_plan, get_scale, make_plan
+    from scenarios.execution.reproduce import execute_plan, make_plan
+    from scenarios.execution.scales import get_scale
     from scenarios.reports.reproduction import write_report
     from scenarios.records.atomic import ensure_writable_dir
 

@@ -59,10 +59,9 @@ def _codec(downlink: bool):
 
 def _codec_doc(what: str):
     def doc() -> str:
-        from learning.algorithms.base import codec_algorithms
-        from learning.codecs import codec_help
+        from learning.codecs import ALGORITHMS_TAKING_CODECS, codec_help
 
-        return f"{what}: {codec_help()} ({', '.join(codec_algorithms())})"
+        return f"{what}: {codec_help()} ({', '.join(ALGORITHMS_TAKING_CODECS)})"
     return doc
 
 
@@ -82,7 +81,7 @@ def _policies_doc() -> str:
 
 
 def _local_training() -> type:
-    from learning.training import LocalTraining
+    from learning.local_training import LocalTraining
 
     return LocalTraining
 

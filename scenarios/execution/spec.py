@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, replace
 
 from learning.codecs import Codec
+from learning.engine import resolve_training
 from learning.options import Options
 from learning.training import LocalTraining
 from scenarios.errors import UsageError
@@ -123,7 +124,7 @@ def resolve(spec: RunSpec) -> ResolvedRun:
 def _training(spec: RunSpec, scenario: Scenario) -> LocalTraining:
     """The scenario's training settings with the run's (checked) overrides, ``auto`` resolved for this machine."""
     try:
-        return dataclasses.replace(scenario.training, **spec.training).resolved()
+        return resolve_training(dataclasses.replace(scenario.training, **spec.training))
     except ValueError as error:
         raise UsageError(f"training: {error}") from None
 

@@ -38,7 +38,7 @@ def flat_at(folder: str) -> dict[int, float]:
 
 
 def main(argv=None) -> None:
-    from scenarios.execution.compare import first_reach
+    from scenarios.reports.over_seeds import first_reach
     from scenarios.execution.runner import RunSpec, run_experiment
     from scenarios.records.result_folder import read_run
 

@@ -83,7 +83,7 @@ def lambda_table(summaries, cells) -> str:
     """Per cell and lambda: the k Algorithm 2 picks from the set-up on that cell (its own
     outages included), the final accuracy, and the time and bits to 90% of the cell's best final
     mean accuracy (the rule of ``fl-cosim lambda-study``), each lambda's run trained on the cell."""
-    from scenarios.execution.compare import first_reach
+    from scenarios.reports.over_seeds import first_reach
     from scenarios.records.result_folder import read_run
 
     lines = ["| cell | lambda | k* | final mean acc | target | time to target | bits to target | time (all rounds) | energy |",

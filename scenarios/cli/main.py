@@ -66,7 +66,7 @@ class OneLineParser(OnceParser):
 
 
 ALL = "all"  # build_parser: every command's parser
-TORCH_FREE = ("datasets", "cell", "round-time")  # commands that never train: torch is not imported for them
+TORCH_FREE = ("datasets", "cell", "round-time", "plot", "retime", "penalty")  # commands that never train: no torch for them
 
 
 class _HelpLine(Exception):

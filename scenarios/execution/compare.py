@@ -15,8 +15,8 @@ from scenarios.errors import UsageError
 from scenarios.records.result_folder import check_seeds, read_run
 from scenarios.execution.progress import Progress
 from scenarios.records.atomic import number_cell
-from scenarios.reports.over_seeds import (CENSORED, SPREAD, TIME_FORMATS, TIME_HEADERS, ToTarget, mean_std, pm,
-                                          target_cell, to_target)
+from scenarios.reports.over_seeds import (CENSORED, SPREAD, TIME_FORMATS, TIME_HEADERS, ToTarget, first_reach, mean_std,
+                                          pm, target_cell, to_target)
 from scenarios.execution.runner import RunSpec, run_experiment
 from scenarios.execution.pool import run_calls
 from scenarios.reports.tables import CELL_COUNTS, ENERGY_SPLIT, jain_fields
@@ -48,11 +48,6 @@ class Row:
     jain: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)  # summary field -> mean, std
     # on a cell: devices never heard, drops by reason, energy by direction (CELL_FIELDS) -> mean, std
     cell: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
-
-
-def first_reach(curve, target: float) -> int | None:
-    """Index of the first evaluation at or above ``target`` (None: never)."""
-    return next((i for i, acc in enumerate(curve.mean_accuracy) if acc >= target), None)
 
 
 def label_row(label: str, cs: Sequence, target: float | None) -> Row:

@@ -42,6 +42,11 @@ class ToTarget:
         return self.seeds - self.reached
 
 
+def first_reach(curve, target: float) -> int | None:
+    """Index of ``curve``'s first evaluation at or above ``target`` (None: never)."""
+    return next((i for i, acc in enumerate(curve.mean_accuracy) if acc >= target), None)
+
+
 def to_target(reach: Sequence[float | None], ends: Sequence[float]) -> ToTarget:
     """``reach``: per seed, the value at the first evaluation at or above the target (None:
     never); ``ends``: per seed, the value at the run's end (where a censored seed counts)."""

@@ -113,7 +113,7 @@ def retime_table(result_dirs: Sequence[str | Path], systems: Mapping, target: fl
     of all devices to ``target`` (None: never reached) and at the run's end. The target
     defaults to 90% of the best final mean accuracy of the runs. Every run is read and re-timed
     before anything is returned (ResultError, one line, for one that cannot be)."""
-    from scenarios.execution.compare import first_reach
+    from scenarios.reports.over_seeds import first_reach
 
     curves = {str(folder): read_run(folder) for folder in result_dirs}
     if target is None:

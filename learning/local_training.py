@@ -2,9 +2,9 @@
 ``--help`` and its checks import no torch; ``learning.engine.resolve_training`` asks the machine
 (CUDA, the backends) when a run is made.
 
-``BACKEND_NAMES`` are ``learning.engine.BACKENDS``'s names and ``CPU_BACKENDS`` those that train
-on the CPU only (``tests/test_engine_backends.py`` checks them against the registry);
-``INIT_SCHEMES`` are ``learning.models.init_parameters``'s schemes.
+``BACKEND_NAMES`` are ``learning.engine.BACKENDS``'s names (``tests/test_engine_backends.py``
+checks them against the registry), ``CPU_BACKENDS`` those that train on the CPU only (the
+settings refuse them on a GPU), ``INIT_SCHEMES`` ``learning.models.init_parameters``'s schemes.
 """
 
 from __future__ import annotations

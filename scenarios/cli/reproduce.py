@@ -10,6 +10,7 @@ from pathlib import Path
 from scenarios.cli.common import add_data_dir, add_json
 from scenarios.definitions.settings import JOBS
 from scenarios.errors import UsageError
+from scenarios.execution.scales import SCALES, get_scale
 
 
 def add_parser(subparsers) -> None:
@@ -17,8 +18,6 @@ def add_parser(subparsers) -> None:
         "reproduce",
         help="run the journal's experiment set and write its tables and figures beside the paper's numbers",
     )
-    from scenarios.execution.scales import SCALES  # after the help line (the rest of the command's parser imports no torch either)
-
     scales = "; ".join(f"{s.name}: {s.description}" for s in SCALES.values())
     parser.description = ("Run (or reuse finished runs of) the journal's experiments (section V): Tables I and II on "
                           "mnist-label-shift, mnist-rotation, cifar10-concept-shift (MNIST stands in for EMNIST), Fig. 3 on "
@@ -38,7 +37,6 @@ def execute(args):
     from scenarios.datasets import resolve_data_dir
     from scenarios.execution.pool import start_pool_server
     from scenarios.execution.reproduce import execute_plan, make_plan
-    from scenarios.execution.scales import get_scale
     from scenarios.reports.reproduction import write_report
     from scenarios.records.atomic import ensure_writable_dir
 

@@ -179,14 +179,14 @@ def test_smoke_scale_writes_every_table_and_figure(capsys, tmp_path):
     assert {r["scenario"] for r in listed} == {*TABLE_SCENARIOS, TEXT_SCENARIO}
     assert all((runs / r["result_folder"] / "summary.json").exists() for r in listed)
 
-    # a second time every run is reused but one whose summary.json was edited (run again), and
-    # the tables are the same
+    # a second time (quiet: no progress) every run is reused but one whose summary.json was
+    # edited (run again), and the tables are the same
     before = (out / "table1.csv").read_text()
     victim = runs / listed[0]["result_folder"] / "summary.json"
     victim.write_text(json.dumps({**json.loads(victim.read_text()), "final_mean_accuracy": 0.99}))
-    assert main(argv) == 0
-    again = json.loads(capsys.readouterr().out)
-    assert again["ran"] == 1 and again["reused"] == data["runs"] - 1
+    assert main([*argv[:-1], "--quiet"]) == 0
+    text, progress = capsys.readouterr()
+    assert text.startswith(f"reproduce --scale smoke: 1 runs run, {data['runs'] - 1} reused\n") and progress == ""
     assert (out / "table1.csv").read_text() == before
 
 

@@ -7,7 +7,7 @@ import shlex
 import time
 from pathlib import Path
 
-from scenarios.cli.common import add_data_dir, add_json
+from scenarios.cli.common import add_data_dir, add_json, add_quiet, show_progress
 from scenarios.definitions.settings import JOBS
 from scenarios.errors import UsageError
 from scenarios.execution.scales import SCALES, get_scale
@@ -29,6 +29,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--runs", help="where the run folders go (default results/reproduce-SCALE)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="runs in parallel worker processes (default: 2, or 1 on a 1-core machine)")
+    add_quiet(parser)
     add_data_dir(parser)
     add_json(parser)
 
@@ -53,7 +54,7 @@ def execute(args):
         if path.exists() and not path.is_dir():
             raise UsageError(f"cannot write to {str(path)!r}: it is a file")
     runs, out = ensure_writable_dir(runs), ensure_writable_dir(out)
-    outcome = execute_plan(plan, runs, data_dir, args.jobs, not getattr(args, "json", False))  # progress on stderr
+    outcome = execute_plan(plan, runs, data_dir, args.jobs, show_progress(args))  # progress on stderr
     command = "fl-cosim reproduce " + " ".join(
         shlex.quote(a) for a in ("--scale", scale.name, "--seeds", str(plan.seeds), "--jobs", str(args.jobs)))
     written = write_report(outcome, out, command, time.perf_counter() - started, load)

@@ -15,24 +15,13 @@ with the same numbers (CPU, one torch thread; not a test).
 from __future__ import annotations
 
 import argparse
-import time
 
 import torch
 import torch.nn.functional as F
 
+from benchmarks.pool_speed import fastest_s
 from learning.models import LeNet5
 from learning.training import _fast_layout
-
-
-def fastest_ms(call, repeats: int, inner: int = 50) -> float:
-    call()
-    best = float("inf")
-    for _ in range(repeats):
-        began = time.perf_counter()
-        for _ in range(inner):
-            call()
-        best = min(best, (time.perf_counter() - began) / inner)
-    return best * 1e3
 
 
 def pool_by_elementwise_ops(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -89,8 +78,8 @@ def main(argv=None) -> None:
     values, indices = F.max_pool2d_with_indices(pooled, 2)
     ours = pool_by_elementwise_ops(pooled)
     same = torch.equal(values, ours[0]) and torch.equal(indices, ours[1])
-    torch_ms = fastest_ms(lambda: F.max_pool2d_with_indices(pooled, 2), args.repeats)
-    ours_ms = fastest_ms(lambda: pool_by_elementwise_ops(pooled), args.repeats)
+    torch_ms = 1e3 * fastest_s(lambda: F.max_pool2d_with_indices(pooled, 2), args.repeats, 50)
+    ours_ms = 1e3 * fastest_s(lambda: pool_by_elementwise_ops(pooled), args.repeats, 50)
     print(f"\nthe first max-pool's forward with indices, input {tuple(pooled.shape)} channels-last "
           f"(the same values and indices: {same}):\n")
     print("| forward with argmax indices | ms |")

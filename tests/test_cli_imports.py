@@ -1,5 +1,7 @@
-"""A command imports what it needs: every command's ``--help`` and ``datasets``, ``round-time`` and
-``cell`` parse and run without torch; the top-level help lists every command as the full parser does."""
+"""A command imports what it needs: every command's ``--help``, and the commands that never train
+(``TORCH_FREE``: ``datasets``, ``round-time``, ``cell``, and ``plot``, ``retime`` and ``penalty`` on
+result folders), parse and run without torch; the top-level help lists every command as the full
+parser does."""
 
 from __future__ import annotations
 

@@ -61,9 +61,8 @@ def measure(folders: dict[str, dict[int, dict[int, str]]], systems: dict, target
     re-timed times are that system's own run times), in the system's time unit. Over seeds:
     mean and sample std, the seeds that never reach the target censored at their run's end
     (``scenarios.reports.over_seeds``)."""
-    from scenarios.reports.over_seeds import first_reach
     from scenarios.records.result_folder import read_run
-    from scenarios.reports.over_seeds import mean_std, to_target
+    from scenarios.reports.over_seeds import first_reach, mean_std, to_target
     from scenarios.reports.retime import retimed_curve
 
     curves = {name: {k: {seed: read_run(folder) for seed, folder in by_seed.items()} for k, by_seed in by_k.items()}

@@ -1,0 +1,49 @@
+"""EESM effective SINR (``netsim.link.effective_sinr``): the identities it must keep and a hand-computed case."""
+
+import math
+
+import numpy as np
+import pytest
+
+from netsim.link.effective_sinr import EESM_BETA_TABLE_1, EESM_BETA_TABLE_2, eesm, eesm_beta
+from netsim.link.mcs_tables import PDSCH_MCS_TABLE_1, PDSCH_MCS_TABLE_2, PUSCH_TP_MCS_TABLE
+
+
+@pytest.mark.parametrize("beta", [1.6, 6.5, 34.28, 132.54])
+def test_equal_sinrs_give_back_that_sinr(beta):
+    assert eesm(np.full(17, 3.7), beta) == pytest.approx(3.7, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_effective_sinr_lies_between_the_smallest_and_the_mean(seed):
+    sinr = 10 ** (np.random.default_rng(seed).uniform(-10, 25, 51) / 10)
+    for beta in EESM_BETA_TABLE_1:
+        value = eesm(sinr, beta)
+        assert sinr.min() < value < sinr.mean()
+
+
+def test_two_prbs_by_hand():
+    # SINRs 1 and 9, beta 2: -2 ln((e^-0.5 + e^-4.5) / 2) = -2 ln((0.606531 + 0.011109) / 2) = 2.349995
+    assert eesm([1.0, 9.0], 2.0) == pytest.approx(2.3499945052842715, rel=1e-12)
+
+
+def test_small_beta_tends_to_the_minimum_and_large_beta_to_the_mean():
+    assert eesm([1.0, 9.0], 0.01) == pytest.approx(1.0 + 0.01 * math.log(2), rel=1e-9)
+    assert eesm([1.0, 9.0], 1e6) == pytest.approx(5.0, rel=1e-5)
+
+
+def test_far_apart_sinrs_do_not_underflow():
+    assert eesm([1e4, 2e4], 1.6) == pytest.approx(1e4 + 1.6 * math.log(2), rel=1e-12)
+
+
+def test_betas_follow_the_tables_and_transform_precoding_shares_them_by_modulation_and_rate():
+    assert len(EESM_BETA_TABLE_1) == len(PDSCH_MCS_TABLE_1) and len(EESM_BETA_TABLE_2) == len(PDSCH_MCS_TABLE_2)
+    assert eesm_beta(PDSCH_MCS_TABLE_1[17]) == 9.95
+    assert eesm_beta(PUSCH_TP_MCS_TABLE[17]) == eesm_beta(PDSCH_MCS_TABLE_1[18]) == 10.97  # (6, 466)
+    assert eesm_beta(PDSCH_MCS_TABLE_2[27]) == 132.54
+
+
+def test_bad_input_is_refused():
+    for sinr, beta in (([], 2.0), ([-1.0], 2.0), ([1.0], 0.0), ([math.nan], 2.0)):
+        with pytest.raises(ValueError):
+            eesm(sinr, beta)

@@ -1,0 +1,87 @@
+"""Link adaptation to a BLER target: the inner loop picks the MCS, the outer loop (OLLA) corrects it.
+
+Inner loop: the highest MCS whose transport-block BLER at the allocation's EESM effective SINR,
+less the outer loop's offset, is at most the target (10% by default, the first-transmission target
+of TS 38.214 5.2.2.1's CQI definition); the lowest MCS when none is.
+
+Outer loop (OLLA; Pedersen et al., "Frequency domain scheduling for OFDMA with limited and noisy
+channel feedback", VTC 2007-Fall; the rule Sionna SYS's ``OuterLoopLinkAdaptation`` and 5G-LENA use):
+on a NACK of a first transmission the offset rises by ``step_up_db``; on an ACK it falls by
+``step_down_db = step_up_db BLER_t / (1 - BLER_t)``, so that it drifts nowhere exactly when the
+first-transmission BLER equals ``BLER_t``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from netsim.link.bler import transport_block_bler
+from netsim.link.effective_sinr import eesm, eesm_beta
+from netsim.link.mcs_tables import MCS_TABLES
+from netsim.link.tbs import Segmentation, resource_elements, segment, transport_block_size
+
+
+@dataclass
+class OuterLoop:
+    """OLLA state: ``offset_db`` subtracted from the effective SINR before the MCS is chosen."""
+
+    bler_target: float = 0.1
+    step_up_db: float = 0.5
+    offset_db: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.bler_target < 1 or self.step_up_db < 0:
+            raise ValueError(f"0 < bler_target < 1 and step_up_db >= 0, not {self.bler_target}, {self.step_up_db}")
+
+    @property
+    def step_down_db(self) -> float:
+        """``step_up_db BLER_t / (1 - BLER_t)``: 0.0556 dB for 0.5 dB at 10%."""
+        return self.step_up_db * self.bler_target / (1 - self.bler_target)
+
+    def update(self, acknowledged: bool) -> None:
+        """One first transmission's HARQ feedback: ACK lowers the offset, NACK raises it."""
+        self.offset_db += -self.step_down_db if acknowledged else self.step_up_db
+
+
+@dataclass(frozen=True)
+class Grant:
+    """An MCS and what it carries on ``n_prb`` PRBs for one slot: its TBS and code blocks."""
+
+    mcs: int
+    segmentation: Segmentation
+
+
+def grant(table: str, mcs: int, n_prb: int, n_symbols: int = 14, dmrs_re_per_prb: int = 12) -> Grant:
+    """TBS (TS 38.214 5.1.3.2) and segmentation (TS 38.212 5.2.2) of ``mcs`` on ``n_prb`` PRBs."""
+    entry = MCS_TABLES[table][mcs]
+    n_re = resource_elements(n_prb, n_symbols, dmrs_re_per_prb)
+    tbs = transport_block_size(n_re, entry.code_rate, entry.modulation_order)
+    return Grant(mcs, segment(tbs, entry.code_rate))
+
+
+def effective_sinr_db(table: str, mcs: int, sinr_prb_linear) -> float:
+    """EESM effective SINR (dB) of the per-PRB linear SINRs with ``mcs``'s beta."""
+    value = eesm(sinr_prb_linear, eesm_beta(MCS_TABLES[table][mcs]))
+    return 10 * math.log10(value) if value > 0 else -math.inf
+
+
+def block_error(table: str, chosen: Grant, sinr_prb_linear, offset_db: float = 0.0) -> float:
+    """Transport-block BLER of ``chosen`` at the EESM effective SINR of the per-PRB linear SINRs,
+    less ``offset_db``."""
+    seg = chosen.segmentation
+    return transport_block_bler(table, chosen.mcs, seg.code_block_bits, seg.n_code_blocks,
+                                effective_sinr_db(table, chosen.mcs, sinr_prb_linear) - offset_db)
+
+
+def select_mcs(table: str, sinr_prb_linear, loop: OuterLoop, n_symbols: int = 14, dmrs_re_per_prb: int = 12) -> Grant:
+    """The inner loop: the highest MCS of ``table`` meeting ``loop.bler_target`` at the effective
+    SINR less ``loop.offset_db`` (each MCS's own beta and code-block size), else MCS 0."""
+    sinr = np.asarray(sinr_prb_linear, dtype=float)
+    for mcs in range(len(MCS_TABLES[table]) - 1, -1, -1):
+        candidate = grant(table, mcs, sinr.size, n_symbols, dmrs_re_per_prb)
+        if block_error(table, candidate, sinr, loop.offset_db) <= loop.bler_target:
+            return candidate
+    return grant(table, 0, sinr.size, n_symbols, dmrs_re_per_prb)

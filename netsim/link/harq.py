@@ -1,0 +1,92 @@
+"""HARQ: chase combining of up to four transmissions, the round trip in slots from the numerology,
+and the slots a train of transport blocks with retransmissions occupies.
+
+Chase combining: every retransmission repeats the same coded bits on the same PRBs, and the
+receiver adds the copies (maximum-ratio), so after k transmissions each PRB's SINR is k times its
+single-transmission SINR (linear); the k-th decoding fails with the transport-block BLER at the
+EESM effective SINR of those combined SINRs (the abstraction 5G-LENA's ``NrEesmCc`` applies).
+
+Round trip (PUSCH, TS 38.214 6.1.2.1): a PUSCH in slot n is decoded by the gNB in
+``gnb_processing_slots`` (1 assumed), which then sends the retransmission's uplink grant (DCI 0_1,
+same HARQ process, NDI not toggled, TS 38.321 5.4.2.1); the UE transmits ``K2`` slots after it. With
+the default time-domain allocation (TS 38.214 Table 6.1.2.1.1-2) ``K2 = j``, j = 1, 1, 2, 3 for
+mu = 0, 1, 2, 3 (Table 6.1.2.1.1-4). So a retransmission starts ``1 + gnb_processing_slots + K2``
+slots after the transmission it repeats: 3 slots (1.5 ms) at mu = 1. The PDSCH round trip is the
+same with ``K1`` (PDSCH-to-HARQ-feedback, TS 38.213 9.2.3) in place of ``K2``. Every slot is taken
+to be usable in the transfer's direction: a TDD pattern stretches these times, which is the
+caller's (the duplex model's) business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_TRANSMISSIONS = 4  # the initial transmission and up to 3 retransmissions (redundancy versions 0, 2, 3, 1)
+HARQ_PROCESSES = 16  # per carrier, TS 38.321 5.4.2.1 / 5.3.2.1 (nrofHARQ-ProcessesForPUSCH default 16)
+
+_J_BY_MU = {0: 1, 1: 1, 2: 2, 3: 3}  # TS 38.214 Table 6.1.2.1.1-4
+
+
+@dataclass(frozen=True)
+class HarqTiming:
+    """Slot duration and HARQ round trip of numerology ``mu`` (subcarrier spacing 15 2^mu kHz)."""
+
+    mu: int = 1
+    k_slots: int | None = None  # K2 (PUSCH) or K1 (PDSCH); None: K2 = j(mu)
+    gnb_processing_slots: int = 1
+
+    def __post_init__(self) -> None:
+        if self.mu not in _J_BY_MU:
+            raise ValueError(f"numerology mu is 0-3 (FR1 and FR2 data), not {self.mu!r}")
+        if (self.k_slots is not None and self.k_slots < 0) or self.gnb_processing_slots < 0:
+            raise ValueError("K and the gNB's processing are whole slots >= 0")
+
+    @property
+    def slot_s(self) -> float:
+        """``1 ms / 2^mu`` (TS 38.211 4.3.2: 2^mu slots per 1 ms subframe)."""
+        return 1e-3 / 2 ** self.mu
+
+    @property
+    def round_trip_slots(self) -> int:
+        """Slots from a transmission's start to its retransmission's: ``1 + processing + K``."""
+        k = _J_BY_MU[self.mu] if self.k_slots is None else self.k_slots
+        return 1 + self.gnb_processing_slots + k
+
+
+def occupied_slots(transmissions: list[int], round_trip_slots: int, processes: int = HARQ_PROCESSES) -> int:
+    """Slots from the first transmission's start to the last one's end, one transmission a slot.
+
+    ``transmissions[i]`` is how often block i is sent. Each slot the scheduler sends the oldest
+    retransmission that is due (its previous copy ``round_trip_slots`` or more slots back), else the
+    next new block if fewer than ``processes`` HARQ processes are busy (a process is busy from its
+    block's first transmission until ``round_trip_slots`` after its last), else nothing (an idle slot).
+    """
+    if processes < 1 or round_trip_slots < 1:
+        raise ValueError("at least one HARQ process and a round trip of at least one slot")
+    pending = list(transmissions)
+    due: list[tuple[int, int]] = []  # (slot the retransmission may go, block)
+    released: list[int] = []  # slots at which finished blocks' processes are free again (their ACK)
+    next_block = 0
+    slot = 0
+    last = -1
+    while next_block < len(pending) or due:
+        ready = [d for d in due if d[0] <= slot]
+        released = [r for r in released if r > slot]
+        busy = len(due) + len(released)
+        if ready:
+            block = min(ready)[1]
+            due.remove(min(ready))
+        elif next_block < len(pending) and busy < processes:
+            block = next_block
+            next_block += 1
+        else:
+            slot += 1
+            continue
+        pending[block] -= 1
+        last = slot
+        if pending[block] > 0:
+            due.append((slot + round_trip_slots, block))
+        else:
+            released.append(slot + round_trip_slots)
+        slot += 1
+    return last + 1

@@ -79,9 +79,33 @@ def block_error(table: str, chosen: Grant, sinr_prb_linear, offset_db: float = 0
 def select_mcs(table: str, sinr_prb_linear, loop: OuterLoop, n_symbols: int = 14, dmrs_re_per_prb: int = 12) -> Grant:
     """The inner loop: the highest MCS of ``table`` meeting ``loop.bler_target`` at the effective
     SINR less ``loop.offset_db`` (each MCS's own beta and code-block size), else MCS 0."""
-    sinr = np.asarray(sinr_prb_linear, dtype=float)
-    for mcs in range(len(MCS_TABLES[table]) - 1, -1, -1):
-        candidate = grant(table, mcs, sinr.size, n_symbols, dmrs_re_per_prb)
-        if block_error(table, candidate, sinr, loop.offset_db) <= loop.bler_target:
-            return candidate
-    return grant(table, 0, sinr.size, n_symbols, dmrs_re_per_prb)
+    return Allocation(table, sinr_prb_linear, n_symbols, dmrs_re_per_prb).select(loop)
+
+
+class Allocation:
+    """One allocation's per-PRB SINRs seen through every MCS of ``table``: each MCS's grant and
+    EESM effective SINR computed once, the BLER after k chase-combined copies kept once computed.
+    ``select`` is ``select_mcs`` on it, for many blocks on the same PRBs."""
+
+    def __init__(self, table: str, sinr_prb_linear, n_symbols: int = 14, dmrs_re_per_prb: int = 12):
+        self.table = table
+        self.sinr = np.asarray(sinr_prb_linear, dtype=float)
+        self.grants = [grant(table, m, self.sinr.size, n_symbols, dmrs_re_per_prb) for m in range(len(MCS_TABLES[table]))]
+        self._effective_db = [effective_sinr_db(table, m, self.sinr) for m in range(len(self.grants))]
+        self._bler: dict[tuple[int, int], float] = {}
+
+    def select(self, loop: OuterLoop) -> Grant:
+        """The highest MCS meeting ``loop.bler_target`` at the effective SINR less the offset, else MCS 0."""
+        for chosen in reversed(self.grants):
+            seg = chosen.segmentation
+            seen = self._effective_db[chosen.mcs] - loop.offset_db
+            if transport_block_bler(self.table, chosen.mcs, seg.code_block_bits, seg.n_code_blocks, seen) <= loop.bler_target:
+                return chosen
+        return self.grants[0]
+
+    def combined_bler(self, mcs: int, copies: int) -> float:
+        """Transport-block BLER of ``mcs`` after ``copies`` chase-combined transmissions."""
+        key = (mcs, copies)
+        if key not in self._bler:
+            self._bler[key] = block_error(self.table, self.grants[mcs], self.sinr * copies)
+        return self._bler[key]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from netsim.link.adaptation import OuterLoop, block_error, grant, select_mcs
+from netsim.link.adaptation import Allocation, OuterLoop
 from netsim.link.harq import MAX_TRANSMISSIONS, HarqTiming, occupied_slots
 from netsim.link.mcs_tables import MCS_TABLES
 
@@ -80,20 +80,20 @@ def upload(bits: int, sinr_prb_linear, rng: np.random.Generator, tx_power_w: flo
     sinr = np.asarray(sinr_prb_linear, dtype=float)
     if bits < 1 or sinr.ndim != 1 or sinr.size < 1 or tx_power_w < 0:
         raise ValueError("an upload needs bits >= 1, one SINR per PRB (at least one) and tx_power_w >= 0")
-    lowest = grant(link.table, 0, sinr.size, link.n_symbols, link.dmrs_re_per_prb)
-    if block_error(link.table, lowest, sinr * link.max_transmissions) > loop.bler_target:
+    allocation = Allocation(link.table, sinr, link.n_symbols, link.dmrs_re_per_prb)
+    if allocation.combined_bler(0, link.max_transmissions) > loop.bler_target:
         empty = np.zeros(0, dtype=int)
         return UploadResult(empty, empty, empty, 0.0, 0.0, 0.0, True)
     mcs, tbs, sent = [], [], []
     remaining = bits
     while remaining > 0:
-        chosen = select_mcs(link.table, sinr, loop, link.n_symbols, link.dmrs_re_per_prb)
+        chosen = allocation.select(loop)
         count = 0
         delivered = False
         while not delivered:
             for k in range(1, link.max_transmissions + 1):
                 count += 1
-                delivered = rng.random() >= block_error(link.table, chosen, sinr * k)
+                delivered = rng.random() >= allocation.combined_bler(chosen.mcs, k)
                 if k == 1:
                     loop.update(delivered)
                 if delivered:

@@ -28,6 +28,7 @@ from netsim.distributions import ShiftedExponential
 from netsim.dynamics.rounds import RoundInTime, dynamics_of
 from netsim.durations import MAX_DEADLINE, TIMING_MODES
 from netsim.kind import Network, SystemKind
+from netsim.link.abstraction import expected_efficiency
 from netsim.physical_round import physical_round_process
 from netsim.physical_timeline import physical_round_fast
 from netsim.scheduling import ChannelReport, Expectations
@@ -39,7 +40,7 @@ UPLINK_ACCESS = ("tdma", "fdma")
 UL_POWER_CONTROL = ("off", "fractional")
 UL_ALLOCATIONS = ("whole-band", "headroom")
 UPLINK_QUEUES = ("sector", "site")
-LINK_ABSTRACTIONS = ("shannon", "attenuated-shannon")
+LINK_ABSTRACTIONS = ("shannon", "attenuated-shannon", "nr")
 PRB_REFERENCE_HZ = 180e3  # 12 subcarriers at 15 kHz: 2^mu M_RB of these span an allocation of M_RB PRBs at 15 2^mu kHz
 P0_RANGE_DBM = (-202.0, 24.0)  # TS 38.331 PUSCH-ConfigCommon p0-NominalWithGrant
 
@@ -137,7 +138,7 @@ class PhysicalSystem(SystemKind):
     subcarrier_spacing_hz: float = option(15e3, "subcarrier spacing: a resource block is 12 subcarriers (TS 38.211 4.4.4)",
                                           low=15e3, high=240e3)
     ul_power_control: str = "off"
-    link_abstraction: str = "shannon"  # rate per SNR: Shannon with a gap and the CQI cap, or TR 36.942 A.2's (efficiency)
+    link_abstraction: str = "shannon"  # rate per SNR: Shannon with a gap and the CQI cap, TR 36.942 A.2's, or NR's MCS/BLER/HARQ (efficiency)
     ul_allocation: str = "whole-band"  # TDMA grant: every resource block, or sized by the power headroom (allocated_prbs)
     uplink_queues: Literal[UPLINK_QUEUES] = option(
         "sector", "the parameter server's uplink receivers: one queue per sector of its site (sector) or one for the site",
@@ -368,12 +369,14 @@ class PhysicalSystem(SystemKind):
         over the last axis of ``fades`` (..., devices, subbands) of the link abstraction's
         efficiency at ``SNR |h_s|^2``; without fades, at the SNR itself. ``link_abstraction``
         ``shannon``: ``log2(1 + SNR / gap)`` capped at ``max_bps_per_hz``; ``attenuated-shannon``:
-        TR 36.942 A.2's for the ``direction`` (``radio.attenuated_shannon``), also capped."""
+        TR 36.942 A.2's for the ``direction`` (``radio.attenuated_shannon``), also capped; ``nr``: the
+        NR link layer's delivered efficiency at 10% BLER with HARQ (``netsim.link.abstraction``), also capped."""
         snr = radio.db_to_linear(snr_db)
         if fades is not None:
             snr = snr[..., None] * fades
-        if self.link_abstraction == "attenuated-shannon":
-            efficiency = radio.attenuated_shannon(snr, direction)
+        if self.link_abstraction in ("attenuated-shannon", "nr"):
+            nr = self.link_abstraction == "nr"
+            efficiency = expected_efficiency(snr, direction) if nr else radio.attenuated_shannon(snr, direction)
             if self.max_bps_per_hz is not None:
                 efficiency = np.minimum(efficiency, self.max_bps_per_hz)
         else:

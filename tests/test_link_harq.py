@@ -70,3 +70,18 @@ def test_an_explicit_k_replaces_j():
 ])
 def test_occupied_slots_by_hand(transmissions, rtt, processes, slots):
     assert occupied_slots(transmissions, rtt, processes) == slots
+
+
+def test_a_multicast_follows_its_weakest_member_or_a_named_percentile_with_the_misses_counted():
+    from netsim.link.adaptation import multicast_grant
+
+    weak, strong = SINR_9_5_DB, np.full(10, 10 ** 1.5)  # 9.5 and 15 dB on the same 10 PRBs
+    chosen, misses = multicast_grant(TABLE, [strong, weak, strong], OuterLoop())
+    assert (chosen.mcs, misses) == (17, 0)  # the weakest's MCS (test above)
+    strong_alone = select_mcs(TABLE, strong, OuterLoop()).mcs
+    chosen, misses = multicast_grant(TABLE, [strong, weak, strong], OuterLoop(), percentile=34)
+    assert (chosen.mcs, misses) == (strong_alone, 1) and strong_alone > 17  # 2 of 3 suffice: the weak one misses
+    chosen, misses = multicast_grant(TABLE, [strong, weak, strong], OuterLoop(), percentile=33)
+    assert (chosen.mcs, misses) == (17, 0)  # 67% must meet the target: 3 of 3
+    chosen, misses = multicast_grant(TABLE, [np.full(10, 1e-3), weak], OuterLoop())
+    assert (chosen.mcs, misses) == (0, 1)  # -30 dB: even MCS 0 misses, and is counted

@@ -94,12 +94,15 @@ class Allocation:
         self._effective_db = [effective_sinr_db(table, m, self.sinr) for m in range(len(self.grants))]
         self._bler: dict[tuple[int, int], float] = {}
 
+    def seen_bler(self, mcs: int, offset_db: float) -> float:
+        """Transport-block BLER of ``mcs`` at the effective SINR less ``offset_db`` (what the inner loop sees)."""
+        seg = self.grants[mcs].segmentation
+        return transport_block_bler(self.table, mcs, seg.code_block_bits, seg.n_code_blocks, self._effective_db[mcs] - offset_db)
+
     def select(self, loop: OuterLoop) -> Grant:
         """The highest MCS meeting ``loop.bler_target`` at the effective SINR less the offset, else MCS 0."""
         for chosen in reversed(self.grants):
-            seg = chosen.segmentation
-            seen = self._effective_db[chosen.mcs] - loop.offset_db
-            if transport_block_bler(self.table, chosen.mcs, seg.code_block_bits, seg.n_code_blocks, seen) <= loop.bler_target:
+            if self.seen_bler(chosen.mcs, loop.offset_db) <= loop.bler_target:
                 return chosen
         return self.grants[0]
 
@@ -109,3 +112,22 @@ class Allocation:
         if key not in self._bler:
             self._bler[key] = block_error(self.table, self.grants[mcs], self.sinr * copies)
         return self._bler[key]
+
+
+def multicast_grant(table: str, sinr_by_member, loop: OuterLoop, percentile: float = 0.0,
+                    n_symbols: int = 14, dmrs_re_per_prb: int = 12) -> tuple[Grant, int]:
+    """One transmission to a group (a multicast PDSCH) on the same PRBs: ``sinr_by_member`` is
+    (members, PRBs) of linear SINRs. The MCS is the highest at which at least ``100 - percentile``
+    percent of the members meet ``loop.bler_target`` at their own EESM effective SINR less the
+    offset: ``percentile`` 0 (default) follows the weakest member, as a broadcast must to reach all;
+    a larger one leaves the weakest out. Returns the grant and the misses: the members above the
+    target at that MCS (0 at percentile 0 unless even MCS 0 misses someone)."""
+    if not 0 <= percentile < 100:
+        raise ValueError(f"0 <= percentile < 100, not {percentile}")
+    members = [Allocation(table, row, n_symbols, dmrs_re_per_prb) for row in np.atleast_2d(np.asarray(sinr_by_member, dtype=float))]
+    needed = math.ceil(len(members) * (100 - percentile) / 100 - 1e-9)
+    for mcs in range(len(members[0].grants) - 1, -1, -1):
+        misses = sum(m.seen_bler(mcs, loop.offset_db) > loop.bler_target for m in members)
+        if len(members) - misses >= needed:
+            break
+    return members[0].grants[mcs], misses

@@ -130,6 +130,7 @@ class BufferedRun:
         self.idle = deque(range(self.num_devices))
         self.training = 0
         self.buffer: list[Update] = []
+        self.updates = 0  # the updates that arrived so far (each its sequence number)
         self.inbox = [simpy.Store(env) for _ in range(self.num_devices)]
         self.interval = _Interval(0.0)
         self.records: list[RoundRecord] = []
@@ -248,6 +249,7 @@ class BufferedRun:
 
     def arrive(self, update: Update) -> None:
         """An update arrived: the learner's local update, into the buffer; the K-th aggregates."""
+        self.updates += 1
         self.learner.local_update(update)
         self.buffer.append(update)
         self.interval.uplink_bits += update.bits
@@ -315,7 +317,7 @@ class BufferedRun:
             joules = links.transmit_j(device, airtime) if self.cell else 0.0
             self.interval.spend(device, joules)
             self.trace.append(TraceEvent(self.version + 1, "uplink", device, start, env.now, self.model_bits, joules))
-            self.arrive(Update(device, version, self.model_bits, env.now))
+            self.arrive(Update(device, version, self.model_bits, env.now, self.updates))
 
 
 def run_buffered(learner, network, settings: Buffered, versions: int, rng, options: RunOptions = RunOptions(),

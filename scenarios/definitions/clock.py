@@ -71,7 +71,7 @@ def orchestrate(spec, learner):
         k = 1
     else:
         k = max(1, concurrency // 2) if spec.buffer_k is None else spec.buffer_k
-    settings = Buffered(k, spec.concurrency)
+    settings = Buffered(k, spec.concurrency, idle_choice=spec.idle_choice, max_staleness=spec.max_staleness)
     settings.check(learner.num_devices)
     return server, settings
 

@@ -182,3 +182,86 @@ def test_fifo_dispatches_in_the_order_devices_became_idle_and_random_draws_its_o
     assert run("random", np.random.default_rng(4))[0] == picked
     with pytest.raises(ValueError, match="idle_rng"):
         run("random")
+
+
+def _cell_run(radio, versions=30, devices=6, settings=Buffered(3), monkeypatch=None):
+    """FedBuff over the network alone on a ``umi-3.5ghz`` cell with ``radio``'s dynamics; the
+    links each transfer read, by the time they were drawn."""
+    system = get_cell_system("umi-3.5ghz", overrides=radio)
+    network, channel_rng = system.bind(np.full(devices, 100.0), np.random.SeedSequence(5))
+    drawn = {}
+    if monkeypatch is not None:
+        draw = PhysicalLinks.draw
+
+        def recording(network, rng, now_s=0.0):
+            drawn[now_s] = draw(network, rng, now_s)
+            return drawn[now_s]
+
+        monkeypatch.setattr(PhysicalLinks, "draw", staticmethod(recording))
+    trace, budget = [], Budget({})
+    ledger = Ledger(devices, 2e5, trace)
+    versions, _ = run_buffered(ledger, network, settings, versions, np.random.default_rng(0),
+                               RunOptions(channel_rng=channel_rng, budget=budget), trace, np.random.default_rng(1))
+    check_invariants(versions, trace, ledger, network.dynamics, capacity_j=radio.get("battery_j"))
+    return versions, trace, budget, drawn
+
+
+def test_on_a_moving_cell_each_upload_is_timed_by_the_channel_at_its_start(monkeypatch):
+    """30 km/h: every upload's airtime is the model's bits over the device's rate in the channel
+    drawn at the instant it started (a device's airtimes change as it moves: not one draw per
+    run); handovers are logged; the invariants hold."""
+    versions, trace, _, drawn = _cell_run({"speed_kmh": 30.0}, monkeypatch=monkeypatch)
+    uploads = [e for e in trace if e.kind == "uplink"]
+    assert len(versions) == 31 and len(uploads) >= 90
+    for e in uploads:
+        assert e.end - e.start == pytest.approx(drawn[e.start].uplink_s(e.entity, 2e5), rel=1e-12)
+    airtimes = {}
+    for e in uploads:
+        airtimes.setdefault(e.entity, set()).add(e.end - e.start)
+    assert all(len(times) > 5 for times in airtimes.values())
+    assert any(e.kind == "handover" for e in trace)
+
+
+@pytest.mark.parametrize("radio, reasons", [({"mean_on_s": 30.0, "mean_off_s": 30.0}, {"unavailable"}),
+                                            ({"battery_j": 0.05}, {"battery"}),
+                                            ({"speed_kmh": 30.0, "mean_on_s": 20.0, "mean_off_s": 20.0, "battery_j": 0.1},
+                                             {"unavailable", "battery"})])
+def test_availability_and_batteries_drop_devices_under_fedbuff_and_the_invariants_hold(radio, reasons):
+    """The cell's dynamics change the run (they were ignored: the same records with or without
+    them); drops carry their reasons; a run whose batteries all ran out stops, stalled."""
+    versions, trace, budget, _ = _cell_run(radio)
+    plain, _, _, _ = _cell_run({})
+    assert [v.end for v in versions] != [v.end for v in plain[:len(versions)]]
+    found = {e.reason for e in trace if e.kind == "dropped"}
+    assert reasons <= found
+    if "battery_j" in radio:
+        assert budget.stopped == "stalled" and len(versions) < 31
+
+
+@pytest.mark.parametrize("name", ["umi-3.5ghz", "uma-3.5ghz"])
+def test_fedbuff_at_its_defaults_on_a_cell_keeps_every_update_over_100_aggregations(name):
+    """K = C / 2 (the default), 20 devices, 3 seeds, 100 aggregations each, the network alone: a
+    device reports twice before K arrivals in some buffers (the server kept a buffer of devices
+    and crashed: KeyError), every update is accounted for."""
+    for seed in range(3):
+        network, channel_rng = get_cell_system(name).bind(np.full(20, 100.0), np.random.SeedSequence(seed))
+        trace = []
+        ledger = Ledger(20, 2e6, trace)
+        versions, _ = run_buffered(ledger, network, Buffered(10), 100, np.random.default_rng(seed),
+                                   RunOptions(channel_rng=channel_rng), trace, np.random.default_rng(1))
+        check_invariants(versions, trace, ledger)
+        assert len(versions) == 101 and any(len({u.device for u in v.updates}) < 10 for v in versions[1:])
+
+
+def test_fedbuff_at_its_defaults_on_a_cell_with_a_real_learner_holds_a_device_twice():
+    """The same with the learner (a tiny model the network sees as 100 kbit), 8 devices, K = 4:
+    versions 2, 6, 9 and 10 aggregate a device's two updates, each from the model it was sent."""
+    data = scalar_data([[float(d)] for d in range(8)])
+    network, channel_rng = get_cell_system("umi-3.5ghz").bind(np.full(8, 100.0), np.random.SeedSequence(1))
+    learner = build("fedavg", data)
+    learner.model_bits = 1e5
+    versions, _ = run_buffered(BufferedServer(learner, AsyncRule()), network, Buffered(4), 10, np.random.default_rng(1),
+                               RunOptions(channel_rng=channel_rng), idle_rng=np.random.default_rng(1))
+    twice = [v.server_round for v in versions[1:] if len({u.device for u in v.updates}) < len(v.updates)]
+    assert len(versions) == 11 and twice == [2, 6, 9, 10]
+    assert np.isfinite(values(learner.theta)).all()

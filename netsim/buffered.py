@@ -147,6 +147,7 @@ class BufferedRun:
         self.idle = deque(range(self.num_devices))
         self.skipped: dict[int, str] = {}  # idle devices passed over for their state, and why (until dispatched)
         self.wake_s = float("inf")  # when the server looks again at the devices it passed over
+        self.flat_s: dict[int, float] = {}  # when each flat device ran out
         self.training = 0
         self.buffer: list[Update] = []
         self.updates = 0  # the updates that arrived so far (each its sequence number)
@@ -199,12 +200,17 @@ class BufferedRun:
     def spend(self, device: int, joules: float) -> None:
         """``device`` spent ``joules`` now: in the interval's energy and drained from its battery."""
         self.interval.energy_j[device] = self.interval.energy_j.get(device, 0.0) + joules
-        if self.dynamics is not None and self.dynamics.batteries is not None and joules:
-            self.dynamics.batteries.drain({device: joules})
+        self.drain(device, joules)
 
-    def drop(self, device: int, why: str, at: float | None = None) -> None:
+    def drain(self, device: int, joules: float) -> None:
+        """Take ``joules`` from ``device``'s battery (if it has one); note when it ran flat."""
+        if self.dynamics is not None and self.dynamics.batteries is not None and joules:
+            if self.dynamics.batteries.drain({device: joules}):
+                self.flat_s[device] = self.env.now
+
+    def drop(self, device: int, why: str) -> None:
         """``device``'s dispatch ends without an update (its model or its update lost, ``why``): idle again."""
-        now = self.env.now if at is None else at
+        now = self.env.now
         self.trace.append(TraceEvent(self.version + 1, "dropped", device, now, now, 0.0, 0.0, why))
         self.interval.dropped[device] = why
         self.release(device)
@@ -274,7 +280,9 @@ class BufferedRun:
         def timing(links):
             absent = self.absent(devices)
             listeners = [d for d in devices if d not in absent]
-            listen.update(absent=absent, listeners=listeners, getting=[d for d in listeners if links.receives(d)])
+            listen.update(listeners=listeners, getting=[d for d in listeners if links.receives(d)])
+            for device, why in sorted(absent.items()):  # gone when the stream starts: its model is lost now
+                self.drop(device, why)
             return links.stream_s(listeners, self.model_bits) if listeners else 0.0
 
         if self.cell:
@@ -283,15 +291,12 @@ class BufferedRun:
             links = self.links
             start = yield self.downlink.transmit(timing(links))
         interval, now = self.interval, self.env.now
-        getting, absent = listen["getting"], listen["absent"]
+        getting, listeners = listen["getting"], listen["listeners"]
         interval.streams += 1
         if getting:
             interval.downlink_bits += self.model_bits
         self.trace.append(TraceEvent(self.version + 1, "downlink", version, start, now, self.model_bits if getting else 0.0))
-        for device in devices:  # (a release may aggregate: self.interval is then the next one's)
-            if device in absent:
-                self.drop(device, absent[device], at=start)
-                continue
+        for device in listeners:  # (a release may aggregate: self.interval is then the next one's)
             if device not in getting:
                 self.drop(device, DOWNLINK_OUTAGE)
                 continue
@@ -331,18 +336,23 @@ class BufferedRun:
         return self.receivers[queue]
 
     def charge_waiting(self, interval: _Interval, end: float) -> None:
-        """Every device's waiting from ``interval.start`` to ``end`` (the aggregation): that
-        time less its transfers clipped to it, at the waiting power (``energy.idle_energy_j``),
-        as ``idle`` events of the version the interval made, drained from the batteries."""
+        """Every device's waiting from ``interval.start`` to ``end`` (the aggregation): the time
+        it was switched on and not flat in it (``Dynamics.on_s``; until it ran flat) less its
+        transfers clipped to it, at the waiting power (``energy.idle_energy_j``), as ``idle``
+        events of the version the interval made, drained from the batteries."""
         if not self.waiting_w:
             return
         start = interval.start
+        availability = self.dynamics.availability if self.dynamics is not None else None
+        on_at_start = availability.available(start) if availability is not None else None
         for device, segments in self.busy.items():
-            busy_s = sum(max(min(stop, end) - max(begin, start), 0.0) for begin, stop in segments)
-            joules = energy.idle_energy_j(self.waiting_w, end - start, busy_s)
+            powered = min(end, self.flat_s.get(device, end))  # a flat device waits no more
+            busy_s = sum(max(min(stop, powered) - max(begin, start), 0.0) for begin, stop in segments)
+            on_s = (self.dynamics.on_s(device, start, powered, on_at_start[device]) if on_at_start is not None
+                    else max(powered - start, 0.0))  # nor does one switched off
+            joules = energy.idle_energy_j(self.waiting_w, on_s, busy_s)
             interval.energy_j[device] = interval.energy_j.get(device, 0.0) + joules
-            if self.dynamics is not None and self.dynamics.batteries is not None and joules:
-                self.dynamics.batteries.drain({device: joules})
+            self.drain(device, joules)
             self.trace.append(TraceEvent(self.version, "idle", device, start, end, 0.0, joules))
             self.busy[device] = [(begin, stop) for begin, stop in segments if stop > end]
 

@@ -224,7 +224,7 @@ def test_on_a_moving_cell_each_upload_is_timed_by_the_channel_at_its_start(monke
 
 @pytest.mark.parametrize("radio, reasons", [({"mean_on_s": 30.0, "mean_off_s": 30.0}, {"unavailable"}),
                                             ({"battery_j": 0.05}, {"battery"}),
-                                            ({"speed_kmh": 30.0, "mean_on_s": 20.0, "mean_off_s": 20.0, "battery_j": 0.1},
+                                            ({"speed_kmh": 30.0, "mean_on_s": 20.0, "mean_off_s": 20.0, "battery_j": 0.05},
                                              {"unavailable", "battery"})])
 def test_availability_and_batteries_drop_devices_under_fedbuff_and_the_invariants_hold(radio, reasons):
     """The cell's dynamics change the run (they were ignored: the same records with or without
@@ -265,3 +265,23 @@ def test_fedbuff_at_its_defaults_on_a_cell_with_a_real_learner_holds_a_device_tw
     twice = [v.server_round for v in versions[1:] if len({u.device for u in v.updates}) < len(v.updates)]
     assert len(versions) == 11 and twice == [2, 6, 9, 10]
     assert np.isfinite(values(learner.theta)).all()
+
+
+def test_switching_times_and_time_switched_on_read_from_the_availability(tmp_path):
+    """A FedScale trace (device 0 on 0-4 and 6-100, repeating every 100 s) and the on/off
+    process: the next switch after any time, and the seconds on in an interval, from them."""
+    import json
+
+    from netsim.dynamics.availability import OnOff
+
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps({"devices": {"0": {"active": [0, 6], "inactive": [4, 100], "finish_time": 100}}}))
+    dynamics = Dynamics(availability=TraceAvailability.load(path, 1))
+    assert [dynamics.availability.next_switch_s(0, t) for t in (0.0, 4.0, 5.0, 99.0, 150.0)] == [4.0, 6.0, 6.0, 100.0, 200.0]
+    assert dynamics.on_s(0, 2.0, 8.0, True) == 4.0 and dynamics.on_s(0, 5.0, 7.0, False) == 1.0
+    assert dynamics.present_throughout(0, 1.0, 3.0) is None and dynamics.present_throughout(0, 3.0, 6.5) == "unavailable"
+    assert dynamics.back_s(0, 4.5, "unavailable") == 6.0 and dynamics.back_s(0, 4.5, "battery") == math.inf
+    process = OnOff(np.random.default_rng(0), 3, 10.0, 5.0)
+    for t in (0.0, 7.3, 250.0):
+        switch = process.next_switch_s(1, t)
+        assert switch > t and process.available(switch - 1e-9)[1] != process.available(switch)[1]

@@ -60,6 +60,18 @@ class Dynamics:
                 return UNAVAILABLE
         return None
 
+    def on_s(self, device: int, start_s: float, end_s: float, on_at_start: bool) -> float:
+        """The seconds ``device`` is switched on in ``[start_s, end_s]`` (``on_at_start``: its
+        state at ``start_s``), from its switching times."""
+        if self.availability is None:
+            return max(end_s - start_s, 0.0)
+        t, on, total = start_s, bool(on_at_start), 0.0
+        while t < end_s:
+            switch = min(self.availability.next_switch_s(device, t), end_s)
+            total += (switch - t) if on else 0.0
+            t, on = switch, not on
+        return total
+
     def back_s(self, device: int, t_s: float, why: str) -> float:
         """When ``device``, absent at ``t_s`` for ``why``, may be present again: never with an
         empty battery; switched off, at its next switch; out of coverage, one layer-1 measurement

@@ -67,6 +67,9 @@ def orchestrate(spec, learner):
     rule = AsyncRule(spec.orchestrator, spec.server_lr, spec.mixing_alpha, spec.staleness_exponent)
     server = BufferedServer(learner, rule)
     concurrency = learner.num_devices if spec.concurrency is None else spec.concurrency
+    if "idle_choice" in non_default(spec) and concurrency >= learner.num_devices:
+        raise ValueError(f"--idle-choice chooses which idle devices get a version when --concurrency leaves fewer places than "
+                         f"devices; at concurrency {concurrency} (every device) every idle device is sent it")
     if spec.orchestrator == "fedasync":
         k = 1
     else:

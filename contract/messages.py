@@ -28,12 +28,15 @@ class Dispatch:
 @dataclass(frozen=True)
 class Update:
     """``device``'s update trained from the model of ``base_version``: ``bits`` on the uplink,
-    arrived at the server at ``arrival`` (the clock's unit)."""
+    arrived at the server at ``arrival`` (the clock's unit), the ``sequence``-th update of the run
+    (0, 1, ...: the server keeps what it holds of an update by it, as FedBuff's buffer holds
+    updates, not devices: a device may report twice before a buffer is aggregated)."""
 
     device: int
     base_version: int
     bits: float
     arrival: float
+    sequence: int
 
     def staleness(self, version: int) -> int:
         """Aggregations since its model was dispatched, aggregated into ``version``'s successor:

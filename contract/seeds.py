@@ -9,11 +9,12 @@
     │   ├── uplink_codec    (child 1001) the uplink codec's draws
     │   └── downlink_codec  (child 1002) the downlink codec's draws
     └── network         the compute times (its own generator)
-        └── channel     (child 0)
+        ├── channel     (child 0)
             ├── layout      where the devices are placed
             ├── fading      the rounds' fading
             ├── planning    the base station's own fading samples for airtime estimates
             └── motion      (child 3) a moving cell's paths, fields, fading and availability
+        └── idle        (child 1) the buffered orchestrator's random choice of idle devices
 
 Each stream is the child of its parent at a fixed key (``child``): the one ``spawn`` gives as
 its key-th, so the numbers are those the runs have always drawn, while no stream depends on
@@ -82,6 +83,12 @@ class ChannelSeeds(NamedTuple):
     def of(cls, network: np.random.SeedSequence) -> "ChannelSeeds":
         channel = child(network, 0)
         return cls(*(child(channel, key) for key in range(3)))
+
+
+def idle_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
+    """The buffered orchestrator's choice of idle devices (``netsim.buffered``, ``idle_choice``
+    random): its own stream, so choosing shifts neither the compute times nor the channel."""
+    return child(network, 1)
 
 
 def motion_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:

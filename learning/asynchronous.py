@@ -13,8 +13,10 @@ version it was dispatched, and the aggregation of a buffer of updates weighted b
 
 ``s(tau) = (1 + tau)^-a`` with ``a`` the staleness exponent (0: no weighting; 0.5 FedBuff's),
 ``tau`` the versions made since the update's model was dispatched (``contract.Update``).
-Each dispatched version's model is kept until no device holds it, so a stale update is
-computed from the model it was dispatched with. The learner's ``theta`` holds the current global
+Each dispatched version's model is kept until no dispatch of it is outstanding, so a stale
+update is computed from the model it was dispatched with. The buffer holds updates, not devices
+(FedBuff's Algorithm 1, FLSim's buffer): each update's ``Delta`` is kept by its sequence number
+(``contract.Update``), so a device that reports twice before the K-th arrival is in it twice. The learner's ``theta`` holds the current global
 model in every row, so its evaluation is the synchronous one. Codecs are not applied here.
 """
 
@@ -68,11 +70,14 @@ class BufferedServer:
         self.model_bits = learner.model_bits
         self.version = 0
         self.models = {0: learner.theta[0].clone()}  # version -> the global model of that version
-        self.held: dict[int, int] = {}  # device -> the version it was last dispatched
-        self.deltas: dict[int, torch.Tensor] = {}  # device -> its update's Delta, until aggregated
+        self.held: dict[int, int] = {}  # device -> the version of its outstanding dispatch (until its update arrives)
+        self.deltas: dict[int, torch.Tensor] = {}  # update sequence number -> its Delta, until aggregated
+        self.bases: dict[int, int] = {}  # update sequence number -> its base version, until aggregated
         self.sizes = torch.as_tensor(learner.train_sizes, dtype=learner.theta.dtype)
 
     def dispatch(self, message: Dispatch) -> None:
+        """A dispatch of the current version; a device's earlier dispatch that never reported
+        (its model or its update lost) is replaced by it."""
         if message.version != self.version:
             raise ValueError(f"dispatch of version {message.version}; the server holds version {self.version}")
         self.held[message.device] = message.version
@@ -82,34 +87,43 @@ class BufferedServer:
         """The device's local update from the model it was dispatched (zero simulated time)."""
         if self.held.get(update.device) != update.base_version:
             raise ValueError(f"device {update.device} reports version {update.base_version}, it was dispatched {self.held.get(update.device)}")
+        if update.sequence in self.deltas:
+            raise ValueError(f"update {update.sequence} reported twice")
+        del self.held[update.device]  # its dispatch is answered
         start = self.models[update.base_version]
         trained = self.learner.trainer.train_many([self.learner.local_job(update.device, start)])[0]
-        self.deltas[update.device] = trained - start
+        self.deltas[update.sequence] = trained - start
+        self.bases[update.sequence] = update.base_version
 
     def aggregate(self, version: int, updates: Sequence[Update]) -> None:
         """Fold ``updates`` into the model of ``version``; it becomes ``version + 1``."""
         if version != self.version or not updates:
             raise ValueError(f"aggregation of {len(updates)} updates into version {version}; the server holds {self.version}")
+        missing = [u.sequence for u in updates if u.sequence not in self.deltas]
+        if missing:
+            raise ValueError(f"aggregation of updates {missing}, which never arrived (or were aggregated already)")
         model = self.models[version]
         rule = self.rule
         if rule.rule == "fedasync":
             new = model
             for update in updates:  # K = 1: one mix each
                 a = rule.mixing_alpha * rule.staleness_weight(update.staleness(version))
-                new = (1 - a) * new + a * (self.models[update.base_version] + self.deltas.pop(update.device))
+                new = (1 - a) * new + a * (self.models[update.base_version] + self.deltas.pop(update.sequence))
         else:
             devices = [u.device for u in updates]
             sizes = self.sizes[devices]
             weights = sizes / sizes.sum() * torch.tensor([rule.staleness_weight(u.staleness(version)) for u in updates], dtype=sizes.dtype)
-            new = model + rule.server_lr * (weights @ torch.stack([self.deltas.pop(d) for d in devices]))
+            new = model + rule.server_lr * (weights @ torch.stack([self.deltas.pop(u.sequence) for u in updates]))
+        for update in updates:
+            del self.bases[update.sequence]
         self.version = version + 1
         self.models[self.version] = new
         self.learner.theta[:] = new
         self._prune()
 
     def _prune(self) -> None:
-        """Forget every version no device holds but the current one."""
-        keep = {self.version, *self.held.values()}
+        """Forget every version but the current one and those of outstanding dispatches and buffered updates."""
+        keep = {self.version, *self.held.values(), *self.bases.values()}
         for version in [v for v in self.models if v not in keep]:
             del self.models[version]
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+import numpy as np
 import simpy
 
 from contract import Dispatch, RoundOutcome, Update
@@ -54,20 +55,29 @@ from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
 from netsim.trace import TraceEvent
 from netsim.transport import ACCESS, NormalizedLinks, ResourceBlocks, Tdma
 
+STALE = "stale"
+IDLE_CHOICES = ("random", "fifo")
+
 
 @dataclass(frozen=True)
 class Buffered:
     """The orchestrator's settings: aggregate every ``buffer_k`` arrivals; at most
     ``concurrency`` devices training at once (None: every device); the access schemes of the
-    downlink and the uplink (``netsim.transport.ACCESS``)."""
+    downlink and the uplink (``netsim.transport.ACCESS``); how the idle devices to dispatch to
+    are chosen when more are idle than places are free (``random``: uniformly, as FedBuff's
+    and FLSim's servers sample idle clients; ``fifo``: in the order they became idle); updates
+    more than ``max_staleness`` versions old are dropped (reason ``stale``, as FLSim's
+    ``max_staleness``; None: none is)."""
 
     buffer_k: int
     concurrency: int | None = None
     downlink_access: str = "tdma"
     uplink_access: str = "tdma"
+    idle_choice: str = "random"
+    max_staleness: int | None = None
 
     def check(self, num_devices: int) -> None:
-        """ValueError unless ``1 <= K <= concurrency <= num_devices`` and the schemes are known."""
+        """ValueError unless ``1 <= K <= concurrency <= num_devices`` and the schemes and choice are known."""
         concurrency = num_devices if self.concurrency is None else self.concurrency
         if not 1 <= concurrency <= num_devices:
             raise ValueError(f"concurrency must be in 1..{num_devices} (the devices), got {concurrency}")
@@ -76,6 +86,10 @@ class Buffered:
         for access in (self.downlink_access, self.uplink_access):
             if access not in ACCESS:
                 raise ValueError(f"unknown access scheme {access!r}; choose from {', '.join(ACCESS)}")
+        if self.idle_choice not in IDLE_CHOICES:
+            raise ValueError(f"unknown idle choice {self.idle_choice!r}; choose from {', '.join(IDLE_CHOICES)}")
+        if self.max_staleness is not None and self.max_staleness < 0:
+            raise ValueError(f"max staleness must be >= 0, got {self.max_staleness}")
 
 
 class _Interval:
@@ -91,23 +105,24 @@ class _Interval:
         self.computed: set[int] = set()
         self.dropped: dict[int, str] = {}
 
-    def spend(self, device: int, joules: float) -> None:
-        self.energy_j[device] = self.energy_j.get(device, 0.0) + joules
-
 
 class BufferedRun:
     """One run of the orchestrator: its state and its processes (plain generator functions)."""
 
-    def __init__(self, env, learner, network, settings: Buffered, rng, options: RunOptions, versions: int):
+    def __init__(self, env, learner, network, settings: Buffered, rng, options: RunOptions, versions: int, idle_rng=None):
         self.env, self.learner, self.network, self.settings = env, learner, network, settings
-        self.rng, self.options, self.versions = rng, options, versions
+        self.rng, self.options, self.versions, self.idle_rng = rng, options, versions, idle_rng
         self.num_devices = int(learner.num_devices)
         self.model_bits = float(learner.model_bits)
         if not self.model_bits > 0 or self.model_bits == float("inf"):
             raise ValueError(f"the learner's model_bits must be a finite number > 0, got {learner.model_bits!r}")
         settings.check(self.num_devices)
         self.concurrency = self.num_devices if settings.concurrency is None else settings.concurrency
+        if settings.idle_choice == "random" and self.concurrency < self.num_devices and idle_rng is None:
+            raise ValueError("a random choice of idle devices needs its generator (idle_rng: contract.seeds.idle_seed)")
         self.cell = options.channel_rng is not None
+        self.dynamics = getattr(network, "dynamics", None) if self.cell else None  # netsim.dynamics.rounds.Dynamics
+        self.moving = self.dynamics is not None and self.dynamics.motion is not None
         if self.cell:
             if network.system.uplink_access != "tdma":
                 raise ValueError("buffered aggregation on a cell takes uplink_access=tdma (an FDMA share changes with every upload)")
@@ -124,89 +139,194 @@ class BufferedRun:
             self.uplink = self.downlink if getattr(network, "duplex", "full") == "half" else ACCESS[settings.uplink_access](env)
         if network.deadline is not None:
             raise ValueError("a deadline bounds a synchronous round; buffered aggregation has none (leave --deadline out)")
-        self.links = self._draw_links()
         self.version = 0
+        self.trace: list[TraceEvent] = []
+        self.links_s = 0.0
+        self.links = self._draw_links()
         self.offered = [-1] * self.num_devices  # the last version dispatched to each device
         self.idle = deque(range(self.num_devices))
+        self.skipped: dict[int, str] = {}  # idle devices passed over for their state, and why (until dispatched)
+        self.wake_s = float("inf")  # when the server looks again at the devices it passed over
+        self.flat_s: dict[int, float] = {}  # when each flat device ran out
         self.training = 0
         self.buffer: list[Update] = []
+        self.updates = 0  # the updates that arrived so far (each its sequence number)
         self.inbox = [simpy.Store(env) for _ in range(self.num_devices)]
         self.interval = _Interval(0.0)
         self.records: list[RoundRecord] = []
-        self.trace: list[TraceEvent] = []
         self.finished = env.event()
         self.stop = env.event()
-        self.stalled = False  # nobody could train any more (outages): the run ended early
+        self.stalled = False  # nobody could train any more (outages, empty batteries): the run ended early
 
     def _draw_links(self):
+        """The links of now: a cell's fading draw (a moving cell: its channel at ``env.now``)."""
         if self.cell:
-            return PhysicalLinks.draw(self.network, self.options.channel_rng)
+            links = PhysicalLinks.draw(self.network, self.options.channel_rng, self.env.now)
+            self.log_handovers()
+            return links
         if not (hasattr(self.network, "downlink_time") and hasattr(self.network, "uplink_time")):
             raise ValueError("buffered aggregation needs a system that times a payload (downlink_time, uplink_time)")
         return NormalizedLinks(self.network, self.model_bits)
 
+    def links_now(self):
+        """The links a step starting now reads: on a moving cell the channel at ``env.now``
+        (position, serving sector, interference, fading of that instant); otherwise the current
+        version's draw (one block-fading draw per version, as a synchronous round has one per round)."""
+        if self.moving and self.links_s != self.env.now:
+            self.links, self.links_s = self._draw_links(), self.env.now
+        return self.links
+
+    # --- the device's state ------------------------------------------------------------
+    def log_handovers(self) -> None:
+        """The handovers the moving channel found since it was last read, as ``handover`` events."""
+        if self.moving:
+            self.trace.extend(TraceEvent(self.version + 1, "handover", h.device, h.time_s, h.time_s, 0.0, 0.0,
+                                         f"sector {h.source}->{h.target}") for h in self.dynamics.new_handovers())
+
+    def absent(self, devices) -> dict[int, str]:
+        """Of ``devices``, those that cannot take a step now, with why (``Dynamics.absent``)."""
+        if self.dynamics is None:
+            return {}
+        reasons = self.dynamics.absent(self.env.now, devices)
+        self.log_handovers()
+        return reasons
+
+    def lost(self, device: int, start: float) -> str | None:
+        """Why ``device`` could not finish the step it began at ``start`` (``Dynamics.present_throughout``)."""
+        if self.dynamics is None:
+            return None
+        return self.dynamics.present_throughout(device, start, self.env.now)
+
+    def spend(self, device: int, joules: float) -> None:
+        """``device`` spent ``joules`` now: in the interval's energy and drained from its battery."""
+        self.interval.energy_j[device] = self.interval.energy_j.get(device, 0.0) + joules
+        self.drain(device, joules)
+
+    def drain(self, device: int, joules: float) -> None:
+        """Take ``joules`` from ``device``'s battery (if it has one); note when it ran flat."""
+        if self.dynamics is not None and self.dynamics.batteries is not None and joules:
+            if self.dynamics.batteries.drain({device: joules}):
+                self.flat_s[device] = self.env.now
+
+    def drop(self, device: int, why: str) -> None:
+        """``device``'s dispatch ends without an update (its model or its update lost, ``why``): idle again."""
+        now = self.env.now
+        self.trace.append(TraceEvent(self.version + 1, "dropped", device, now, now, 0.0, 0.0, why))
+        self.interval.dropped[device] = why
+        self.release(device)
+
     # --- the server ------------------------------------------------------------------
     def dispatch_idle(self) -> None:
-        """Send the current version to the first idle devices that have not trained from it,
-        up to the concurrency, as one stream."""
-        chosen = []
-        for device in list(self.idle):
-            if self.training + len(chosen) >= self.concurrency:
-                break
-            if self.offered[device] < self.version:
-                chosen.append(device)
-        if not chosen:
+        """Send the current version to idle devices that have not trained from it and can take
+        part now, up to the concurrency, as one stream: all of them if they fit, else chosen
+        (``Buffered.idle_choice``). A device passed over for its state (out of coverage, switched
+        off, empty battery: ``Dynamics.absent``) is dropped with that reason once until it is
+        dispatched again, and the server looks again when it may be back (``Dynamics.back_s``)."""
+        free = self.concurrency - self.training
+        eligible = [d for d in self.idle if self.offered[d] < self.version] if free > 0 else []
+        if not eligible:
             return
-        chosen.sort()  # one stream; its compute draws in device order, as a round draws its participants'
+        absent = self.absent(eligible)
+        now = self.env.now
+        for device, why in sorted(absent.items()):
+            if self.skipped.get(device) != why:
+                self.skipped[device] = why
+                self.trace.append(TraceEvent(self.version + 1, "dropped", device, now, now, 0.0, 0.0, why))
+                self.interval.dropped[device] = why
+        ready = [d for d in eligible if d not in absent]
+        if len(ready) < free and absent:
+            self.wake(min(self.dynamics.back_s(d, now, why) for d, why in absent.items()))
+        if not ready:
+            return
+        chosen = self.choose(ready, free)
         for device in chosen:
             self.idle.remove(device)
+            self.skipped.pop(device, None)
             self.offered[device] = self.version
             self.learner.dispatch(Dispatch(device, self.version, self.model_bits))
         self.training += len(chosen)
         draws = self.network.compute.sample(self.rng, len(chosen))
         self.env.process(self.send(tuple(chosen), dict(zip(chosen, draws.tolist())), self.version))
 
+    def choose(self, ready: list[int], free: int) -> list[int]:
+        """``free`` of the ``ready`` devices (all when they fit), in device order: one stream,
+        its compute draws in device order, as a round draws its participants'."""
+        if len(ready) <= free:
+            return sorted(ready)
+        if self.settings.idle_choice == "fifo":
+            return sorted(ready[:free])
+        picked = self.idle_rng.choice(len(ready), size=free, replace=False)
+        return sorted(ready[i] for i in picked)
+
+    def wake(self, at_s: float) -> None:
+        """Look at the idle devices again at ``at_s`` (the soonest one passed over may be back)."""
+        if at_s < self.wake_s:
+            self.wake_s = at_s
+            self.env.process(self._wake(at_s))
+
+    def _wake(self, at_s: float):
+        yield self.env.timeout(at_s - self.env.now)
+        if self.wake_s == at_s:
+            self.wake_s = float("inf")
+        self.dispatch_idle()
+        self.keep_going()
+
     def send(self, devices: tuple[int, ...], draws: dict, version: int):
-        """One stream of ``version`` to ``devices`` on the downlink; each device that gets it
-        starts (who gets it: the draw that timed it)."""
-        links = self.links
-        airtime = links.stream_s(devices, self.model_bits)
-        getting = [d for d in devices if links.receives(d)]
+        """One stream of ``version`` to ``devices`` on the downlink, timed by the channel at its
+        start, heard by those present then; each device that gets it, and stays present to its
+        end, starts (the others are dropped: ``downlink-outage``, or their state's reason)."""
+        listen: dict = {}
+
+        def timing(links):
+            absent = self.absent(devices)
+            listeners = [d for d in devices if d not in absent]
+            listen.update(listeners=listeners, getting=[d for d in listeners if links.receives(d)])
+            for device, why in sorted(absent.items()):  # gone when the stream starts: its model is lost now
+                self.drop(device, why)
+            return links.stream_s(listeners, self.model_bits) if listeners else 0.0
+
         if self.cell:
-            start = yield from self.carry(self.downlink, 1, airtime, getting)
+            start, links = yield from self.carry(self.downlink, 1, timing, devices)
         else:
-            start = yield self.downlink.transmit(airtime)
+            links = self.links
+            start = yield self.downlink.transmit(timing(links))
         interval, now = self.interval, self.env.now
+        getting, listeners = listen["getting"], listen["listeners"]
         interval.streams += 1
         if getting:
             interval.downlink_bits += self.model_bits
         self.trace.append(TraceEvent(self.version + 1, "downlink", version, start, now, self.model_bits if getting else 0.0))
-        for device in devices:  # (a release may aggregate: self.interval is then the next one's)
+        for device in listeners:  # (a release may aggregate: self.interval is then the next one's)
             if device not in getting:
-                self.trace.append(TraceEvent(self.version + 1, "dropped", device, now, now, 0.0, 0.0, DOWNLINK_OUTAGE))
-                self.interval.dropped[device] = DOWNLINK_OUTAGE
-                self.release(device)
+                self.drop(device, DOWNLINK_OUTAGE)
                 continue
             if self.cell:
                 joules = links.receive_j(device, now - start)
-                self.interval.spend(device, joules)
+                self.spend(device, joules)
                 self.trace.append(TraceEvent(self.version + 1, "receive", device, start, now, self.model_bits, joules))
+            why = self.lost(device, start)
+            if why is not None:
+                self.drop(device, why)
+                continue
             self.interval.received.add(device)
             self.inbox[device].put((version, draws[device]))
 
-    def carry(self, medium: ResourceBlocks, prbs: int, airtime: float, devices):
+    def carry(self, medium: ResourceBlocks, prbs: int, timing, devices):
         """A transfer on a cell, in the asking process: ``prbs`` of ``medium``'s blocks held for
-        ``airtime``; ``devices`` receive or send on it (busy, not waiting) from its start.
-        Returns its start."""
+        the airtime ``timing(links)`` gives from the links at the grant's start (the channel of
+        that instant); ``devices`` receive or send on it (busy, not waiting) from its start.
+        Returns (its start, those links)."""
         env = self.env
         with medium.request(prbs) as grant:
             yield grant
             start = env.now
-            if self.waiting_w:
+            links = self.links_now()
+            airtime = timing(links)
+            if self.waiting_w and airtime > 0:
                 for device in devices:
                     self.busy[device].append((start, start + airtime))
             yield env.timeout(airtime)
-        return start
+        return start, links
 
     def receiver(self, links, device: int) -> ResourceBlocks:
         """The resource blocks of ``device``'s uplink receiver on ``links``: one per receiver for the run."""
@@ -216,21 +336,28 @@ class BufferedRun:
         return self.receivers[queue]
 
     def charge_waiting(self, interval: _Interval, end: float) -> None:
-        """Every device's waiting from ``interval.start`` to ``end`` (the aggregation): that
-        time less its transfers clipped to it, at the waiting power (``energy.idle_energy_j``),
-        as ``idle`` events of the version the interval made."""
+        """Every device's waiting from ``interval.start`` to ``end`` (the aggregation): the time
+        it was switched on and not flat in it (``Dynamics.on_s``; until it ran flat) less its
+        transfers clipped to it, at the waiting power (``energy.idle_energy_j``), as ``idle``
+        events of the version the interval made, drained from the batteries."""
         if not self.waiting_w:
             return
         start = interval.start
+        availability = self.dynamics.availability if self.dynamics is not None else None
+        on_at_start = availability.available(start) if availability is not None else None
         for device, segments in self.busy.items():
-            busy_s = sum(max(min(stop, end) - max(begin, start), 0.0) for begin, stop in segments)
-            joules = energy.idle_energy_j(self.waiting_w, end - start, busy_s)
-            interval.spend(device, joules)
+            powered = min(end, self.flat_s.get(device, end))  # a flat device waits no more
+            busy_s = sum(max(min(stop, powered) - max(begin, start), 0.0) for begin, stop in segments)
+            on_s = (self.dynamics.on_s(device, start, powered, on_at_start[device]) if on_at_start is not None
+                    else max(powered - start, 0.0))  # nor does one switched off
+            joules = energy.idle_energy_j(self.waiting_w, on_s, busy_s)
+            interval.energy_j[device] = interval.energy_j.get(device, 0.0) + joules
+            self.drain(device, joules)
             self.trace.append(TraceEvent(self.version, "idle", device, start, end, 0.0, joules))
             self.busy[device] = [(begin, stop) for begin, stop in segments if stop > end]
 
     def release(self, device: int) -> None:
-        """``device`` is idle again (it could not report: an outage); fill the free places."""
+        """``device`` is idle again (it could not report); fill the free places."""
         self.training -= 1
         self.idle.append(device)
         self.dispatch_idle()
@@ -238,19 +365,27 @@ class BufferedRun:
 
     def keep_going(self) -> None:
         """Nobody training (the others missed the current version): aggregate what the buffer
-        holds; with nothing in it, the run has stalled."""
+        holds; with nothing in it and nobody the server waits for, the run has stalled."""
         if self.training == 0 and self.buffer:
             self.aggregate()
             self.dispatch_idle()
-        if self.training == 0 and not self.finished.triggered:
+        if self.training == 0 and self.wake_s == float("inf") and not self.finished.triggered:
             self.stalled = True
             self.finished.succeed()
 
     def arrive(self, update: Update) -> None:
-        """An update arrived: the learner's local update, into the buffer; the K-th aggregates."""
+        """An update arrived: too stale, dropped (``stale``); else the learner's local update,
+        into the buffer; the K-th aggregates. Once the run has ended (its last version, or its
+        budget), an update that arrives at the same instant stays in flight."""
+        if self.finished.triggered or self.stop.triggered:
+            return
+        self.updates += 1
+        limit = self.settings.max_staleness
+        if limit is not None and update.staleness(self.version) > limit:
+            self.drop(update.device, STALE)
+            return
         self.learner.local_update(update)
         self.buffer.append(update)
-        self.interval.uplink_bits += update.bits
         if len(self.buffer) >= self.settings.buffer_k:
             self.aggregate()
         self.training -= 1
@@ -272,7 +407,7 @@ class BufferedRun:
                              interval.streams, arrived, None, evaluation, outcome,
                              dict(interval.energy_j) if self.cell else None, updates)
         self.keep(record)
-        if self.cell:
+        if self.cell and not self.moving:
             self.links = self._draw_links()
         if self.version >= self.versions and not self.finished.triggered:
             self.finished.succeed()
@@ -291,51 +426,73 @@ class BufferedRun:
 
     # --- a device ----------------------------------------------------------------------
     def device_process(self, device: int):
-        """Device ``device`` for the whole run: wait for a model, compute, upload."""
+        """Device ``device`` for the whole run: wait for a model, compute, upload; each step
+        reads the channel and the device's state when it starts, and a device that switched
+        off or ran flat during a step loses its update (dropped with that reason)."""
         env = self.env
         while True:
             version, draw = yield self.inbox[device].get()
-            links, start = self.links, env.now
+            links, start = self.links_now(), env.now
             yield env.timeout(links.compute_s(device, draw, 1.0))
             joules = links.compute_j(device, 1.0) if self.cell else 0.0
-            self.interval.spend(device, joules)
+            self.spend(device, joules)
             self.interval.computed.add(device)
             self.trace.append(TraceEvent(self.version + 1, "compute", device, start, env.now, 0.0, joules))
-            links = self.links  # the channel now
-            if not links.can_upload(device):
-                self.trace.append(TraceEvent(self.version + 1, "dropped", device, env.now, env.now, 0.0, 0.0, UPLINK_OUTAGE))
-                self.interval.dropped[device] = UPLINK_OUTAGE
-                self.release(device)
+            why = self.lost(device, start) or self.absent((device,)).get(device)
+            if why is None and not self.links_now().can_upload(device):
+                why = UPLINK_OUTAGE
+            if why is not None:
+                self.drop(device, why)
                 continue
-            airtime = links.uplink_s(device, self.model_bits)
             if self.cell:
-                start = yield from self.carry(self.receiver(links, device), links.grant_prbs(device), airtime, (device,))
+                links = self.links_now()  # its receiver and grant: the channel when it asks
+                sent: dict = {}
+
+                def timing(now_links, device=device, sent=sent):
+                    why = self.absent((device,)).get(device) or (None if now_links.can_upload(device) else UPLINK_OUTAGE)
+                    sent.update(why=why, links=now_links)
+                    return 0.0 if why else now_links.uplink_s(device, self.model_bits)
+
+                start, _ = yield from self.carry(self.receiver(links, device), links.grant_prbs(device), timing, (device,))
+                if sent["why"] is not None:  # gone or in outage when its grant came: nothing sent
+                    self.drop(device, sent["why"])
+                    continue
+                joules = sent["links"].transmit_j(device, env.now - start)
             else:
-                start = yield self.uplink.transmit(airtime)
-            joules = links.transmit_j(device, airtime) if self.cell else 0.0
-            self.interval.spend(device, joules)
+                start = yield self.uplink.transmit(links.uplink_s(device, self.model_bits))
+                joules = 0.0
+            self.spend(device, joules)
+            self.interval.uplink_bits += self.model_bits
             self.trace.append(TraceEvent(self.version + 1, "uplink", device, start, env.now, self.model_bits, joules))
-            self.arrive(Update(device, version, self.model_bits, env.now))
+            why = self.lost(device, start)
+            if why is not None:
+                self.drop(device, why)
+                continue
+            self.arrive(Update(device, version, self.model_bits, env.now, self.updates))
 
 
 def run_buffered(learner, network, settings: Buffered, versions: int, rng, options: RunOptions = RunOptions(),
-                 trace: list | None = None):
+                 trace: list | None = None, idle_rng: np.random.Generator | None = None):
     """Run ``learner`` (a ``contract.BufferedLearner``) on ``network`` until ``versions``
     aggregations (or ``options.budget``); returns the records (version 0: the initial model's
     evaluation, then one per aggregation) and the trace (appended to ``trace`` when given, so a
-    run stopped by an exception keeps what happened)."""
+    run stopped by an exception keeps what happened). ``rng`` draws the compute times;
+    ``idle_rng`` the random choice of idle devices (``contract.seeds.idle_seed``: its own stream,
+    so the choice shifts no other draw)."""
     if versions < 1:
         raise ValueError(f"versions must be >= 1, got {versions}")
     if options.scheduler is not None:
         raise ValueError("a scheduler chooses a round's participants; buffered aggregation dispatches to idle devices")
     env = simpy.Environment()
-    run = BufferedRun(env, learner, network, settings, rng, options, versions)
+    run = BufferedRun(env, learner, network, settings, rng, options, versions, idle_rng)
     if trace is not None:
+        trace.extend(run.trace)
         run.trace = trace
     run.keep(RoundRecord(0, 0.0, 0.0, 0.0, 0.0, 0, (), None, learner.evaluate(0), None, None))
     for device in range(run.num_devices):
         env.process(run.device_process(device))
     run.dispatch_idle()
+    run.keep_going()
     budget = options.budget if options.budget is not None else Budget({})
     env.run(until=budget.horizon(env, run.finished, run.stop))
     if run.stalled and budget.stopped is None:

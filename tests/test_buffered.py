@@ -90,6 +90,25 @@ def test_a_three_device_fedasync_trace_by_hand():
     np.testing.assert_allclose(values(learner.theta), [x4] * 3, rtol=1e-6)
 
 
+def test_a_device_that_reports_twice_before_k_arrivals_is_in_the_buffer_twice():
+    """FedBuff buffers updates, not devices (Nguyen et al. 2022, Alg. 1). Four devices, K = 3,
+    T_dl = T_ul = 1 on unshared links, one sample each (means 10, 20, 30, 40), eta_g = 1,
+    s(tau) = (1 + tau)^-1/2; compute 1, 1, 1, 1.5 (version 0), then 10, 11, 12 (devices 0-2,
+    version 1) and 0.5 (device 3, version 1).
+
+    t=0-1 v0 to all; d0-d2 upload 2-3: v1 at 3 (x1 = (2 + 4 + 6) / 3 = 4), v1 to d0-d2 3-4.
+    t=3.5 d3 arrives from v0 (tau 1), is sent v1 3.5-4.5, computes 4.5-5, arrives again 6 (tau 0).
+    t=15 d0 arrives (from v1): the third update, v2 = x1 + (8 / sqrt 2 + 0.2 (40 - 4) + 0.2 (10 - 4)) / 3."""
+    data = scalar_data([[10.0], [20.0], [30.0], [40.0]])
+    system = ScriptedSystem(rho=1.0, t_min=0.0, inv_mu=0.0, script=Scripted([1, 1, 1, 1.5, 10, 11, 12, 0.5, 9, 9, 9, 9]))
+    learner = build("fedavg", data)
+    settings = Buffered(3, downlink_access="unshared", uplink_access="unshared")
+    versions, _ = run_buffered(BufferedServer(learner, AsyncRule("fedbuff")), system, settings, 2, np.random.default_rng(0))
+    assert [(v.server_round, v.end, [(u.device, u.base_version, u.sequence) for u in v.updates]) for v in versions[1:]] == [
+        (1, 3.0, [(0, 0, 0), (1, 0, 1), (2, 0, 2)]), (2, 15.0, [(3, 0, 3), (3, 1, 4), (0, 1, 5)])]
+    np.testing.assert_allclose(values(learner.theta), [4 + (8 / math.sqrt(2) + 7.2 + 1.2) / 3] * 4, rtol=1e-6)
+
+
 def test_arrivals_under_full_asynchrony_match_renewal_theory():
     """No contention on either link, K = 1, every device always training: each device's updates
     are a renewal process of cycle T_dl + T_min + Exp(mu) + rho T_dl, so updates arrive at rate

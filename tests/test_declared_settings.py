@@ -197,8 +197,8 @@ def test_every_recorded_setting_is_read_back_from_the_config_where_it_is_recorde
     given = {"mode": "barrier", "deadline": 50.0, "evaluate_every": 2, "participation": 0.5, "rho": 2.0, "t_min": 0.5,
              "inv_mu": 0.25, "devices": 8, "alpha": 0.7, "uplink_codec": "qsgd:bits=4,bucket=512", "downlink_codec": "topk:ef=0,fraction=0.5",
              "scheduler": "age-based", "duplex": "half"}
-    clock = {"orchestrator": "fedbuff", "buffer_k": 2, "concurrency": 4, "server_lr": 0.5, "staleness_exponent": 0.0,
-             "mixing_alpha": 0.9}
+    clock = {"orchestrator": "fedbuff", "buffer_k": 2, "concurrency": 4, "idle_choice": "fifo", "max_staleness": 3, "server_lr": 0.5,
+             "staleness_exponent": 0.0, "mixing_alpha": 0.9}
     recorded = [f for f in declared() if "recorded" in f.metadata]
     assert sorted(f.name for f in recorded) == sorted({**given, **clock})
     config = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}, **clock))).config

@@ -51,6 +51,13 @@ class OnOff:
         flips = (self.switches <= t_s).sum(axis=1)
         return self.starts_on ^ (flips % 2 == 1)
 
+    def next_switch_s(self, device: int, t_s: float) -> float:
+        """The first time after ``t_s`` at which ``device`` switches (on to off, or off to on)."""
+        while not self.switches.size or self.switches[device, -1] <= t_s:
+            self._extend()
+        row = self.switches[device]
+        return float(row[np.searchsorted(row, t_s, side="right")])
+
 
 class TraceAvailability:
     """Availability from a FedScale-style trace (``load``)."""
@@ -92,3 +99,14 @@ class TraceAvailability:
     def available(self, t_s: float) -> np.ndarray:
         phase = np.mod(t_s, self.period_s)
         return np.array([bool(np.any((on <= p) & (p <= off))) for on, off, p in zip(self.active, self.inactive, phase)])
+
+    def next_switch_s(self, device: int, t_s: float) -> float:
+        """The first interval boundary (an ``active`` or ``inactive`` time) after ``t_s`` of
+        ``device``'s trace, repeated every ``finish_time`` (inf: a trace with no intervals)."""
+        period = float(self.period_s[device])
+        bounds = np.concatenate([self.active[device], self.inactive[device]])
+        if not bounds.size:
+            return float("inf")
+        base = np.floor(t_s / period) * period
+        later = np.concatenate([base + bounds, base + period + bounds])
+        return float(later[later > t_s].min())

@@ -48,6 +48,43 @@ class Dynamics:
                 reasons[device] = BATTERY
         return reasons
 
+    def present_throughout(self, device: int, start_s: float, end_s: float) -> str | None:
+        """Why ``device``, present at ``start_s``, could not finish a step that ended at ``end_s``
+        (None: it could): ``battery`` if its battery is empty now (drained by what it spent),
+        ``unavailable`` if it switched off at any time in between (the on/off process or the
+        trace, read at its switching times, not only at the ends)."""
+        if self.batteries is not None and self.batteries.empty[device]:
+            return BATTERY
+        if self.availability is not None:
+            if not self.availability.available(start_s)[device] or self.availability.next_switch_s(device, start_s) <= end_s:
+                return UNAVAILABLE
+        return None
+
+    def on_s(self, device: int, start_s: float, end_s: float, on_at_start: bool) -> float:
+        """The seconds ``device`` is switched on in ``[start_s, end_s]`` (``on_at_start``: its
+        state at ``start_s``), from its switching times."""
+        if self.availability is None:
+            return max(end_s - start_s, 0.0)
+        t, on, total = start_s, bool(on_at_start), 0.0
+        while t < end_s:
+            switch = min(self.availability.next_switch_s(device, t), end_s)
+            total += (switch - t) if on else 0.0
+            t, on = switch, not on
+        return total
+
+    def back_s(self, device: int, t_s: float, why: str) -> float:
+        """When ``device``, absent at ``t_s`` for ``why``, may be present again: never with an
+        empty battery; switched off, at its next switch; out of coverage, one layer-1 measurement
+        period later (TS 38.133 Table 9.2.5.2-1's 200 ms, ``association.L1_PERIOD_S``: the soonest
+        a change of its strongest sector is measured)."""
+        from netsim.dynamics.association import L1_PERIOD_S
+
+        if why == BATTERY:
+            return float("inf")
+        if why == UNAVAILABLE:
+            return self.availability.next_switch_s(device, t_s)
+        return t_s + L1_PERIOD_S
+
     def new_handovers(self) -> list:
         if self.motion is None:
             return []

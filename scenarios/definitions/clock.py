@@ -67,11 +67,14 @@ def orchestrate(spec, learner):
     rule = AsyncRule(spec.orchestrator, spec.server_lr, spec.mixing_alpha, spec.staleness_exponent)
     server = BufferedServer(learner, rule)
     concurrency = learner.num_devices if spec.concurrency is None else spec.concurrency
+    if "idle_choice" in non_default(spec) and concurrency >= learner.num_devices:
+        raise ValueError(f"--idle-choice chooses which idle devices get a version when --concurrency leaves fewer places than "
+                         f"devices; at concurrency {concurrency} (every device) every idle device is sent it")
     if spec.orchestrator == "fedasync":
         k = 1
     else:
         k = max(1, concurrency // 2) if spec.buffer_k is None else spec.buffer_k
-    settings = Buffered(k, spec.concurrency)
+    settings = Buffered(k, spec.concurrency, idle_choice=spec.idle_choice, max_staleness=spec.max_staleness)
     settings.check(learner.num_devices)
     return server, settings
 

@@ -150,6 +150,13 @@ class RunSpec:
                                   section="clock", default_text="half the concurrency (fedasync: 1)", recorded="clock.buffer_k")
     concurrency: int | None = option(None, "fedbuff, fedasync: devices training at once", low=1, high=MAX_DEVICES, flag="--concurrency",
                                      label="C", section="clock", default_text="every device", recorded="clock.concurrency")
+    idle_choice: Literal[("random", "fifo")] = option("random", "fedbuff, fedasync: which idle devices get the next version when "
+                                                    "more are idle than --concurrency leaves places for: uniformly at random "
+                                                    "(FedBuff's, FLSim's), or in the order they became idle (fifo)",
+                                                    flag="--idle-choice", label="idle", section="clock", recorded="clock.idle_choice")
+    max_staleness: int | None = option(None, "fedbuff, fedasync: drop an update more than N versions old (reason stale, as "
+                                       "FLSim's max_staleness)", low=0, high=MAX_ROUNDS, flag="--max-staleness", label="smax",
+                                       section="clock", default_text="none: every update is aggregated", recorded="clock.max_staleness")
     server_lr: float = option(1.0, "fedbuff: the server learning rate eta_g", low=0, low_open=True, high=100, flag="--server-lr",
                               label="eta_g", section="clock", recorded="clock.server_lr")
     staleness_exponent: float = option(0.5, "fedbuff, fedasync: staleness weight (1 + tau)^-a of an update tau versions old "
@@ -162,7 +169,7 @@ class RunSpec:
                          default_text="none: all rounds")
 
 
-ASYNC_SETTINGS = ("buffer_k", "concurrency", "server_lr", "staleness_exponent", "mixing_alpha")  # what only fedbuff/fedasync read
+ASYNC_SETTINGS = ("buffer_k", "concurrency", "idle_choice", "max_staleness", "server_lr", "staleness_exponent", "mixing_alpha")  # what only fedbuff/fedasync read
 
 
 def declared(section: str | None = None) -> list[dataclasses.Field]:

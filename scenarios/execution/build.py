@@ -17,7 +17,7 @@ from learning.data import FederatedData
 from scenarios.definitions import clock, communication
 from scenarios.errors import UsageError
 from scenarios.execution.spec import ResolvedRun
-from scenarios.plugins import origin, plugin_files
+from scenarios.plugins import executed_files, origin
 from scenarios.records.provenance import provenance
 from scenarios.records.result_folder import FORMAT_VERSION, config_hash, json_text
 from scenarios.definitions.scenario import Scenario
@@ -193,7 +193,7 @@ def config_record(run: ResolvedRun, learner, samples: np.ndarray, data_digest: s
         "device_samples_per_update": samples.tolist(),
         **plugin_record(run),
         # not hashed: see config_hash; backend_choice: why this backend trains it (the same numbers either way)
-        "provenance": {**provenance(data_digest, plugin_files()), **({"backend_choice": backend_choice} if backend_choice else {})},
+        "provenance": {**provenance(data_digest, executed_files()), **({"backend_choice": backend_choice} if backend_choice else {})},
     }
 
 

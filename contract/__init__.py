@@ -2,7 +2,8 @@
 network tells it back (``RoundPlan``, ``Stream``, ``RoundOutcome``), and the ``Learner``
 protocol the clock drives; the same in messages for asynchronous aggregation (``Dispatch``,
 ``Update``, ``BufferedLearner``), and the plain pieces every layer may use: a typed value with its
-bounds (``Setting``) and the user's-error type (``UsageError``), in ``contract.setting``.
+bounds (``Setting``) and the user's-error type (``UsageError``), in ``contract.setting``, and the
+bounded reading of a file a user hands in (``contract.files``).
 
 Both sides import it: ``learning`` (PyTorch, never SimPy) and ``netsim`` (SimPy, never
 PyTorch). It is standard library only: it loads neither SimPy, PyTorch nor NumPy. The one split

@@ -91,6 +91,8 @@ class Setting:
             raise UsageError(f"{key} must be {self.allowed()}, got none")
         if self.kind is not str and isinstance(value, str) and value in self.choices:
             return value
+        if self.kind in (int, float) and type(value) in (int, float) and repr(value) in self.choices:
+            return repr(value)  # a word that reads as a number (speed_kmh's 38.901) is the word, however it came
         if self.kind is bool:
             if isinstance(value, bool):
                 return value

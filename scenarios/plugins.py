@@ -88,13 +88,23 @@ def executed_files() -> list[Path]:
     others = _others_folders()
     found = set(loaded)
     for module in list(sys.modules.values()):
-        file = getattr(module, "__file__", None)
-        if not isinstance(file, str) or not file.endswith(".py"):
-            continue
-        path = Path(file).resolve()
-        if any(path.is_relative_to(f) for f in folders) and not any(path.is_relative_to(f) for f in others):
+        path = module_path(module)
+        if path is not None and any(path.is_relative_to(f) for f in folders) and not any(path.is_relative_to(f) for f in others):
             found.add(path)
     return sorted(found)
+
+
+def module_path(module) -> Path | None:
+    """``module``'s source file as it lies on disk: its ``__file__`` resolved, when that is an
+    absolute path to a regular ``.py`` file; None otherwise. A relative ``__file__`` names no
+    file: ``torch.classes`` and ``torch.ops`` carry the bare ``_classes.py`` and ``_ops.py``,
+    which, resolved against the working folder, would take a plugin folder's own files of
+    those names (or none) for torch's code."""
+    file = getattr(module, "__file__", None)
+    if not isinstance(file, str) or not file.endswith(".py") or not os.path.isabs(file):
+        return None
+    path = Path(file).resolve()
+    return path if path.is_file() else None
 
 
 def blame(error: BaseException) -> str | None:
@@ -128,16 +138,18 @@ def _others_folders() -> tuple[Path, ...]:
 
 def _own_files(module: ModuleType, before: set[str]) -> list[Path]:
     """``module``'s file and those of the modules first imported while it loaded that belong to
-    it (its package) or to no library nor fl-cosim (helpers beside it)."""
+    it (its package) or lie in its folder or below and belong to no library nor fl-cosim (helpers
+    beside it): files that exist (``module_path``), never a library's module first imported here."""
     libraries = _others_folders()
     top = module.__name__.split(".")[0]
-    files = []
-    for name in [module.__name__, *(set(sys.modules) - before)]:
-        found = getattr(sys.modules.get(name), "__file__", None)
-        if not found or not found.endswith(".py"):
+    own = module_path(module)
+    files = [] if own is None else [own]
+    for name in sorted(set(sys.modules) - before - {module.__name__}):
+        path = module_path(sys.modules.get(name))
+        if path is None:
             continue
-        path = Path(found).resolve()
-        if name == module.__name__ or name.split(".")[0] == top or not any(path.is_relative_to(f) for f in libraries):
+        beside = own is not None and path.is_relative_to(own.parent) and not any(path.is_relative_to(f) for f in libraries)
+        if name.split(".")[0] == top or beside:
             files.append(path)
     return files
 

@@ -92,14 +92,20 @@ def test_http_error_names_url_and_status(tmp_path, server, monkeypatch):
     assert left == sorted(f.name for f in DATASETS["fashion-mnist"].files[:3])  # whole, verified files only
 
 
-def test_no_route_names_url(tmp_path):
+def test_no_route_names_url_and_leaves_no_folder_it_made(tmp_path):
+    """Without a network the data dir and its parents that the download created go too (the
+    dataset's folder alone went: ``~/.cache/fl-cosim/datasets`` stayed)."""
     with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     url_pattern = rf"http://127\.0\.0\.1:{port}/cifar-10-python\.tar\.gz"
     with pytest.raises(DatasetError, match=rf"download of {url_pattern} failed: cannot connect"):
-        download_dataset("cifar10", tmp_path, base_url=f"http://127.0.0.1:{port}", timeout_s=5)
-    assert not (tmp_path / "CIFAR10").exists()  # a failed first download leaves no folder either
+        download_dataset("cifar10", tmp_path / "cache" / "datasets", base_url=f"http://127.0.0.1:{port}", timeout_s=5)
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "kept").mkdir()  # a data dir that was there stays, empty or not
+    with pytest.raises(DatasetError):
+        download_dataset("cifar10", tmp_path / "kept", base_url=f"http://127.0.0.1:{port}", timeout_s=5)
+    assert list(tmp_path.iterdir()) == [tmp_path / "kept"] and list((tmp_path / "kept").iterdir()) == []
 
 
 def test_no_canonical_url(tmp_path):

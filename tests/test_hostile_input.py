@@ -5,6 +5,7 @@ named case here (or in tests/test_reuse_key.py and tests/test_plugins.py)."""
 
 import dataclasses
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -107,6 +108,7 @@ def hostile(tmp_path_factory):
         paths[name] = str(folder)
     paths.update(sweep_files(root))
     paths.update(data_folders(root))
+    paths.update(trace_files(root))
     (root / "a_file").write_text("not a folder\n")
     paths["a_file"] = str(root / "a_file")
     return paths
@@ -140,6 +142,18 @@ def sweep_files(root: Path) -> dict[str, str]:
     (root / "folder.toml").mkdir()
     paths["folder_sweep"] = str(root / "folder.toml")
     return paths
+
+
+def trace_files(root: Path) -> dict[str, str]:
+    """Availability traces (``--radio availability_trace=``): nested 100,000 deep (once a
+    RecursionError), a link to /dev/null, a FIFO (once waited on for ever), a folder."""
+    folder = root / "traces"
+    folder.mkdir()
+    (folder / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    (folder / "null.json").symlink_to("/dev/null")
+    os.mkfifo(folder / "fifo.json")
+    (folder / "folder.json").mkdir()
+    return {f"{path.stem}_trace": str(path) for path in folder.iterdir()}
 
 
 def idx_header(dims: tuple[int, ...]) -> bytes:
@@ -269,6 +283,8 @@ SETTING_CASES = [
     (RUN + ["--algorithm", "fedavg", "--scheduler", "age-based", "--participation", "1"],
      "scheduler age-based chooses which devices take part, but with participation 1 all 20 do: it would change nothing"),
     (CELL_RUN + ["--scheduler", "best-channel", "--participation", "1"], "scheduler best-channel chooses which devices take part"),
+    (CELL_RUN + ["--radio", "speed_kmh=38.901", "--radio", "interference=off"],  # the number is the word, as the API's
+     "speed_kmh=38.901 sets speeds by the devices' indoor states, which the 19-site layout draws; give interference=on"),
     (RUN + ["--algorithm", ""], "unknown algorithm ''; choose from: fedavg,"),
     (RUN + ["--algorithm", "FedAvg"], "unknown algorithm 'FedAvg'; choose from: fedavg,"),
     (RUN + ["--algorithm", "fedavg "], "unknown algorithm 'fedavg '; choose from: fedavg,"),
@@ -303,7 +319,14 @@ TWICE_CASES = [  # argparse keeps the last of an option given twice: every comma
     (["sweep", "{settings_and_grid}", "--jobs", "1", "--jobs", "2"], "--jobs is given twice (1 and 2)"),
     (["--threads", "1", "--threads", "2", "list"], "--threads is given twice (1 and 2); give it once (see fl-cosim --help)"),
 ]
-CASES = FOLDER_CASES + SWEEP_CASES + DATA_CASES + SETTING_CASES + OUTPUT_CASES + TWICE_CASES
+TRACE = CELL_RUN + ["--radio"]
+TRACE_CASES = [  # read bounded (contract.files), before anything trains
+    (TRACE + ["availability_trace={deep_trace}"], "traces/deep.json is not valid JSON (it is nested deeper than 64 levels)"),
+    (TRACE + ["availability_trace={null_trace}"], "traces/null.json is a device or socket, not a regular file"),
+    (TRACE + ["availability_trace={fifo_trace}"], "traces/fifo.json is a pipe, not a regular file"),
+    (TRACE + ["availability_trace={folder_trace}"], "traces/folder.json is a folder, not a regular file"),
+]
+CASES = FOLDER_CASES + SWEEP_CASES + DATA_CASES + SETTING_CASES + OUTPUT_CASES + TWICE_CASES + TRACE_CASES
 
 
 @pytest.mark.parametrize("argv,needle", CASES, ids=[" ".join(a[:1] + a[-2:]) for a, _ in CASES])
@@ -316,6 +339,37 @@ def test_hostile_input_is_one_line(capsys, tmp_path, monkeypatch, hostile, argv,
     assert code == 2 and out == "" and len(lines) == 1 and "Traceback" not in err, err
     assert needle in lines[0], lines[0]
     assert os.listdir(tmp_path) == []
+
+
+def test_an_availability_trace_s_faults_are_one_line_wherever_it_is_read(tmp_path):
+    """The trace's reader raises the user's-error type itself: wherever a cell binds its devices
+    (``run`` and the others check first; ``retime`` and ``plot --systems`` bind a target of their
+    own) a trace missing, or missing a device, is one line and exit status 2, never a traceback."""
+    from contract.setting import UsageError
+    from netsim.dynamics.availability import TraceAvailability
+
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps({"devices": {"0": {"active": [0], "inactive": [5], "finish_time": 10}}}))
+    with pytest.raises(UsageError, match=f"^availability trace: cannot read {tmp_path}/missing.json: No such file or directory$"):
+        TraceAvailability.load(tmp_path / "missing.json", 1)
+    with pytest.raises(UsageError, match=f"^availability trace {short}: no entry for device 1$"):
+        TraceAvailability.load(short, 2)
+    assert TraceAvailability.load(short, 1).sha256 == hashlib.sha256(short.read_bytes()).hexdigest()
+
+
+def test_speed_kmh_38_901_is_the_table_s_speeds_on_the_command_line_as_in_the_api():
+    """``--radio speed_kmh=38.901`` (read as a number) and the API's ``"38.901"`` are one cell:
+    TR 38.901 Table 7.8-1's 3 km/h indoors and 30 km/h outdoors (docs/channel-in-time.md);
+    a speed beside it is a speed."""
+    from scenarios.cli.common import parse_options
+    from scenarios.definitions.systems import get_system
+
+    def speed(radio: dict):
+        return get_system("umi-3.5ghz", radio=radio).cell.speed_kmh
+
+    assert speed(parse_options(["speed_kmh=38.901"], "--radio")) == speed({"speed_kmh": "38.901"}) == "38.901"
+    assert speed({"speed_kmh": 38.901}) == "38.901"
+    assert speed(parse_options(["speed_kmh=38.9"], "--radio")) == 38.9
 
 
 def test_the_api_refuses_a_non_finite_summary(hostile):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -350,3 +351,70 @@ def test_a_system_without_a_time_unit_is_refused_before_it_runs(capsys, tmp_path
     assert capsys.readouterr().err == ("fl-cosim: error: system 'zero-time-unit': t_dl (the time unit) must be a finite "
                                        "number > 0, got 0.0\n")
     assert not (tmp_path / "out").exists()
+
+
+def plugin_folder(tmp_path: Path) -> Path:
+    """A copy of the tutorial's plugin folder with a sub-folder, and files named ``_classes.py``
+    and ``_ops.py`` beside the plugins that none of them imports (the relative ``__file__`` of
+    ``torch.classes`` and ``torch.ops``, resolved against the working folder, once took them, or
+    their absence, for the plugins' code)."""
+    folder = tmp_path / "myplugins"
+    shutil.copytree(EXAMPLE, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for decoy in ("_classes.py", "_ops.py"):
+        (folder / decoy).write_text("raise RuntimeError('not a plugin file')\n")
+    (folder / "sub").mkdir()
+    return folder
+
+
+def example_code_files(folder: Path) -> list[str]:
+    return [str(folder / path.name) for path in sorted(EXAMPLE.glob("*.py"))]
+
+
+# one run takes a thing of every kind but the algorithm (codecs apply to FedAvg), the other the algorithm
+EVERY_KIND = (["--algorithm", "fedavg", "--uplink-codec", "half", "--scheduler", "round-robin", "--participation", "0.5"],
+              ["--algorithm", "tempered-fedavg"])
+
+
+def test_plugins_of_every_kind_run_from_their_own_folder_a_sub_folder_and_elsewhere(capsys, tmp_path, monkeypatch):
+    """Each run records the five plugin files as its code, wherever it is run from and however
+    the plugins are named; run from elsewhere, the same run is the same folder (reused)."""
+    folder = plugin_folder(tmp_path)
+    common = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rounds", "1", "--quiet", "--no-figure",
+              "--device", "cpu", "--out", str(tmp_path / "out")]
+    monkeypatch.chdir(folder)
+    firsts = [folder_of(run_json(capsys, ["run", "--plugin", ".", *kind, *common])["runs"][0]) for kind in EVERY_KIND]
+    uses = [set(json.loads((first / "config.json").read_text())["plugins"]) for first in firsts]
+    assert uses == [{"scenario", "model", "system", "scheduler", "uplink_codec"}, {"algorithm", "scenario", "model", "system"}]
+    sources = ((folder, "tempered_fedavg.py"), (folder, "./tempered_fedavg.py"), (folder / "sub", ".."),
+               (folder / "sub", "../tempered_fedavg.py"), (tmp_path, "myplugins"), (tmp_path, str(folder)))
+    for number, (where, source) in enumerate(sources):  # loaded once (by its path): each kind's run from every folder
+        monkeypatch.chdir(where)
+        run = run_json(capsys, ["run", "--plugin", source, *EVERY_KIND[number % 2], *common])["runs"][0]
+        assert folder_of(run) == firsts[number % 2]
+    for first in firsts:
+        assert json.loads((first / "config.json").read_text())["provenance"]["code_files"] == example_code_files(folder)
+
+
+def test_the_api_runs_plugins_from_a_sub_folder_of_theirs(tmp_path, monkeypatch):
+    from scenarios.api import RunSpec, run
+
+    folder = plugin_folder(tmp_path)
+    monkeypatch.chdir(folder / "sub")
+    plugins.load_plugins([".."])
+    result = run(RunSpec("mirrored-digits", "tempered-fedavg", system="slow-half-uplink", rounds=1,
+                         training={"device": "cpu"}), out=tmp_path / "out")
+    assert result.config["provenance"]["code_files"] == example_code_files(folder)
+
+
+def test_plugins_loaded_through_the_api_before_torch_are_their_files_alone(tmp_path):
+    """A fresh interpreter in the plugins' folder: ``load_plugins`` imports torch (its
+    ``torch.classes`` and ``torch.ops``, whose ``__file__`` is relative, among the first), and the
+    code digest covers the plugin files alone, every one of them a file that exists."""
+    folder = plugin_folder(tmp_path)
+    code = ("import json, sys\nfrom scenarios import plugins\nassert 'torch' not in sys.modules\n"
+            "plugins.load_plugins(['.'])\nassert 'torch.classes' in sys.modules\n"
+            "print(json.dumps([[str(p) for p in files] for files in (plugins.plugin_files(), plugins.executed_files())]))\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True, text=True,
+                          env=checkout_environment(), timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [example_code_files(folder)] * 2

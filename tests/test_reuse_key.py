@@ -1,7 +1,9 @@
 """What determines a result is in its reuse key: a folder made from other dataset bytes or by
 other code (the package's sources; a plugin's helper modules: tests/test_plugins.py) is run
-again, and the command says why in one line on stderr."""
+again, and the command says why in one line on stderr; a run reading another availability
+trace's bytes is another run."""
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -110,3 +112,36 @@ def test_the_package_digest_reads_every_package_of_the_project():
     folders = package_folders()
     assert [folder.name for folder in folders] == list(PACKAGES)
     assert all((folder / "__init__.py").is_file() for folder in folders)  # a moved module cannot point it elsewhere
+
+
+def trace_bytes(finish_time: int) -> bytes:
+    return json.dumps({"devices": {str(d): {"active": [0], "inactive": [5], "finish_time": finish_time}
+                                   for d in range(4)}}).encode()
+
+
+def test_an_availability_trace_is_in_the_reuse_key_by_its_bytes(capsys, tmp_path, monkeypatch):
+    """The same relative path in another folder, and the same file edited, are other runs (the
+    path alone was the key: both reused the first); the first bytes again are the first run."""
+    argv = ["run", "--scenario", "digits-rotation", "--devices", "4", "--system", "umi-3.5ghz", "--algorithm", "fedavg",
+            "--rounds", "1", "--backend", "loop", "--no-figure", "--quiet", "--json", "--out", str(tmp_path / "out"),
+            "--radio", "availability_trace=t.json"]
+    for name, finish_time in (("a", 10), ("b", 20)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "t.json").write_bytes(trace_bytes(finish_time))
+
+    def folder_in(name: str) -> Path:
+        monkeypatch.chdir(tmp_path / name)
+        assert main(argv) == 0
+        (summary,) = json.loads(capsys.readouterr().out)["runs"]
+        folder = Path(summary["result_dir"])
+        digest = json.loads((folder / "config.json").read_text())["inputs"]["availability_trace_sha256"]
+        assert digest == hashlib.sha256((tmp_path / name / "t.json").read_bytes()).hexdigest()
+        return folder
+
+    first, second = folder_in("a"), folder_in("b")
+    assert second != first
+    (tmp_path / "a" / "t.json").write_bytes(trace_bytes(30))
+    assert folder_in("a") not in (first, second)
+    (tmp_path / "a" / "t.json").write_bytes(trace_bytes(10))
+    assert folder_in("a") == first
+    assert len(list((tmp_path / "out").iterdir())) == 3

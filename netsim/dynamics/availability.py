@@ -18,10 +18,12 @@
 
 from __future__ import annotations
 
-import json
+import hashlib
 from pathlib import Path
 
 import numpy as np
+
+from contract.files import MAX_JSON_BYTES, ReadError, json_value, read_bytes
 
 BLOCK = 16  # switching times drawn per device at a time
 
@@ -60,41 +62,24 @@ class OnOff:
 
 
 class TraceAvailability:
-    """Availability from a FedScale-style trace (``load``)."""
+    """Availability from a FedScale-style trace (``load``); ``sha256``: the digest of the bytes it
+    was read from (a run's reuse key holds it: an edited trace is another run)."""
 
-    def __init__(self, active: list[np.ndarray], inactive: list[np.ndarray], period_s: np.ndarray):
-        self.active, self.inactive, self.period_s = active, inactive, period_s
+    def __init__(self, active: list[np.ndarray], inactive: list[np.ndarray], period_s: np.ndarray, sha256: str | None = None):
+        self.active, self.inactive, self.period_s, self.sha256 = active, inactive, period_s, sha256
 
     @classmethod
     def load(cls, path: str | Path, devices: int) -> "TraceAvailability":
-        """The trace of the run's ``devices`` from ``path``; ValueError naming what is wrong."""
+        """The trace of the run's ``devices`` from ``path``, read once and bounded
+        (``contract.files``: a regular file of at most ``MAX_JSON_BYTES``, JSON nested at most
+        ``MAX_DEPTH`` deep; a FIFO or a device is refused, never waited on); ``ReadError`` (a
+        ``UsageError`` and a ``ValueError``, one line) naming what is wrong."""
         try:
-            data = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as error:
-            raise ValueError(f"availability trace {path}: cannot read it as JSON ({error})") from None
-        table = data.get("devices") if isinstance(data, dict) else None
-        if not isinstance(table, dict):
-            raise ValueError(f"availability trace {path}: expected an object with a 'devices' table")
-        active, inactive, periods = [], [], []
-        for device in range(devices):
-            entry = table.get(str(device))
-            if not isinstance(entry, dict):
-                raise ValueError(f"availability trace {path}: no entry for device {device}")
-            try:
-                on = np.asarray(entry["active"], dtype=float)
-                off = np.asarray(entry["inactive"], dtype=float)
-                period = float(entry["finish_time"])
-            except (KeyError, TypeError, ValueError):
-                raise ValueError(f"availability trace {path}: device {device} needs numeric 'active', 'inactive' and 'finish_time'") from None
-            times = np.column_stack([on, off]).ravel() if on.shape == off.shape and on.ndim == 1 else None
-            if (times is None or not np.all(np.isfinite(times)) or not np.isfinite(period) or (times.size and times[0] < 0)
-                    or np.any(np.diff(times) < 0) or np.any(off <= on) or (times.size and times[-1] > period) or period <= 0):
-                raise ValueError(f"availability trace {path}: device {device}'s intervals must be ordered, "
-                                 "active < inactive, within 0..finish_time > 0")
-            active.append(on)
-            inactive.append(off)
-            periods.append(period)
-        return cls(active, inactive, np.asarray(periods))
+            data = read_bytes(path, MAX_JSON_BYTES)
+            table = json_value(data, path)
+        except ReadError as error:
+            raise ReadError(f"availability trace: {error}") from None
+        return cls(*_intervals(table, path, devices), sha256=hashlib.sha256(data).hexdigest())
 
     def available(self, t_s: float) -> np.ndarray:
         phase = np.mod(t_s, self.period_s)
@@ -110,3 +95,30 @@ class TraceAvailability:
         base = np.floor(t_s / period) * period
         later = np.concatenate([base + bounds, base + period + bounds])
         return float(later[later > t_s].min())
+
+def _intervals(data, path, devices: int) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """Per device of the run, its ``active`` and ``inactive`` times and its period (the trace's
+    ``finish_time``), checked; ``ReadError`` naming the trace and the device otherwise."""
+    table = data.get("devices") if isinstance(data, dict) else None
+    if not isinstance(table, dict):
+        raise ReadError(f"availability trace {path}: expected an object with a 'devices' table")
+    active, inactive, periods = [], [], []
+    for device in range(devices):
+        entry = table.get(str(device))
+        if not isinstance(entry, dict):
+            raise ReadError(f"availability trace {path}: no entry for device {device}")
+        try:
+            on = np.asarray(entry["active"], dtype=float)
+            off = np.asarray(entry["inactive"], dtype=float)
+            period = float(entry["finish_time"])
+        except (KeyError, TypeError, ValueError):
+            raise ReadError(f"availability trace {path}: device {device} needs numeric 'active', 'inactive' and 'finish_time'") from None
+        times = np.column_stack([on, off]).ravel() if on.shape == off.shape and on.ndim == 1 else None
+        if (times is None or not np.all(np.isfinite(times)) or not np.isfinite(period) or (times.size and times[0] < 0)
+                or np.any(np.diff(times) < 0) or np.any(off <= on) or (times.size and times[-1] > period) or period <= 0):
+            raise ReadError(f"availability trace {path}: device {device}'s intervals must be ordered, "
+                            "active < inactive, within 0..finish_time > 0")
+        active.append(on)
+        inactive.append(off)
+        periods.append(period)
+    return active, inactive, np.asarray(periods)

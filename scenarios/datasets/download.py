@@ -118,17 +118,29 @@ def download_dataset(
         files = ", ".join(f.name for f in info.files)
         raise DatasetError(f"{name}: cannot download: {info.download_note}; copy {files} into {folder}")
     say = report or (lambda line: None)
-    created = not folder.exists()
+    created = _missing_folders(folder)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise DatasetError(f"{folder}: cannot create the dataset folder: {exc}") from exc
-    try:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatasetError(f"{folder}: cannot create the dataset folder: {exc}") from exc
         return _fetch_into(info, folder, source, timeout_s, say)
     except BaseException:
-        if created and not any(folder.iterdir()):
-            folder.rmdir()  # leave nothing behind a failed first download
+        for path in created:  # leave nothing behind a failed first download: no folder it made, the data dir's included
+            try:
+                path.rmdir()
+            except OSError:  # not empty (files kept from before, or whole verified ones), or never made
+                break
         raise
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """``folder`` and those of its ancestors that do not exist yet, deepest first."""
+    missing = []
+    while not folder.exists() and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
 
 
 def _fetch_into(info: DatasetInfo, folder: Path, source: str, timeout_s: float, say) -> list[Path]:

@@ -17,7 +17,7 @@ from learning.data import FederatedData
 from scenarios.definitions import clock, communication
 from scenarios.errors import UsageError
 from scenarios.execution.spec import ResolvedRun
-from scenarios.plugins import origin, plugin_files
+from scenarios.plugins import executed_files, origin
 from scenarios.records.provenance import provenance
 from scenarios.records.result_folder import FORMAT_VERSION, config_hash, json_text
 from scenarios.definitions.scenario import Scenario
@@ -55,7 +55,7 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
     except ValueError as error:
         raise UsageError(str(error)) from None
     learner = build_learner(run, data, network.multicast_airtime_s_per_bit)
-    record = config_record(run, learner, samples, read_digest(data, data_dir), backend_choice)
+    record = {**config_record(run, learner, samples, read_digest(data, data_dir), backend_choice), **input_record(network)}
     config = json.loads(json_text(clock.record(communication.record(record, run.spec), run.spec)))
     try:
         scheduler = communication.build_scheduler(run.spec, learner, network)
@@ -193,8 +193,18 @@ def config_record(run: ResolvedRun, learner, samples: np.ndarray, data_digest: s
         "device_samples_per_update": samples.tolist(),
         **plugin_record(run),
         # not hashed: see config_hash; backend_choice: why this backend trains it (the same numbers either way)
-        "provenance": {**provenance(data_digest, plugin_files()), **({"backend_choice": backend_choice} if backend_choice else {})},
+        "provenance": {**provenance(data_digest, executed_files()), **({"backend_choice": backend_choice} if backend_choice else {})},
     }
+
+
+def input_record(network) -> dict:
+    """``{"inputs": {"availability_trace_sha256": ...}}``: the digest of the bytes of the input
+    files the run's network read (its availability trace, ``netsim.dynamics.availability``), part
+    of the folder's hash: an edited trace, or another folder's file under the same path, is
+    another run. Nothing for a run that reads none, so its folder name stays as it was."""
+    availability = getattr(getattr(network, "dynamics", None), "availability", None)
+    digest = getattr(availability, "sha256", None)
+    return {"inputs": {"availability_trace_sha256": digest}} if digest is not None else {}
 
 
 def plugin_record(run: ResolvedRun) -> dict:

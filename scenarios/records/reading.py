@@ -5,109 +5,23 @@ device such as ``/dev/zero`` or a folder is refused; inside a result folder a sy
 refused too: ``follow=False``), up to a size limit; text must be UTF-8; JSON and CSV numbers
 must be finite (``NaN``, ``Infinity``, ``1e999``, ``nan``, ``inf`` are refused) and JSON and
 TOML nested at most ``MAX_DEPTH`` deep; gzip data is inflated only as far as needed. Every
-failure is a ``ReadError``: one line naming the file, exit status 2 on the command line.
+failure is a ``ReadError``: one line naming the file, exit status 2 on the command line. The
+primitives (opening, bounded reading, JSON) live in ``contract.files``, where every layer reads
+with them (``netsim`` an availability trace); the table and sweep limits and gzip are here.
 """
 
 from __future__ import annotations
 
 import gzip
-import json
-import math
-import os
-import stat
-from pathlib import Path
 
-from scenarios.errors import UsageError
+from contract.files import (MAX_DEPTH, MAX_JSON_BYTES, ReadError, check_depth, finite_float, open_regular, parse_json,
+                            read_bytes, read_json, read_text)
 
-MAX_JSON_BYTES = 64 << 20  # config.json, summary.json, checksums.json, a study's JSON
+__all__ = ["MAX_DEPTH", "MAX_JSON_BYTES", "MAX_SWEEP_BYTES", "MAX_TABLE_BYTES", "ReadError", "check_depth", "finite_float",
+           "gunzipped", "open_regular", "parse_json", "read_bytes", "read_json", "read_text"]
+
 MAX_TABLE_BYTES = 2 << 30  # a result folder's CSV and JSONL files: a larger one is refused, never read
 MAX_SWEEP_BYTES = 16 << 20  # a sweep file
-MAX_DEPTH = 64  # nesting of JSON and TOML: every file fl-cosim writes stays below 8
-
-
-class ReadError(UsageError, ValueError):
-    """A file that cannot be read as what it should be (one line naming it)."""
-
-
-def open_regular(path: str | Path, follow: bool = True):
-    """``path`` opened for reading in binary, if it is a regular file (a FIFO is opened without
-    waiting for a writer, then refused); ``follow=False`` refuses a symbolic link too."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
-    try:
-        fd = os.open(path, flags)
-    except OSError as error:
-        if not follow and os.path.islink(path):
-            raise ReadError(f"{path} is a symbolic link, not a file of the folder") from None
-        raise ReadError(f"cannot read {path}: {error.strerror or error}") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        kind = "a folder" if stat.S_ISDIR(mode) else "a pipe" if stat.S_ISFIFO(mode) else "a device or socket"
-        raise ReadError(f"{path} is {kind}, not a regular file")
-    os.set_blocking(fd, True)
-    return os.fdopen(fd, "rb")
-
-
-def read_bytes(path: str | Path, limit: int, follow: bool = True) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes."""
-    with open_regular(path, follow) as handle:
-        try:
-            data = handle.read(limit + 1)
-        except OSError as error:
-            raise ReadError(f"cannot read {path}: {error.strerror or error}") from None
-    if len(data) > limit:
-        raise ReadError(f"{path} is larger than {limit:,} bytes")
-    return data
-
-
-def read_text(path: str | Path, limit: int, follow: bool = True) -> str:
-    """The UTF-8 text of a regular file of at most ``limit`` bytes."""
-    try:
-        return read_bytes(path, limit, follow).decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ReadError(f"{path} is not UTF-8 text (byte {error.start})") from None
-
-
-def finite_float(text: str) -> float:
-    """``float(text)`` when it is a finite number (ValueError otherwise: ``nan``, ``inf``, ``1e999``)."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"it holds {text}")
-    return value
-
-
-def _refuse_constant(name: str):
-    raise ValueError(f"it holds {name}")
-
-
-def parse_json(text: str):
-    """``json.loads`` with finite numbers only and at most ``MAX_DEPTH`` levels (ValueError)."""
-    try:
-        data = json.loads(text, parse_constant=_refuse_constant, parse_float=finite_float)
-    except RecursionError:
-        raise ValueError(f"it is nested deeper than {MAX_DEPTH} levels") from None
-    check_depth(data)
-    return data
-
-
-def check_depth(data, limit: int = MAX_DEPTH) -> None:
-    """ValueError when lists and tables inside ``data`` nest deeper than ``limit``."""
-    level = [(data, 1)]
-    while level:
-        value, depth = level.pop()
-        if isinstance(value, (dict, list, tuple)):
-            if depth > limit:
-                raise ValueError(f"it is nested deeper than {limit} levels")
-            level += [(item, depth + 1) for item in (value.values() if isinstance(value, dict) else value)]
-
-
-def read_json(path: str | Path, limit: int = MAX_JSON_BYTES, follow: bool = True):
-    """The finite, bounded JSON value in a regular file (ReadError naming it otherwise)."""
-    text = read_text(path, limit, follow)
-    try:
-        return parse_json(text)
-    except ValueError as error:
-        raise ReadError(f"{path} is not valid JSON ({error})") from None
 
 
 def gunzipped(stream):

@@ -33,8 +33,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--title", help="figure title")
     parser.add_argument("--systems", nargs="+", metavar="SYSTEM",
                         help="one panel per network system and x axis, each run re-timed on it from its recorded "
-                        "plans (no retraining; runs without a deadline or dropped devices; a physical cell is "
-                        "re-timed without outages, and --x energy draws its accuracy-vs-energy panel); a system is "
+                        "plans (no retraining; the runs 'fl-cosim retime' takes: synchronous, without a deadline, dropped "
+                        "devices, a network-aware scheduler or a cell in time; a physical cell is re-timed without "
+                        "outages, batteries, availability or motion, and --x energy draws its accuracy-vs-energy panel); a system is "
                         "NAME or NAME:KEY=VALUE,... (wireless-slow-ul:rho=10,mode=barrier), as 'fl-cosim retime' takes")
     parser.add_argument("--seed", type=int, help="when re-timing, draw every run's compute times (and a cell's layout and "
                         "fading) from this seed's network stream (default: each run's own, those it ran with)")

@@ -217,6 +217,8 @@ FOLDER_CASES = [
     (PLOT + ["{complete}", "--title", "$x^$"], "--title '$x^$' is not text matplotlib can draw"),
     (PLOT + ["{complete}", "--title", "a $b_{{$ c"], "--title 'a $b_{$ c' is not text matplotlib can draw"),
     (PLOT + ["{complete}", "--title", "$\\nocommand$"], "(ParseFatalException: Unknown symbol: \\nocommand"),
+    (PLOT + ["{complete}", "--budget", "energy_j=1"], "--budget energy_j needs runs that record energy (a cell)"),  # no figure
+    (PLOT + ["{complete}", "--budget", "time=5", "--budget", "time=10"], "--budget time= is given twice; give each axis once"),
 ]
 SWEEP_CASES = [
     (["sweep", "/dev/zero"], "sweep file /dev/zero is a device or socket, not a regular file"),

@@ -431,3 +431,17 @@ def test_a_budget_is_checked_before_anything_runs(tmp_path, capsys):
     assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--budget", "time=-1"]) == 2
     assert "--budget time= takes finite numbers > 0" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_none_in_a_radio_grid_is_the_command_line_s_none():
+    """``radio = { battery_j = [1.0, "none"] }`` (docs/sweep-files.md: "none" for a setting that
+    may be none; TOML has no null): two runs, the second without a battery, as ``--radio
+    battery_j=none`` gives (it was refused: battery_j must be a finite number, got 'none')."""
+    import tomllib
+
+    from scenarios.execution.sweep import plan
+
+    config = tomllib.loads('[settings]\nrounds = 1\nsystem = "umi-3.5ghz"\n[grid]\nradio = { battery_j = [1.0, "none"] }\n'
+                          '[[algorithm]]\nname = "fedavg"\n')
+    batteries = [run.config["system"].get("battery_j") for run in plan(expand(config), None)]
+    assert batteries == [1.0, None]

@@ -4,9 +4,11 @@ from a device, the version it trained from, its bits and when it arrived), and t
 learner that a buffered asynchronous orchestrator drives (``BufferedLearner``,
 ``netsim.buffered``).
 
-An update carries the version it was dispatched at (as Flower's FedBuff strategy keeps the
-round a client was sent its model in), so the server weights it by its staleness: the number
-of aggregations between its dispatch and its aggregation. A synchronous round is the special
+An update carries the version it was dispatched at (FedBuff, Nguyen et al., AISTATS 2022,
+Algorithm 1: a client's update is weighted by the staleness of the model it started from; as
+FLSim's ``AsyncTrainer`` keeps a client's ``model_seqnum`` from ``training_started`` and asks its
+aggregator for ``model_staleness`` when it ends), so the server weights it by its staleness: the
+number of aggregations between its dispatch and its aggregation. A synchronous round is the special
 case where every dispatch of a round has the same version and every update is fresh.
 """
 

@@ -10,13 +10,12 @@ band (``figures.bands``); an optional second row shows the worst device's accura
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from figures.bands import BAND, TIME_LABELS, X_AXES, draw_band, integer_x, legend_below, log_x, seed_band
-from scenarios.records.result_folder import SEED_KEYS, ResultError, RunCurve
+from scenarios.records.result_folder import ResultError, RunCurve, seed_groups
 from figures.save import save_figure
 from figures.style import WIDTHS_IN, ieee_style
 
@@ -44,21 +43,6 @@ def figure_name(stem: str, result_dirs: Sequence[str | Path], suffix: str = ".pn
     return f"{stem}_{hashlib.sha256(names.encode('utf-8')).hexdigest()[:10]}{suffix}"
 
 
-def seed_groups(runs: Sequence[RunCurve], with_system: bool) -> dict[str, list[RunCurve]]:
-    """Runs whose resolved configs differ in the seed alone, under one label (in first-seen order).
-    Different configurations with the same label get the configuration's short hash added."""
-    groups: dict[str, list[RunCurve]] = {}
-    labels: dict[str, str] = {}
-    for run in runs:
-        key = json.dumps({k: v for k, v in run.config.items() if k not in SEED_KEYS}, sort_keys=True, allow_nan=False)
-        label = run.label + (f" ({run.summary.get('system', '')})" if with_system else "")
-        if key not in labels:
-            taken = label in labels.values()
-            labels[key] = f"{label} [{hashlib.sha256(key.encode()).hexdigest()[:6]}]" if taken else label
-        groups.setdefault(labels[key], []).append(run)
-    return groups
-
-
 PANELS_PER_ROW = {"column": 2, "double": 3}  # wider rows than this overlap their labels at 7-8 pt
 PANEL_HEIGHT_IN = 1.75
 
@@ -72,8 +56,13 @@ def plot_accuracy_vs_time(panels: Mapping[str | None, Sequence[RunCurve]], out_f
     ``panels``: system name -> the runs re-timed on it (journal Fig. 6 without retraining), or
     None -> the runs as recorded (``scenarios.reports.retime.curves_by_system`` gives either).
     """
-    columns = [(name, runs, x) for name, runs in panels.items() for x in options.x_axes
-               if x != "energy" or any(run.energy_j is not None for run in runs)]
+    columns = [(title, drawn, x) for name, runs in panels.items() for x in options.x_axes
+               for title, drawn in by_time_unit(name, runs, x)
+               if x != "energy" or any(run.energy_j is not None for run in drawn)]
+    labels = {}  # run -> its line's label, one labelling over every panel of a key (a label means one configuration)
+    for name, runs in panels.items():
+        mixed = name is None and len(panels) == 1 and len({r.summary.get("system") for r in runs}) > 1
+        labels.update({id(run): label for label, group in seed_groups(runs, with_system=mixed).items() for run in group})
     if not columns:
         raise ResultError("no run has energy to plot: energy is measured on a physical cell only")
     rows = ("mean_accuracy", "worst_accuracy") if options.worst else ("mean_accuracy",)
@@ -88,13 +77,13 @@ def plot_accuracy_vs_time(panels: Mapping[str | None, Sequence[RunCurve]], out_f
         for index, (name, runs, x, y) in cells.items():
             ax = axes.flat[index]
             runs = [run for run in runs if x != "energy" or run.energy_j is not None]
-            groups = seed_groups(runs, with_system=name is None and len(panels) == 1
-                                 and len({r.summary.get("system") for r in runs}) > 1)
+            groups: dict[str, list[RunCurve]] = {}
+            for run in runs:
+                groups.setdefault(labels[id(run)], []).append(run)
             for label, group in groups.items():
                 draw_band(ax, label, seed_band(group, x, y))
                 counts.add(len(group))
-            ax.set_xlabel(" / ".join(TIME_LABELS[u] for u in sorted({r.time_unit for r in runs}))
-                          if x == "time" else X_AXES[x])
+            ax.set_xlabel(TIME_LABELS[runs[0].time_unit] if x == "time" else X_AXES[x])  # one unit a panel: by_time_unit
             if "bits" in x:
                 log_x(ax)
             elif x == "rounds":
@@ -102,13 +91,29 @@ def plot_accuracy_vs_time(panels: Mapping[str | None, Sequence[RunCurve]], out_f
             ax.grid(alpha=0.3)
             ax.set_ylabel("avg. validation acc." if y == "mean_accuracy" else "worst-device acc.")
             if name:
-                ax.set_title(name + (" (no outages)" if {r.time_unit for r in runs} == {"s"} else ""))
+                ax.set_title(name)
         for index, ax in enumerate(axes.flat):
             ax.set_visible(index in cells)
         legend_below(fig, [axes.flat[index] for index in cells], counts, 2 if options.width == "column" else 4)
         if options.title:
             fig.suptitle(options.title)
         return save_figure(fig, out_file, metadata=_metadata(options.command, out_file))
+
+
+UNIT_PANELS = {"T_dl": "normalized systems", "s": "cells"}  # the title of a panel of recorded runs in one time unit
+
+
+def by_time_unit(name: str | None, runs: Sequence[RunCurve], x: str) -> list[tuple[str | None, list[RunCurve]]]:
+    """The panels (title, runs) that ``runs`` under ``name`` draw on axis ``x``: one, unless
+    ``x`` is time and the runs count it in different units (a normalized system's ``T_dl``, a
+    cell's seconds), which one axis cannot hold: then one panel per unit, titled by it. A panel
+    of runs re-timed on a cell says that the re-timing has no outages."""
+    units = list(dict.fromkeys(run.time_unit for run in runs))
+    if x != "time" or len(units) < 2:
+        title = None if name is None else name + (" (no outages)" if units == ["s"] else "")
+        return [(title, list(runs))]
+    return [((f"{name}: " if name else "") + UNIT_PANELS.get(unit, unit), [run for run in runs if run.time_unit == unit])
+            for unit in units]
 
 
 def _metadata(command: str | None, out_file: str | Path) -> dict[str, str]:

@@ -139,4 +139,29 @@ def legend_below(fig, axes, counts: set[int], columns: int = 2) -> None:
     band = band_label(counts)
     if band:
         handles[band] = Patch(color="0.6", alpha=0.4, linewidth=0)
-    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncol=columns, frameon=False)
+    fit_legend(fig, list(handles.values()), list(handles), columns)
+
+
+def fit_legend(fig, handles: list, labels: list[str], columns: int):
+    """``fig.legend`` under the panels, as wide as the figure at most: fewer columns while it is
+    wider (down to one), then each label wrapped onto lines of fewer characters (a label as long
+    as a configuration's differences would otherwise be clipped at the column's edge)."""
+    import textwrap
+
+    renderer = fig.canvas.get_renderer()
+    limit = fig.bbox.width
+
+    def place(texts: list[str], ncol: int):
+        return fig.legend(handles, texts, loc="outside lower center", ncol=ncol, frameon=False)
+
+    legend = place(labels, columns)
+    while legend.get_window_extent(renderer).width > limit and columns > 1:
+        legend.remove()
+        columns -= 1
+        legend = place(labels, columns)
+    width = max(map(len, labels), default=0)
+    while legend.get_window_extent(renderer).width > limit and width > 12:
+        width = max(12, int(width * 0.85))
+        legend.remove()
+        legend = place([textwrap.fill(label, width, break_long_words=False) for label in labels], columns)
+    return legend

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 from pathlib import Path
@@ -22,11 +23,15 @@ def save_figure(fig, out_file: str | Path, dpi: int | None = None, metadata: dic
     try:
         with writing(out_file):
             remove_stale_staging(out_file.parent)  # what a killed plot or cell left there
+            # drawn in memory first: matplotlib's PDF writer, failing mid-stream on a full disk, hides the
+            # OSError behind an AttributeError of its own; only the plain write below meets the disk
+            drawn = io.BytesIO()
+            fig.savefig(drawn, format="pdf" if out_file.suffix.lower() == ".pdf" else "png", dpi=dpi, metadata=metadata)
             fd, name = tempfile.mkstemp(dir=out_file.parent, prefix=f".{out_file.name}.{os.getpid()}.", suffix=TMP_SUFFIX)
             tmp = Path(name)
             os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes it private (0600)
-            os.close(fd)
-            fig.savefig(tmp, format="pdf" if out_file.suffix.lower() == ".pdf" else "png", dpi=dpi, metadata=metadata)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(drawn.getbuffer())
             os.replace(tmp, out_file)
     finally:
         if close:

@@ -121,20 +121,20 @@ def compare(specs: dict[str, list[RunSpec]], out: str | Path = "results", data_d
 
 
 def sweep(config_file: str | Path, out: str | Path | None = None, data_dir: str | Path | None = None, jobs: int = 1,
-          target: float | str | None = None, budget: str | None = None) -> dict:
+          target: float | str | None = None, budget: str | list[str] | None = None) -> dict:
     """Run the sweep file as ``fl-cosim sweep`` does (resumable; local worker processes); returns
     the counts, the output folder and its tables' paths (the per-run CSV first, the per-grid-point
     summary CSV and Markdown last). ``target`` and ``budget`` take what the file's ``[summary]``
     takes and replace it: a mean accuracy (0.8) or a fraction of each group's best (``"0.9*best"``);
-    ``"time=5,10,20"``."""
+    ``"time=5,10,20"``, or a list of them, one per axis (``["time=5,10", "uplink_bits=1e7"]``)."""
     from scenarios.execution.sweep import parse_target, run_sweep
-    from scenarios.reports.budgets import parse_budgets
+    from scenarios.reports.budgets import parse_budget_axes
 
     _check_counts(jobs, None)
     if target is not None:
         parse_target(target, "target")
     if budget is not None:
-        parse_budgets(budget, "budget")
+        parse_budget_axes(budget, "budget")
     return run_sweep(Path(config_file), out, str(data_dir) if data_dir else None, jobs, None,
                      {"target": target, "budget": budget})
 

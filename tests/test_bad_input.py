@@ -193,6 +193,8 @@ BOUNDS = [
     (RUN + ["--system", "uma-3.5ghz", "--radio", "bs_power_w=inf"], "radio bs_power_w must be a finite number in [1e-09, 10000], got inf"),
     (but(COMPARE, "--seeds", "100000"), "--seeds must be an integer in 1..10000, got 100000"),
     (COMPARE + ["--algorithm", "fedavg", "--rho", "1e307"], "rho must be a finite number in (0, 100000], got 1e+307"),
+    (COMPARE + ["--algorithm", "fedavg", "--budget", "energy_j=1"],  # refused before training (issue 57)
+     "--budget energy_j needs runs that record energy (a cell); wireless-slow-ul does not"),
     (but(ROUND_TIME, "--rho", "1e307"), "--rho must be a finite number in (0, 100000], got 1e+307"),
     (but(ROUND_TIME, "--t-min", "1e308"), "--t-min must be a finite number in [0, 1000000000], got 1e+308"),
     (but(ROUND_TIME, "--inv-mu", "1e300"), "--inv-mu must be a finite number in [0, 1000000000], got 1e+300"),
@@ -350,6 +352,7 @@ FULL_DISK = [
     ["compare", *TRAIN[:-1], "--seeds", "1", "--jobs", "1", "--out", "{disk}/cmp"],
     ["sweep", "{loop}", "--jobs", "1", "--quiet", "--out", "{disk}/sweep"],
     ["plot", "{complete}", "--out", "{disk}/f.png"],
+    ["plot", "{complete}", "--out", "{disk}/full/f.pdf"],  # PDF, plot's default, into a folder it creates (issue 57)
     ["cell", "umi-3.5ghz", "--rounds", "10", "--out", "{disk}/cell.png"],
 ]
 FAULTS = FULL_DISK + ["read-only mid-run", "permission denied mid-run", "figure on a full disk", "list | head", "round-time | head"]

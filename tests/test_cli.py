@@ -24,6 +24,23 @@ def test_list_json(capsys):
     assert data["algorithm_options"]["fedprox"] == {"mu": 0.1}
 
 
+def test_list_names_only_the_sweep_keys_sweeps_take(capsys):
+    """Each run setting's line says the [settings] key a sweep takes for it, and only keys that
+    ``sweep`` accepts (it listed ``--algorithm (algorithm)``, a key sweeps refuse)."""
+    import re
+
+    from scenarios.definitions.settings import SWEEP_KEYS
+
+    code, out, _ = run_cli(capsys, "list")
+    section = out[out.index("run settings"):out.index("systems (normalized")].splitlines()[1:]
+    named = {line.split()[0]: re.match(r"\s*\S+ \(([^)]*)\)", line).group(1) for line in section}
+    keys = [words.split()[1] for words in named.values() if words.startswith("[settings] ")]
+    assert code == 0 and keys and set(keys) <= set(SWEEP_KEYS)
+    assert named["--algorithm"] == "not a [settings] key; a sweep file's [[algorithm]] name"
+    assert named["--seed"] == "not a [settings] key; a sweep file's top-level seeds"
+    assert named["--lr"] == "[settings] training = { lr = ... }"
+
+
 def test_round_time_json_matches_closed_form(capsys):
     code, out, _ = run_cli(capsys, "round-time", "--devices", "20", "--streams", "4", "--rho", "4", "--t-min", "1",
                            "--inv-mu", "1", "--mode", "barrier", "--rounds", "5000", "--json")

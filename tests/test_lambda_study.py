@@ -194,3 +194,24 @@ def test_in_one_process_each_seeds_set_up_is_computed_once(tmp_path, monkeypatch
     assert main(["lambda-study", "--rounds", "2", "--seeds", "2", "--k", "1,2", "--out", str(tmp_path), "--json", "--quiet",
                  "--jobs", "1", "--backend", "loop", "--device", "cpu"]) == 0
     assert len(calls) == 2
+
+
+def test_no_choice_is_a_reason_never_an_empty_table():
+    """``--k 3`` off the staircase {4, 2, 1}: no lambda picks 3, which the study says per system
+    (it printed a table of dashes); a system whose staircase k never reached the target says so."""
+    from scenarios.cli.lambda_study import choice_text
+    from scenarios.cli.common import table
+    from scenarios.execution.lambda_study import Step, choices
+
+    steps = [Step(4, 0.0, 0.05), Step(2, 0.05, 0.26), Step(1, 0.26, None)]
+    row = {"k": 3, "system": "wired", "reached": 1, "time_unit": "T_dl", "time_to_target": 43.0, "time_to_target_std": None,
+           "censored": 0, "bits_to_target": 1e6}
+    answer = choices(steps, [row], ["wired"])
+    assert answer[0]["k"] is None
+    text = choice_text(answer, 1, table)
+    assert text == ("no lambda's k reached the target:\nwired: no k trained is on the staircase (trained: 3; the staircase's: "
+                    "4, 2, 1): no lambda picks one\n")
+    rows = [row, {**row, "k": 2, "system": "wired"}, {**row, "k": 2, "system": "wireless-slow-ul", "reached": 0}]
+    text = choice_text(choices(steps, rows, ["wired", "wireless-slow-ul"]), 1, table)
+    assert text.splitlines()[2].split()[:3] == ["wired", "[0.05,", "0.26)"] and text.count("\n") == 4
+    assert text.splitlines()[-1] == "wireless-slow-ul: no k of the staircase trained (2) reached the target on any seed"

@@ -33,7 +33,7 @@ def curve(seed: int, accuracy: list[float], energy: list[float] | None, **summar
         label="fedavg", rounds=[0, 1, 2, 3], time=[0.0, 1.0, 2.5, 4.0], mean_accuracy=accuracy, worst_accuracy=accuracy,
         downlink_bits=[0.0, 10.0, 20.0, 30.0], uplink_bits=[0.0, 5.0, 10.0, 15.0],
         summary={"final_mean_accuracy": accuracy[-1], "final_worst_accuracy": accuracy[-1], "streams": 1,
-                 "downlink_bits": 30.0, "uplink_bits": 15.0, "seed": seed, **summary},
+                 "downlink_bits": 30.0, "uplink_bits": 15.0, "simulated_time": 4.0, "seed": seed, **summary},
         config={"num_devices": 4}, time_unit="s" if energy else "T_dl", energy_j=energy)
 
 

@@ -114,3 +114,18 @@ def test_penalty_report(capsys, tmp_path):
     assert main(["penalty", normalized["result_dir"]]) == 2
     _, err = capsys.readouterr()
     assert "did not run on a physical cell" in err and len(err.strip().splitlines()) == 1
+
+
+def test_penalty_rows_are_told_apart_without_json():
+    """Rows name each run by label, system and seed (and formation where a run has one); where
+    these leave two rows alike (two runs of one seed on one cell: a moving and a static one), its
+    folder too (the table showed "fedavg" twice, told apart only with --json)."""
+    from scenarios.cli.penalty import run_names
+
+    row = {"label": "fedavg", "system": "umi-3.5ghz", "seed": 0, "formation": None, "result_dir": "out/a_static"}
+    header, cells = run_names([row, {**row, "seed": 1, "result_dir": "out/b"}])
+    assert header == ["run", "system", "seed"] and cells == [["fedavg", "umi-3.5ghz", "0"], ["fedavg", "umi-3.5ghz", "1"]]
+    header, cells = run_names([row, {**row, "result_dir": "out/a_moving"}, {**row, "label": "user-centric k=2", "formation": "kmeans"}])
+    assert header == ["run", "system", "seed", "formation", "folder"]
+    assert cells == [["fedavg", "umi-3.5ghz", "0", "-", "a_static"], ["fedavg", "umi-3.5ghz", "0", "-", "a_moving"],
+                     ["user-centric k=2", "umi-3.5ghz", "0", "kmeans", "a_static"]]

@@ -41,7 +41,7 @@ def test_same_label_other_configuration_is_another_line(runs, tmp_path):
                  "--no-figure", "--quiet"]) == 0
     curves = [read_run(folder) for folder in runs] + [read_run(next(other.iterdir()))]
     labels = sorted(seed_groups(curves, with_system=False))
-    assert len(labels) == 3 and "fedavg" in labels and any(re.fullmatch(r"fedavg \[[0-9a-f]{6}\]", l) for l in labels)
+    assert sorted(labels) == ["fedavg (rounds=2)", "fedavg (rounds=3)", "local"]  # each says what differs
 
 
 def test_pdf_at_column_width_with_truetype_fonts_and_the_command_line(runs, tmp_path, capsys):
@@ -171,3 +171,91 @@ def test_the_worst_device_panels_start_their_own_rows(runs, monkeypatch, tmp_pat
     assert code == 0 and len(mean) == len(worst) == 3 and max(worst) < min(mean)  # every worst panel below every mean one
     boxes = [ax.get_tightbbox(fig.canvas.get_renderer()) for ax in panels]
     assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
+# --- issue 57: runs pooled as seeds only where they differ in the seed alone; one time unit a panel ---
+def hand_curve(seed: int, system: dict, clock: dict | None = None, label: str = "fedavg", unit: str = "T_dl",
+               top: float = 0.3) -> "RunCurve":
+    """A run's curve made by hand: evaluations at 0, 1 and 2 (accuracy up to ``top``) with the
+    config the labels read."""
+    from scenarios.records.result_folder import RunCurve
+
+    config = {"seed": seed, "system": system, "rounds": 2, **({"clock": clock} if clock else {})}
+    return RunCurve(label, [0, 1, 2], [0.0, 1.0, 2.0], [0.1, 0.2, top], [0.1, 0.2, top], [0.0, 1.0, 2.0], [0.0, 1.0, 2.0],
+                    {"simulated_time": 2.0, "system": system["name"], "status": "finished", "downlink_bits": 2.0,
+                     "uplink_bits": 2.0}, config, folder=f"run{seed}{id(config)}", time_unit=unit,
+                    energy_j=[0.0, 1.0, 2.0] if unit == "s" else None)
+
+
+WIRED = {"name": "wired", "rho": 1.0}
+STATIC = {"name": "umi-3.5ghz", "kind": "physical", "cell": {}}
+MOVING = {"name": "umi-3.5ghz", "kind": "physical", "cell": {"speed_kmh": 3.0}}
+
+
+def test_runs_that_differ_in_more_than_the_seed_are_lines_that_say_how():
+    """A normalized and a cell run, a static and a moving cell, a full and a budget-stopped run:
+    never one line (``plot --budget time=5`` averaged 5 T_dl with 5 s as "2 seeds")."""
+    runs = [hand_curve(0, WIRED), hand_curve(1, WIRED), hand_curve(0, WIRED, {"until": {"uplink_bits": 1e7}}),
+            hand_curve(0, STATIC, unit="s"), hand_curve(1, STATIC, unit="s"), hand_curve(0, MOVING, unit="s")]
+    groups = seed_groups(runs)
+    assert {label: len(group) for label, group in groups.items()} == {
+        "fedavg (wired, no budget)": 2, "fedavg (wired, until uplink_bits=1e+07)": 1,
+        "fedavg (umi-3.5ghz, 0 km/h, no budget)": 2, "fedavg (umi-3.5ghz, 3 km/h, no budget)": 1}
+    assert list(seed_groups([hand_curve(0, WIRED), hand_curve(1, WIRED)])) == ["fedavg"]  # seeds alone: one plain line
+    orchestrated = seed_groups([hand_curve(0, WIRED), hand_curve(0, WIRED, {"orchestrator": "fedbuff"})])
+    assert list(orchestrated) == ["fedavg (sync)", "fedavg (fedbuff)"]
+
+
+def test_runs_in_two_time_units_are_two_panels_and_a_long_legend_fits_the_column(monkeypatch, tmp_path):
+    """T_dl and seconds never share an axis (it was labelled "simulated time / T_dl / simulated
+    time (s)"); legend labels as long as a configuration's differences stay inside the figure."""
+    import figures.accuracy_time as page
+
+    drawn = []
+    monkeypatch.setattr(page, "save_figure", lambda fig, out_file, metadata=None: drawn.append(fig) or out_file)
+    runs = [hand_curve(0, WIRED), hand_curve(0, WIRED, {"until": {"uplink_bits": 1e7}}, top=0.4),
+            hand_curve(0, STATIC, unit="s", top=0.5), hand_curve(0, MOVING, unit="s", label="user-centric k=auto ul=qsgd:bits=4", top=0.6)]
+    page.plot_accuracy_vs_time({None: runs}, tmp_path / "f.png", page.PlotOptions(x_axes=("time", "rounds")))
+    fig = drawn[0]
+    fig.canvas.draw()
+    panels = [ax for ax in fig.get_axes() if ax.get_visible()]
+    assert [(ax.get_title(), ax.get_xlabel()) for ax in panels] == [
+        ("normalized systems", "simulated time / $T_{dl}$"), ("cells", "simulated time (s)"), ("", "communication round")]
+    assert [len(ax.get_lines()) for ax in panels] == [2, 2, 4]
+    legend = fig.legends[0]
+    box = legend.get_window_extent(fig.canvas.get_renderer())
+    assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1  # nothing clipped at the column's edges
+    texts = [t.get_text().replace("\n", " ") for t in legend.get_texts()]
+    assert texts == ["fedavg (wired, no budget)", "fedavg (wired, until uplink_bits=1e+07)", "fedavg (umi-3.5ghz, no budget)",
+                     "user-centric k=auto ul=qsgd:bits=4 (umi-3.5ghz)"]  # the systems differ: each label names its own
+
+
+@pytest.fixture(scope="module")
+def cell_run(tmp_path_factory):
+    """FedAvg, 1 round on umi-3.5ghz."""
+    out = tmp_path_factory.mktemp("cell")
+    assert main(["run", "--algorithm", "fedavg", "--system", "umi-3.5ghz", "--rounds", "1", "--out", str(out),
+                 "--no-figure", "--quiet"]) == 0
+    return str(next(out.iterdir()))
+
+
+def test_a_time_budget_over_two_time_units_is_refused_before_the_figure(runs, cell_run, tmp_path, capsys):
+    figure = tmp_path / "f.pdf"
+    assert main(["plot", runs[0], cell_run, "--budget", "time=5", "--out", str(figure)]) == 2
+    err = capsys.readouterr().err
+    assert "--budget time= reads every run's time in its own unit; these runs count it in T_dl and s" in err
+    assert len(err.strip().splitlines()) == 1 and not figure.exists()
+
+
+def test_budgets_on_several_axes_in_one_command(runs, cell_run, tmp_path, capsys):
+    """``--budget`` repeats, one axis each; rows are the figure's lines (seeds pooled only where
+    they differ in the seed alone)."""
+    assert main(["plot", *runs, "--budget", "time=20,100", "--budget", "uplink_bits=1e7", "--out", str(tmp_path / "f.pdf"),
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["within_budget"]
+    assert [(r["algorithm"], r["axis"], r["budget"], r["seeds"]) for r in rows] == [
+        (label, axis, budget, 2) for label in ("fedavg", "local") for axis, budget in (("time", 20.0), ("time", 100.0))
+    ] + [(label, "uplink_bits", 1e7, 2) for label in ("fedavg", "local")]
+    mixed = main(["plot", runs[0], cell_run, "--budget", "uplink_bits=1e7", "--out", str(tmp_path / "g.pdf"), "--json"])
+    rows = json.loads(capsys.readouterr().out)["within_budget"]
+    assert mixed == 0 and [r["algorithm"] for r in rows] == ["fedavg (wired)", "fedavg (umi-3.5ghz)"]

@@ -405,7 +405,8 @@ def test_the_summary_reports_the_accuracy_within_a_budget_censored_where_a_run_e
     config = tmp_path / "budget.toml"
     config.write_text(BUDGET_SWEEP)
     # --budget replaces the file's: at 7 T_dl the 1-round run (a round of wired: 6 T_dl) has ended, the 2-round one has not
-    assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--json", "--budget", "time=7,100"]) == 0
+    assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--json", "--budget", "time=7,100",
+                 "--budget", "uplink_bits=1e6"]) == 0  # several axes, one --budget each
     data = json.loads(capsys.readouterr().out)
     runs = pandas.read_csv(data["tables"][0])
     summary = pandas.read_csv(next(t for t in data["tables"] if t.endswith("_summary.csv")))
@@ -418,12 +419,15 @@ def test_the_summary_reports_the_accuracy_within_a_budget_censored_where_a_run_e
     assert [within(c, "time", 7).accuracy for c in curves] == pytest.approx([curves[0].mean_accuracy[-1]] * 2)
     page = Path(next(t for t in data["tables"] if t.endswith("_summary.md"))).read_text()
     assert "acc % within time 7 |" in page and f"| >= {100 * curves[0].mean_accuracy[-1]:.1f} |" in page
+    # 4 devices upload 615,680 bits a round: within 1e6 bits the 1-round run has ended, the 2-round one has not
+    assert list(summary["censored_within_uplink_bits_1e+06"]) == [1, 0] and "acc % within uplink_bits 1e+06 |" in page
 
 
 def test_a_budget_is_checked_before_anything_runs(tmp_path, capsys):
     from scenarios.execution.sweep import summary_settings
 
-    assert summary_settings({"summary": {"budget": "time=5"}}, budget="uplink_bits=2e6,1e6").budget == ("uplink_bits", (1e6, 2e6))
+    assert summary_settings({"summary": {"budget": "time=5"}}, budget="uplink_bits=2e6,1e6").budget == {"uplink_bits": (1e6, 2e6)}
+    assert summary_settings({"summary": {"budget": ["time=5", "energy_j=1"]}}).budget == {"time": (5.0,), "energy_j": (1.0,)}
     config = tmp_path / "budget.toml"
     config.write_text(BUDGET_SWEEP)
     assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--budget", "energy_j=1"]) == 2
@@ -431,3 +435,17 @@ def test_a_budget_is_checked_before_anything_runs(tmp_path, capsys):
     assert main(["sweep", str(config), "--out", str(tmp_path / "out"), "--budget", "time=-1"]) == 2
     assert "--budget time= takes finite numbers > 0" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_none_in_a_radio_grid_is_the_command_line_s_none():
+    """``radio = { battery_j = [1.0, "none"] }`` (docs/sweep-files.md: "none" for a setting that
+    may be none; TOML has no null): two runs, the second without a battery, as ``--radio
+    battery_j=none`` gives (it was refused: battery_j must be a finite number, got 'none')."""
+    import tomllib
+
+    from scenarios.execution.sweep import plan
+
+    config = tomllib.loads('[settings]\nrounds = 1\nsystem = "umi-3.5ghz"\n[grid]\nradio = { battery_j = [1.0, "none"] }\n'
+                          '[[algorithm]]\nname = "fedavg"\n')
+    batteries = [run.config["system"].get("battery_j") for run in plan(expand(config), None)]
+    assert batteries == [1.0, None]

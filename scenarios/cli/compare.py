@@ -7,6 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from scenarios.cli.common import add_run_settings, route_options, show_progress, spec_settings, table
+from scenarios.errors import UsageError
 from scenarios.definitions.settings import JOBS, MAX_SEEDS, TARGET, Setting
 
 SEEDS = Setting(int, low=1, high=MAX_SEEDS)
@@ -28,9 +29,10 @@ def add_parser(subparsers) -> None:
                         "user-centric runs with k = m and k = auto unless --streams is given)")
     parser.add_argument("--seeds", type=int, default=3, help="number of seeds, 0..N-1 (default 3)")
     parser.add_argument("--target", type=float, help="target mean accuracy (default: 90%% of the best final mean accuracy)")
-    parser.add_argument("--budget", metavar="AXIS=B1,B2", help="also the accuracy each algorithm reaches within these budgets "
-                        "on AXIS (time in the clock's unit, downlink_bits, uplink_bits, energy_j), >= where a run ended before "
-                        "spending one (scenarios.reports.budgets)")
+    parser.add_argument("--budget", metavar="AXIS=B1,B2", action="append", help="also the accuracy each algorithm reaches "
+                        "within these budgets on AXIS (time in the clock's unit, downlink_bits, uplink_bits, energy_j: a cell's), "
+                        ">= where a run ended before spending one (scenarios.reports.budgets); repeat it for several axes, "
+                        "each once: --budget time=5,10 --budget uplink_bits=1e7")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="runs in parallel worker processes (default: 2, or 1 on a 1-core machine)")
     add_run_settings(parser)
@@ -46,9 +48,9 @@ def specs(args) -> dict[str, list[RunSpec]]:
     TARGET.check("--target", args.target)
     JOBS.check("--jobs", args.jobs)
     if args.budget is not None:
-        from scenarios.reports.budgets import parse_budgets
+        from scenarios.reports.budgets import parse_budget_axes
 
-        parse_budgets(args.budget)
+        parse_budget_axes(args.budget)
     names = args.algorithm or list(ALGORITHMS)
     variants = []
     for name in names:
@@ -72,6 +74,7 @@ def execute(args):
                                           remove_stale_staging, sha256_text)
     from scenarios.execution.runner import prepare, resolve
     from scenarios.execution.spec import file_word
+    from scenarios.reports.budgets import parse_budget_axes
     from scenarios.reports.tables import rows_csv, run_columns, run_row
 
     plan = specs(args)
@@ -80,7 +83,11 @@ def execute(args):
     out = check_output_dir(Path(args.out))
     names = []
     for runs in plan.values():  # every run checked (data, learner) before anything is written
-        names += [prepare(resolve(spec), data_dir).name for spec in runs]
+        for spec in runs:
+            prepared = prepare(resolve(spec), data_dir)
+            if args.budget is not None and "energy_j" in parse_budget_axes(args.budget) and not prepared.network.records_energy:
+                raise UsageError(f"--budget energy_j needs runs that record energy (a cell); {args.system} does not")
+            names.append(prepared.name)
     for name in names:  # a folder name taken by a file or a link is found before any run trains
         check_replaceable(out / name)
     make_output_dir(out)
@@ -104,10 +111,13 @@ def execute(args):
     return data, text + f"\n\nwrote {paths['csv']}, {paths['markdown']} and {paths['runs_csv']}", (1 if diverged else 0)
 
 
-def budget_section(text: str, curves: dict, data: dict) -> str:
-    """The accuracy-within-budget table (``--budget``), added to the command's text and data."""
-    from scenarios.reports.budgets import budget_numbers, budget_table, parse_budgets
+def budget_section(texts, curves: dict, data: dict, who: str = "a seed") -> str:
+    """The accuracy-within-budget tables (``--budget``, one per axis), added to the command's
+    text and data (``within_budget``: every axis's rows)."""
+    from scenarios.reports.budgets import budget_numbers, budget_table, parse_budget_axes
 
-    axis, budgets = parse_budgets(text)
-    data["within_budget"] = budget_numbers(curves, axis, budgets)
-    return "\n\naccuracy within a budget (>=: a seed ended before spending it)\n" + table(*budget_table(curves, axis, budgets))
+    data["within_budget"], text = [], ""
+    for axis, budgets in parse_budget_axes(texts).items():
+        data["within_budget"] += budget_numbers(curves, axis, budgets)
+        text += f"\n\naccuracy within a budget (>=: {who} ended before spending it)\n" + table(*budget_table(curves, axis, budgets))
+    return text

@@ -131,13 +131,12 @@ def execute(args):
                "bits_to_target", "bits_to_target_std", "total_time", "total_bits"]
     choice_columns = ["system", "k", "lambda_from", "lambda_to", "time_unit", "time_to_target", "time_to_target_std",
                       "reached", "censored", "bits_to_target"]
-    header, body = choice_table(answer, len(seeds))
     k_header, k_body = k_table(rows, list(systems), len(seeds))
     staircase_header, staircase_body = ["lambda", "k*"], [[_interval(s.lambda_from, s.lambda_to), s.k] for s in steps]
     note = (f"Target mean accuracy: {target}. Over {len(seeds)} seeds: mean ({SPREAD}); {CENSORED}."
             if len(seeds) > 1 else f"Target mean accuracy: {target}.")
     texts = {"json": json_text(study), "table": rows_csv(rows, columns), "choices": rows_csv(answer, choice_columns),
-             "markdown": f"# Which lambda? {args.scenario}, {seed_text}\n\n{note}\n\n" + markdown(header, body) + "\n"
+             "markdown": f"# Which lambda? {args.scenario}, {seed_text}\n\n{note}\n\n" + choice_text(answer, len(seeds), markdown) + "\n"
                          + markdown(staircase_header, [list(map(str, r)) for r in staircase_body])
                          + "\n## Time to target per k and system\n\n" + markdown(k_header, k_body)}
     written = []
@@ -153,7 +152,7 @@ def execute(args):
     text = (f"{args.scenario}, {seed_text}. {note}\n\nAlgorithm 2's staircase"
             + (" (on the mean silhouette curve)" if len(seeds) > 1 else "") + "\n"
             + table(staircase_header, staircase_body) + "\n\ntime to target per k and system\n" + table(k_header, k_body)
-            + "\n\nwhich lambda for my system\n" + table(header, body)
+            + "\n\nwhich lambda for my system\n" + choice_text(answer, len(seeds), table).rstrip("\n")
             + "\n\nwrote " + ", ".join(str(p) for p in paths.values()))
     return {**study, **{k: str(p) for k, p in paths.items()}}, text
 
@@ -220,7 +219,8 @@ def k_table(rows: list[dict], systems: list[str], seeds: int = 1) -> tuple[list[
 
 
 def choice_table(answer: list[dict], seeds: int = 1) -> tuple[list[str], list[list[str]]]:
-    """One time column per unit among the systems (a system's time only in its own unit's column)."""
+    """One time column per unit among the systems (a system's time only in its own unit's column);
+    a row per system that has a choice (``choice_notes`` says why the others have none)."""
     from scenarios.reports.over_seeds import TIME_FORMATS, TIME_HEADERS, ToTarget, target_cell
 
     units = list(dict.fromkeys(a["time_unit"] for a in answer if a["time_unit"] is not None)) or ["T_dl"]
@@ -228,6 +228,8 @@ def choice_table(answer: list[dict], seeds: int = 1) -> tuple[list[str], list[li
     header += ["reached"] if seeds > 1 else []
     body = []
     for a in answer:
+        if a["k"] is None:  # choice_notes says why
+            continue
         time = ToTarget(a["time_to_target"], a["time_to_target_std"], a["reached"], seeds)
         cells = [a["system"], "-" if a["k"] is None else _interval(a["lambda_from"], a["lambda_to"]),
                  "-" if a["k"] is None else str(a["k"])]
@@ -236,6 +238,21 @@ def choice_table(answer: list[dict], seeds: int = 1) -> tuple[list[str], list[li
         cells += [f"{a['reached']}/{seeds}"] if seeds > 1 else []
         body.append(cells)
     return header, body
+
+
+def choice_notes(answer: list[dict]) -> list[str]:
+    """Why a system has no choice of lambda (``choices``' ``why``), one line each."""
+    return [f"{a['system']}: {a['why']}" for a in answer if a["k"] is None]
+
+
+def choice_text(answer: list[dict], seeds: int, render) -> str:
+    """The choice table (``render``: the command's ``table`` or ``markdown``) and a line per
+    system without a choice; the lines alone where no system has one (never an empty table)."""
+    header, body = choice_table(answer, seeds)
+    notes = "\n".join(choice_notes(answer))
+    if not body:
+        return "no lambda's k reached the target:\n" + notes + "\n"
+    return render(header, body) + ("\n" + notes + "\n" if notes else "")
 
 
 def markdown(header: list[str], body: list[list[str]]) -> str:

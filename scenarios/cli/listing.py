@@ -43,8 +43,9 @@ def execute(args):
     for name, cls in ALGORITHMS.items():
         settings = "\n      ".join(f"{k}={v!r} ({ranges[name][k]}): {docs[name][k]}" for k, v in options[name].items())
         lines.append(f"  {name}: {summary(cls)}{from_plugin('algorithm', name)}" + (f"\n      {settings}" if settings else ""))
-    lines += ["run settings (run and compare flags, sweep files' [settings] keys, RunSpec fields; with defaults):"]
-    lines += [f"  {row['flag'] or '-'} ({row['setting']}): {row['allowed']}; default {row['default']}: {row['doc']}"
+    lines += ["run settings (run and compare flags, and as [settings] KEY the key a sweep file's [settings] and [grid] "
+              "take; with defaults):"]
+    lines += [f"  {row['flag'] or '-'} ({sweep_words(row)}): {row['allowed']}; default {row['default']}: {row['doc']}"
               for row in data["run_settings"]]
     lines += ["systems (normalized, time in T_dl):"]
     lines += [f"  {p.name}: {p.description}{from_plugin('system', p.name)}" for p in SYSTEMS.values()]
@@ -56,3 +57,16 @@ def execute(args):
                              for (key, value), setting in zip(cls.defaults().items(), cls.settings().values()))
         lines.append(f"  {name}: {first_sentence(cls.__doc__ or name)}{from_plugin('codec', name)}{parameters}")
     return data, "\n".join(lines)
+
+
+# the settings a sweep file gives outside [settings] and [grid] (RunSpec's fields declared sweep=False)
+ELSEWHERE_IN_SWEEPS = {"algorithm": "[[algorithm]] name", "seed": "top-level seeds", "options": "[[algorithm]] options"}
+
+
+def sweep_words(row: dict) -> str:
+    """How a sweep file gives the setting of ``row`` (``reference``): its [settings] key, or where
+    else it goes (never a key that sweeps refuse)."""
+    if row["sweep"]:
+        table, _, entry = row["sweep"].partition(".")
+        return f"[settings] {table}" + (f" = {{ {entry} = ... }}" if entry else "")
+    return "not a [settings] key; a sweep file's " + ELSEWHERE_IN_SWEEPS.get(row["setting"], "own table")

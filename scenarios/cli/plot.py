@@ -33,15 +33,18 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--title", help="figure title")
     parser.add_argument("--systems", nargs="+", metavar="SYSTEM",
                         help="one panel per network system and x axis, each run re-timed on it from its recorded "
-                        "plans (no retraining; runs without a deadline or dropped devices; a physical cell is "
-                        "re-timed without outages, and --x energy draws its accuracy-vs-energy panel); a system is "
+                        "plans (no retraining; the runs 'fl-cosim retime' takes: synchronous, without a deadline, dropped "
+                        "devices, a network-aware scheduler or a cell in time; a physical cell is re-timed without "
+                        "outages, batteries, availability or motion, and --x energy draws its accuracy-vs-energy panel); a system is "
                         "NAME or NAME:KEY=VALUE,... (wireless-slow-ul:rho=10,mode=barrier), as 'fl-cosim retime' takes")
     parser.add_argument("--seed", type=int, help="when re-timing, draw every run's compute times (and a cell's layout and "
                         "fading) from this seed's network stream (default: each run's own, those it ran with)")
     parser.add_argument("--force", action="store_true", help="replace an existing figure file")
-    parser.add_argument("--budget", metavar="AXIS=B1,B2", help="also print the accuracy each label's runs (as recorded) reached "
-                        "within these budgets on AXIS (time, downlink_bits, uplink_bits, energy_j), >= where a run ended before "
-                        "spending one (scenarios.reports.budgets)")
+    parser.add_argument("--budget", metavar="AXIS=B1,B2", action="append", help="also print the accuracy each configuration's "
+                        "runs (as recorded; seeds pooled only where they differ in the seed alone, a line of the figure each) "
+                        "reached within these budgets on AXIS (time in the runs' unit, downlink_bits, uplink_bits, energy_j: "
+                        "runs on a cell), >= where a run ended before spending one (scenarios.reports.budgets); repeat it for "
+                        "several axes, each once; time= takes runs of one time unit")
     add_json(parser)
 
 
@@ -88,34 +91,40 @@ def execute(args):
         RUN_SETTINGS["seed"].check("--seed", args.seed)
     budgets = None
     if args.budget is not None:
-        from scenarios.reports.budgets import parse_budgets
+        from scenarios.reports.budgets import parse_budget_axes
 
-        budgets = parse_budgets(args.budget)
+        budgets = parse_budget_axes(args.budget)
     systems = retime_systems(args.systems) if args.systems else None
-    try:  # every folder is read (and re-timed) before the figure is written
+    try:  # every folder is read (and re-timed), and every table made, before the figure is written
         options = PlotOptions(args.title, tuple(dict.fromkeys(args.x)), args.worst, args.width, getattr(args, "command_line", None))
         curves = curves_by_system(args.result_dirs, systems, args.seed)
+        data, text = {"runs": len(args.result_dirs)}, ""
+        if budgets is not None:
+            recorded = curves[None] if systems is None else curves_by_system(args.result_dirs)[None]
+            text = budget_text(recorded, budgets, data)
         with output_dir(out.parent):
             written = plot_accuracy_vs_time(curves, out, options)
     except ResultError as error:
         raise UsageError(str(error)) from None
     except OSError as error:
         raise UsageError(f"cannot write {args.out!r}: {error.strerror or error}") from None
-    data, text = {"figure": str(written), "runs": len(args.result_dirs)}, f"wrote {written}"
-    if budgets is not None:
-        text += budget_text(args.result_dirs, *budgets, data)
-    return data, text
+    return {"figure": str(written), **data}, f"wrote {written}" + text
 
 
-def budget_text(result_dirs, axis: str, budgets, data: dict) -> str:
-    """The accuracy-within-budget table of the runs as recorded, seeds of one label together."""
-    from scenarios.cli.common import table
-    from scenarios.records.result_folder import read_run
-    from scenarios.reports.budgets import budget_numbers, budget_table
+def budget_text(curves, budgets: dict, data: dict) -> str:
+    """The accuracy-within-budget tables of the runs as recorded, one per axis, a row per
+    configuration (the figure's lines: ``seed_groups``, seeds pooled only where the runs differ
+    in the seed alone); UsageError, before anything is written, for an axis a run does not
+    record or a time budget over runs of two time units."""
+    from scenarios.cli.compare import budget_section
+    from scenarios.records.result_folder import seed_groups
+    from scenarios.reports.budgets import check_budget_runs
 
-    curves: dict = {}
-    for folder in result_dirs:
-        curve = read_run(folder)
-        curves.setdefault(curve.label, []).append(curve)
-    data["within_budget"] = budget_numbers(curves, axis, budgets)
-    return "\n\naccuracy within a budget (>=: a run ended before spending it)\n" + table(*budget_table(curves, axis, budgets))
+    check_budget_runs(budgets, curves)
+    units = sorted({c.time_unit for c in curves})
+    if "time" in budgets and len(units) > 1:
+        raise UsageError(f"--budget time= reads every run's time in its own unit; these runs count it in {' and '.join(units)} "
+                         "(normalized systems and cells): give the runs of one unit")
+    mixed = len({c.summary.get("system") for c in curves}) > 1
+    return budget_section([f"{axis}={','.join(map(repr, values))}" for axis, values in budgets.items()],
+                          seed_groups(curves, with_system=mixed), data, "a run")

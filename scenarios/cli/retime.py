@@ -14,9 +14,11 @@ def add_parser(subparsers) -> None:
         "system the times are its own) and prints, per run and system, the time to the target mean accuracy "
         "(in the system's unit: T_dl, or seconds on a cell) and at the run's end, and on a cell the devices' "
         "energy. A system is a preset with overrides of its declared parameters: wireless-slow-ul:rho=10,mode=barrier, "
-        "umi-3.5ghz:downlink_bandwidth_hz=10e6,uplink_bandwidth_hz=10e6. Refused (one line) where arrivals would "
-        "change the learning: a run with a deadline, dropped devices or a network-aware scheduler; a system "
-        "with a deadline or an outage threshold (a cell is re-timed serving every listener). Writes nothing.",
+        "umi-3.5ghz:downlink_bandwidth_hz=10e6,uplink_bandwidth_hz=10e6. It takes synchronous runs whose learning "
+        "did not depend on the timing; refused (one line) otherwise: a run under --orchestrator fedbuff or fedasync "
+        "(its dispatches follow the arrivals; it records no round plans), with a deadline, dropped devices, a "
+        "network-aware scheduler or a cell in time (battery_j, mean_off_s, availability_trace, speed_kmh); a system "
+        "with a deadline, an outage threshold (a cell is re-timed serving every listener) or a cell in time. Writes nothing.",
     )
     parser.add_argument("result_dirs", nargs="+", metavar="RESULT_DIR")
     parser.add_argument("--systems", nargs="+", required=True, metavar="SYSTEM",

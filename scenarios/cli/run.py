@@ -136,5 +136,9 @@ def _stopped(summary: dict) -> str:
         return f" stalled after {summary['rounds']} rounds: every device missed the model"
     if stopped.get("reason") != "budget":
         return ""
-    return f" at the {stopped['budget']} budget {stopped['limit']:g} after {summary['rounds']} rounds"
+    text = f" at the {stopped['budget']} budget {stopped['limit']:g} after {summary['rounds']} rounds"
+    over = summary.get("budget_overshoot")
+    if over:  # the accuracies shown are the last evaluation within the budget (scenarios.execution.runner.within_budget)
+        text += f" (round {over['round']} went past it, to {over['spent']:.4g}: accuracy as of round {summary['final_round']})"
+    return text
 

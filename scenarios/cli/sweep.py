@@ -41,10 +41,10 @@ def add_parser(subparsers) -> None:
                         "each group's best grid point (0.9*best); replaces the file's [summary] target (default: 90%% of "
                         "the best grid point's mean final accuracy of each group: a scenario, and a value of each "
                         "[summary] group setting)")
-    parser.add_argument("--budget", metavar="AXIS=B1,B2", help="also the accuracy each grid point reaches within these "
-                        "budgets on AXIS (time in the clock's unit, downlink_bits, uplink_bits, energy_j), as summary "
-                        "columns with the seeds that ended before spending one counted (censored); replaces the file's "
-                        "[summary] budget (scenarios.reports.budgets)")
+    parser.add_argument("--budget", metavar="AXIS=B1,B2", action="append", help="also the accuracy each grid point reaches "
+                        "within these budgets on AXIS (time in the clock's unit, downlink_bits, uplink_bits, energy_j), as "
+                        "summary columns with the seeds that ended before spending one counted (censored); repeat it for "
+                        "several axes, each once; replaces the file's [summary] budget (scenarios.reports.budgets)")
     add_quiet(parser)
     add_data_dir(parser)
     add_json(parser)

@@ -201,6 +201,10 @@ def cell_parameters(name: str, overrides: dict | None = None) -> dict:
         raise UsageError(f"unknown radio parameter {', '.join(unknown)}; known: {', '.join(sorted(PARAMETERS))}")
     if "fading" in overrides and overrides["fading"] is None:
         overrides["fading"] = "none"  # the text "none" reads as None on the command line
+    for key, value in overrides.items():  # and a sweep file's "none" (TOML has no null) as the command line's none
+        bound = RADIO_BOUNDS.get(key)
+        if value == "none" and bound is not None and bound.none and bound.kind is not str:
+            overrides[key] = None
     if isinstance(overrides.get("interference"), str) and overrides["interference"].lower() in ON_OFF:
         overrides["interference"] = ON_OFF[overrides["interference"].lower()]
     if isinstance(overrides.get("distances_m"), (str, int, float)):

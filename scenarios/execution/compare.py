@@ -55,21 +55,25 @@ def label_row(label: str, cs: Sequence, target: float | None) -> Row:
     done = [c for c in cs if c.summary.get("status", "finished") == "finished"]
     hits = [first_reach(c, target) if target is not None else None for c in done]
 
-    def censored(values) -> ToTarget | None:
+    def censored(values, horizon) -> ToTarget | None:
+        """``values``: a curve's series; ``horizon``: where a seed that never reached the target
+        counts, the run's horizon (its time budget, or what it spent by its end), never its last
+        evaluation (which a budget or an evaluation period can leave short of it)."""
         if target is None or not done:
             return None
         series = [values(c) for c in done]
-        return to_target([None if h is None else s[h] for h, s in zip(hits, series)], [s[-1] for s in series])
+        return to_target([None if h is None else s[h] for h, s in zip(hits, series)], [horizon(c) for c in done])
 
     bits = lambda c: np.add(c.downlink_bits, c.uplink_bits).tolist()  # noqa: E731
+    total_bits = lambda c: float(c.summary["downlink_bits"]) + float(c.summary["uplink_bits"])  # noqa: E731
     physical = bool(done) and all(c.energy_j is not None for c in done)
     summaries = [c.summary for c in done]
     return Row(
         label=label,
         mean_accuracy=mean_std([c.summary["final_mean_accuracy"] for c in done]),
         worst_accuracy=mean_std([c.summary["final_worst_accuracy"] for c in done]),
-        time_to_target=censored(lambda c: c.time),
-        bits_to_target=censored(bits),
+        time_to_target=censored(lambda c: c.time, lambda c: c.end_time),
+        bits_to_target=censored(bits, total_bits),
         reached=sum(h is not None for h in hits),
         seeds=len(cs),
         diverged=len(cs) - len(done),
@@ -79,7 +83,7 @@ def label_row(label: str, cs: Sequence, target: float | None) -> Row:
         time_unit=cs[0].time_unit,
         devices=int(cs[0].config.get("num_devices", 0)),
         energy_j=mean_std([s["energy_j"] for s in summaries]) if physical else None,
-        energy_to_target_j=censored(lambda c: c.energy_j) if physical else None,
+        energy_to_target_j=censored(lambda c: c.energy_j, lambda c: float(c.summary["energy_j"])) if physical else None,
         never_scheduled=(mean_std([s["never_scheduled"] for s in summaries])
                          if summaries and all("never_scheduled" in s for s in summaries) else None),
         jain={name: mean_std([s.get(name) for s in summaries]) for name in jain_fields(summaries)},

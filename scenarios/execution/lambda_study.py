@@ -108,15 +108,21 @@ def measure(folders: dict[str, dict[int, dict[int, str]]], systems: dict, target
 def choices(steps: list[Step], rows: list[dict], systems) -> list[dict]:
     """Per system, the k on the staircase that reaches the target soonest: on the most seeds,
     then the lowest mean time (censored seeds at their run's end), then fewer bits, then fewer
-    streams; and the lambdas that pick it; no k when none reaches the target on any seed (a k
-    off the staircase, trained with ``--k``, is no lambda's choice)."""
-    answer, picked = [], {s.k for s in steps}
+    streams; and the lambdas that pick it; no k, and ``why``, when none reaches the target on
+    any seed or none trained is on the staircase (a k off it, trained with ``--k``, is no
+    lambda's choice)."""
+    answer, picked = [], [s.k for s in steps]
     for name in systems:
-        reached = [r for r in rows if r["system"] == name and r["reached"] and r["k"] in picked]
+        mine = [r for r in rows if r["system"] == name]
+        reached = [r for r in mine if r["reached"] and r["k"] in picked]
         if not reached:
+            on = [r["k"] for r in mine if r["k"] in picked]
+            why = (f"no k trained is on the staircase (trained: {', '.join(str(r['k']) for r in mine)}; the staircase's: "
+                   f"{', '.join(map(str, picked))}): no lambda picks one" if not on else
+                   f"no k of the staircase trained ({', '.join(map(str, on))}) reached the target on any seed")
             answer.append({"system": name, "k": None, "lambda_from": None, "lambda_to": None, "time_unit": None,
                            "time_to_target": None, "time_to_target_std": None, "reached": 0, "censored": None,
-                           "bits_to_target": None})
+                           "bits_to_target": None, "why": why})
             continue
         best = min(reached, key=lambda r: (-r["reached"], r["time_to_target"], r["bits_to_target"], r["k"]))
         step = next(s for s in steps if s.k == best["k"])

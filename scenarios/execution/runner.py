@@ -134,6 +134,8 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     summary.update(clock.summary(run.spec, records, budget, budget.time if budget.stopped == "time" else records[-1].end))
     if budget.stopped == "time":
         summary["simulated_time"] = budget.time  # the clock ran to the horizon; what was in flight there is not counted
+    if diverged is None:
+        summary.update(within_budget(records, budget))
     summary["config_hash"] = config_hash(prepared.config)
     # the code it ran, seen after the run: a plugin's helper that a method imported is in it
     config = {**prepared.config, "provenance": {**prepared.config["provenance"], **code_record(executed_files())}}
@@ -146,6 +148,36 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
         SUMMARY_FILE: json_text(summary),
     })
     return {**read_summary(final), "result_dir": str(final), "reused": False}
+
+
+SPENT = {"downlink_bits": lambda r: r.downlink_bits, "uplink_bits": lambda r: r.uplink_bits,
+         "energy_j": lambda r: float(sum((r.energy_j or {}).values()))}  # a round's spending on a budget's axis
+
+
+def within_budget(records: list[RoundRecord], budget) -> dict:
+    """A run stopped by a bits or energy budget ends after the first round that reaches it
+    (``netsim.budget``), usually past it: its result is then its last evaluation whose spending
+    so far is within the budget (``final_mean_accuracy``, ``final_worst_accuracy`` and
+    ``final_round``), and the round that went past it is ``budget_overshoot`` (its round, what
+    had been spent by its end, its accuracies), so that two runs' results compare equal spending.
+    Nothing (an empty dict) where the run did not overshoot a bits or energy budget."""
+    axis = budget.stopped
+    if axis not in SPENT or axis not in budget.limits:
+        return {}
+    limit = budget.limits[axis]
+    spent = np.cumsum([SPENT[axis](r) for r in records])
+    if spent[-1] <= limit:
+        return {}
+    last = max(i for i, r in enumerate(records) if spent[i] <= limit and r.evaluation is not None)  # round 0 spends nothing
+    over = records[-1]
+    return {
+        "final_mean_accuracy": records[last].evaluation.mean_accuracy,
+        "final_worst_accuracy": records[last].evaluation.worst_accuracy,
+        "final_round": records[last].server_round,
+        "budget_overshoot": {"round": over.server_round, "budget": axis, "limit": limit, "spent": float(spent[-1]),
+                             "mean_accuracy": over.evaluation.mean_accuracy if over.evaluation else None,
+                             "worst_accuracy": over.evaluation.worst_accuracy if over.evaluation else None},
+    }
 
 
 class Diverged(Exception):

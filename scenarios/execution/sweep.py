@@ -420,13 +420,13 @@ class SummarySettings:
     """How a sweep's summary sets its target: ``target`` for every group, else ``fraction`` of
     each group's best grid point (its mean final accuracy); a group is the grid points of one
     scenario and one value of each setting column in ``group`` (``algorithm``, ``system``,
-    ``devices``, ``radio_KEY``...). ``budget``: (axis, budgets) of the accuracy-within-budget
-    columns (``scenarios.reports.budgets``), or none."""
+    ``devices``, ``radio_KEY``...). ``budget``: axis -> budgets of the accuracy-within-budget
+    columns (``scenarios.reports.budgets``; one axis or several), or none."""
 
     target: float | None = None
     fraction: float = 0.9
     group: tuple[str, ...] = ()
-    budget: tuple[str, tuple[float, ...]] | None = None
+    budget: dict[str, tuple[float, ...]] | None = None
 
 
 FRACTION = Setting(float, low=0, high=1, low_open=True)
@@ -454,7 +454,7 @@ def parse_target(value, where: str) -> SummarySettings:
 def summary_settings(config: dict, where: str = "sweep", target=None, budget: str | None = None) -> SummarySettings:
     """The file's ``[summary]`` (``target``, ``group``, ``budget``), its target and budget replaced
     by ``target`` and ``budget`` when given (the command line's ``--target`` and ``--budget``)."""
-    from scenarios.reports.budgets import parse_budgets
+    from scenarios.reports.budgets import parse_budget_axes
 
     table = _table(config.get("summary", {}), f"{where} [summary]")
     _known(table, SUMMARY_KEYS, f"{where} [summary]")
@@ -464,7 +464,10 @@ def summary_settings(config: dict, where: str = "sweep", target=None, budget: st
     chosen = target if target is not None else table.get("target")
     found = SummarySettings() if chosen is None else parse_target(chosen, "--target" if target is not None else f"{where} [summary] target")
     spend = budget if budget is not None else table.get("budget")
-    budgets = None if spend is None else parse_budgets(spend, "--budget" if budget is not None else f"{where} [summary] budget")
+    name = "--budget" if budget is not None else f"{where} [summary] budget"
+    if spend is not None and not isinstance(spend, str) and not (isinstance(spend, list) and spend and all(isinstance(t, str) for t in spend)):
+        raise UsageError(f"{name} must be AXIS=B1,B2,... or a list of them (one per axis), got {spend!r}")
+    budgets = None if spend is None else parse_budget_axes(spend, name)
     return dataclasses.replace(found, group=tuple(dict.fromkeys(group)), budget=budgets)
 
 
@@ -475,7 +478,7 @@ def check_summary(runs: Sequence[PlannedRun], summary: SummarySettings, where: s
     for name in summary.group:
         if name not in known:
             raise UsageError(f"{where} [summary] group: no settings column {name!r}; the runs' columns: {', '.join(known)}")
-    if summary.budget is not None and summary.budget[0] == "energy_j":
+    if summary.budget is not None and "energy_j" in summary.budget:
         bare = next((run for run in runs if not run.records_energy), None)
         if bare is not None:
             raise UsageError(f"{where}: an energy_j budget needs runs that record energy (a cell); {bare.name} does not")
@@ -538,20 +541,22 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
         found, targets[group] = summarize(curves, target)
         for i, row in zip(mine, found):
             rows[i] = dataclasses.replace(row, label=run_label(point_runs[i][0].spec))
-        if summary.budget is not None:
-            numbers, (_, texts) = budget_numbers(curves, *summary.budget), budget_table(curves, *summary.budget)
+        for axis, budgets in (summary.budget or {}).items():  # one axis after the other, as the columns go
+            numbers, (_, texts) = budget_numbers(curves, axis, budgets), budget_table(curves, axis, budgets)
             for i, text in zip(mine, texts):
-                spent[i] = ([v for n in numbers if n["algorithm"] == i for v in (number_cell(n["accuracy"]),
-                             number_cell(n["accuracy_std"]), n["censored"])], text[1:])
-    axis, budgets = summary.budget or ("", ())
-    budget_header = [f"{name}_within_{axis}_{b:g}" for b in budgets for name in ("accuracy", "accuracy_std", "censored")]
+                spent[i] = (spent[i][0] + [v for n in numbers if n["algorithm"] == i for v in (
+                    number_cell(n["accuracy"]), number_cell(n["accuracy_std"]), n["censored"])], spent[i][1] + text[1:])
+    axes = summary.budget or {}
+    budget_header = [f"{name}_within_{axis}_{b:g}" for axis, budgets in axes.items() for b in budgets
+                     for name in ("accuracy", "accuracy_std", "censored")]
     header, body = numeric_rows(rows)
     csv_header = ["scenario", "system", *columns, "label", *header[1:], *budget_header, "target"]
     csv_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) for k in columns), *cells, *within[0], number_cell(targets[g])]
                 for s, cells, within, g in zip(settings, body, spent, groups)]
     keep, same = constant_columns(csv_header, csv_rows)
     text_header, text_body = table_rows(rows)
-    page_header = ["scenario", "system", *columns, *text_header, *budget_table({}, axis, budgets)[0][1:], "target"]
+    page_header = ["scenario", "system", *columns, *text_header,
+                   *(h for axis, budgets in axes.items() for h in budget_table({}, axis, budgets)[0][1:]), "target"]
     page_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) or "-" for k in columns), *cells, *within[1], str(targets[g])]
                  for s, cells, within, g in zip(settings, text_body, spent, groups)]
     page_keep, page_same = constant_columns(page_header, page_rows)
@@ -560,9 +565,9 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
            + "".join(f", {g}" for g in summary.group) + ")")
     note = (f"One row per grid point. {how}. Cells: mean over the seeds that finished, ({SPREAD}) in brackets; "
             f"to target: {CENSORED}.")
-    if budgets:
-        note += (f" Accuracy within a budget on {axis}: at each seed's last evaluation within it, >= where a seed "
-                 f"ended before spending it (the CSV's censored_within_* counts them).")
+    if axes:
+        note += (f" Accuracy within a budget on {' and '.join(axes)}: at each seed's last evaluation within it, >= where "
+                 f"a seed ended before spending it (the CSV's censored_within_* counts them).")
     if page_same:
         note += ("\n\nSame in every row where set (left out of the table): "
                  + "; ".join(f"{k} = {v}" for k, v in page_same.items()) + ".")

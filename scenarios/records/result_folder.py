@@ -359,3 +359,83 @@ def check_seeds(label: str, curves: Sequence) -> None:
         if differ:
             raise UsageError(f"{label}: its runs differ in more than the seed ({', '.join(differ)}); a mean over seeds "
                              "needs runs of one configuration")
+
+
+def configuration_key(curve) -> str:
+    """The run's resolved config but for the seed (``SEED_KEYS``), as canonical JSON: runs with
+    one key differ in the seed alone (``check_seeds``)."""
+    return json.dumps({k: v for k, v in curve.config.items() if k not in SEED_KEYS}, sort_keys=True, allow_nan=False)
+
+
+def _flat(value, prefix: str = "") -> dict:
+    if isinstance(value, dict):
+        return {k: v for key, inner in value.items() for k, v in _flat(inner, f"{prefix}{key}.").items()}
+    return {prefix.rstrip("."): value}
+
+
+# what tells runs of one label apart, in the order a legend names it: the system, a cell's speed,
+# the orchestrator, the budget (a run's clock.until)
+def _system(config: dict):
+    return (config.get("system") or {}).get("name")
+
+
+def _speed(config: dict):
+    system = config.get("system") or {}
+    return f"{(system.get('cell') or {}).get('speed_kmh', 0.0):g} km/h" if system.get("kind") == "physical" else None
+
+
+def _orchestrator(config: dict):
+    return (config.get("clock") or {}).get("orchestrator", "sync")
+
+
+def _budget(config: dict):
+    until = (config.get("clock") or {}).get("until") or {}
+    return "until " + ",".join(f"{k}={v:g}" for k, v in sorted(until.items())) if until else "no budget"
+
+
+DIFFERENCES = (_system, _speed, _orchestrator, _budget)
+
+
+def configuration_names(configs: Sequence[dict]) -> list[str]:
+    """Per config, what tells it apart from the others (``configs``: resolved configs of runs that
+    share a label): its system, a cell's speed, its orchestrator or its budget where they differ,
+    else the settings that differ (``KEY=VALUE``, at most three); "" where nothing but the seed
+    differs."""
+    names = [[] for _ in configs]
+    for part in DIFFERENCES:
+        values = [part(c) for c in configs]
+        if len({json.dumps(v) for v in values if v is not None}) > 1:  # a speed tells cells apart, not a cell from the rest
+            for name, value in zip(names, values):
+                if value is not None:  # a normalized system has no speed
+                    name.append(str(value))
+    if not any(names):
+        flats = [{k: v for k, v in _flat({k: v for k, v in c.items() if k not in SEED_KEYS}).items()} for c in configs]
+        keys = sorted({k for f in flats for k in f if len({json.dumps(g.get(k)) for g in flats}) > 1})
+        for name, flat in zip(names, flats):
+            name.extend(f"{key.rsplit('.', 1)[-1]}={flat.get(key, 'none')}" for key in keys[:3])
+    return [", ".join(name) for name in names]
+
+
+def seed_groups(curves: Sequence, with_system: bool = False) -> dict[str, list]:
+    """Runs pooled as seeds of one configuration: those whose resolved configs differ in the seed
+    alone (``configuration_key``, the test of ``check_seeds``), under one label in first-seen
+    order. Configurations that share a run label carry what differs between them (``label
+    (system, speed, orchestrator, budget)``, ``configuration_names``), or the configuration's
+    short hash where even that is the same; ``with_system``: every label names its system."""
+    by_key: dict[str, list] = {}
+    for curve in curves:
+        by_key.setdefault(configuration_key(curve), []).append(curve)
+    labels = {key: runs[0].label for key, runs in by_key.items()}
+    parts = {key: [str(runs[0].summary.get("system", ""))] if with_system else [] for key, runs in by_key.items()}
+    for label in dict.fromkeys(labels.values()):
+        keys = [key for key, given in labels.items() if given == label]
+        if len(keys) > 1:
+            for key, name in zip(keys, configuration_names([by_key[key][0].config for key in keys])):
+                parts[key] += [part for part in name.split(", ") if part and part not in parts[key]]
+    named = {key: labels[key] + (f" ({', '.join(parts[key])})" if parts[key] else "") for key in by_key}
+    for label in set(named.values()):
+        keys = [key for key, given in named.items() if given == label]
+        if len(keys) > 1:  # nothing readable tells them apart: the configuration's hash does
+            for key in keys:
+                named[key] = f"{label} [{hashlib.sha256(key.encode()).hexdigest()[:6]}]"
+    return {named[key]: runs for key, runs in by_key.items()}

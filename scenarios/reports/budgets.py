@@ -6,7 +6,7 @@ A run's accuracy within budget ``B`` on an axis (``time`` in its curve's unit, `
 cumulative spending is at most ``B``. A run that ended before spending ``B`` (its rounds ran out
 first) is censored: its cell is the accuracy at its end, marked ``>=`` (more budget could only
 have been spent on more rounds; the mark says the number is not what ``B`` buys). Read with
-``--budget time=5,10,20`` (``parse_budgets``).
+``--budget time=5,10,20``, one or several axes (``parse_budget_axes``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,28 @@ def parse_budgets(text: str, name: str = "--budget") -> tuple[str, tuple[float, 
     if not budgets or not all(math.isfinite(b) and b > 0 for b in budgets):
         raise UsageError(f"{name} {axis}= takes finite numbers > 0 separated by commas, got {values!r}")
     return axis, tuple(sorted(set(budgets)))
+
+
+def parse_budget_axes(texts, name: str = "--budget") -> dict[str, tuple[float, ...]]:
+    """One or several ``AXIS=B1,B2,...`` (``--budget`` repeated: ``--budget time=5,10 --budget
+    uplink_bits=1e7``) -> axis -> budgets, in the order given; UsageError for a bad one
+    (``parse_budgets``) or an axis given twice."""
+    axes: dict[str, tuple[float, ...]] = {}
+    for text in [texts] if isinstance(texts, str) else list(texts):
+        axis, budgets = parse_budgets(text, name)
+        if axis in axes:
+            raise UsageError(f"{name} {axis}= is given twice; give each axis once, its budgets separated by commas")
+        axes[axis] = budgets
+    return axes
+
+
+def check_budget_runs(axes, curves) -> None:
+    """UsageError (one line, before anything is written) where a budget's axis is one a run does
+    not record: ``energy_j`` needs runs on a cell."""
+    if "energy_j" in axes:
+        bare = next((c for c in curves if c.energy_j is None), None)
+        if bare is not None:
+            raise UsageError(f"--budget energy_j needs runs that record energy (a cell); {bare.folder or bare.label} does not")
 
 
 def _spent(curve, axis: str) -> tuple[list[float], float]:

@@ -49,7 +49,8 @@ def first_reach(curve, target: float) -> int | None:
 
 def to_target(reach: Sequence[float | None], ends: Sequence[float]) -> ToTarget:
     """``reach``: per seed, the value at the first evaluation at or above the target (None:
-    never); ``ends``: per seed, the value at the run's end (where a censored seed counts)."""
+    never); ``ends``: per seed, the value at the run's horizon, where a censored seed counts (its time budget,
+    or what it spent by its end: never its last evaluation, which can stop short of it)."""
     values = [end if hit is None else hit for hit, end in zip(reach, ends)]
     mean, std = mean_std(values)
     return ToTarget(mean, std, sum(hit is not None for hit in reach), len(values))

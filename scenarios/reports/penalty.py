@@ -50,6 +50,7 @@ def downlink_penalty(folder: str | Path) -> dict:
     return {
         "label": summary["label"],
         "system": config["system"]["name"],
+        "seed": summary["seed"],
         "formation": config["algorithm_options"].get("formation"),
         "streams": summary["streams"],
         "models_per_round": models_per_round,

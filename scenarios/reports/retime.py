@@ -2,10 +2,13 @@
 
 The learning does not depend on the network when every device arrives (no deadline, no
 outage) and who takes part is drawn without looking at the network (a scheduler that needs no
-channel report or deadline), so the recorded plans, simulated again on another system, give the
-run's curve on that system. Anything else is refused in one line (``check_retimable``): a run
-recorded with a deadline, dropped devices or a network-aware scheduler, and a target system with
-a deadline or an outage threshold given. On a physical cell the re-timing turns the outage
+channel report or deadline, no device leaving as the clock runs), so the recorded plans,
+simulated again on another system, give the run's curve on that system. Anything else is
+refused in one line (``check_retimable``, ``timing_dependence``): a run recorded under a
+buffered orchestrator (fedbuff, fedasync: its dispatches follow the arrivals and it records no
+round plans), with a deadline, dropped devices, a network-aware scheduler or a cell in time
+(batteries, availability, motion: ``cell_dynamics``), and a target system with a deadline, an
+outage threshold given or a cell in time. On a physical cell the re-timing turns the outage
 threshold off (every listener is served, however slow: outages would have changed the learning)
 and gives energy too.
 A report over finished folders: it reads them (``read_run``, ``read_plans``), runs the clock
@@ -54,21 +57,58 @@ def retimed_curve(folder: str | Path, system, rng: np.random.Generator | None = 
 
 def check_retimable(curve: RunCurve, system) -> None:
     """ResultError (one line) where re-timing ``curve`` on ``system`` would not give that
-    system's run: its arrivals would have changed the learning."""
-    from netsim.scheduling import POLICIES
-
-    folder = curve.folder
-    if curve.config["system"].get("deadline") is not None:
-        raise ResultError(f"{folder} ran with a deadline: its learning depends on the network, re-run it instead")
-    if curve.summary.get("dropped"):
-        raise ResultError(f"{folder} had dropped devices ({curve.summary['dropped']}): its learning depends on the network, re-run it instead")
-    policy = POLICIES.get(curve.config.get("communication", {}).get("scheduler", "random"))
-    if policy is not None and (policy.needs_channel or policy.needs_deadline):
-        raise ResultError(f"{folder} ran with scheduler {policy.name!r}, which picks devices from the network: "
-                          "its learning depends on the network, re-run it instead")
+    system's run: who takes part, or when, depended on the timing (``timing_dependence``)."""
+    reason = timing_dependence(curve)
+    if reason is not None:
+        raise ResultError(f"{curve.folder} {reason}: its learning depends on the timing, re-run it instead")
     if getattr(system, "deadline", None) is not None:
         raise ResultError("a system with a deadline drops late devices, which changes the learning: "
                           "re-timing takes none (run on it instead)")
+    dynamics = cell_dynamics(system)
+    if dynamics:
+        raise ResultError(f"a system with {', '.join(dynamics)} changes who takes part, which changes the learning: "
+                          "re-timing takes none (run on it instead)")
+
+
+def timing_dependence(curve: RunCurve) -> str | None:
+    """Why the recorded run's learning depends on its timing (None: it does not, it can be
+    re-timed): a buffered orchestrator (its dispatches follow the arrivals; its ``plans.jsonl``
+    holds no round plans), a deadline, dropped devices, a scheduler that picks devices from the
+    network, or a cell in time (``cell_dynamics``: batteries, availability, motion)."""
+    from netsim.scheduling import POLICIES
+
+    config = curve.config
+    orchestrator = config.get("clock", {}).get("orchestrator", "sync")
+    if orchestrator != "sync":
+        return f"ran with --orchestrator {orchestrator}, whose dispatches follow the arrivals (it records no round plans)"
+    if config["system"].get("deadline") is not None:
+        return "ran with a deadline"
+    if curve.summary.get("dropped"):
+        return f"had dropped devices ({curve.summary['dropped']})"
+    policy = POLICIES.get(config.get("communication", {}).get("scheduler", "random"))
+    if policy is not None and (policy.needs_channel or policy.needs_deadline):
+        return f"ran with scheduler {policy.name!r}, which picks devices from the network"
+    dynamics = cell_dynamics(config["system"])
+    if dynamics:
+        return f"ran on a cell in time ({', '.join(dynamics)}), which changes who takes part"
+    return None
+
+
+def cell_dynamics(system) -> list[str]:
+    """The settings of a cell in time (``netsim.dynamics``) that ``system`` has, as ``KEY=VALUE``:
+    a battery (``battery_j``), availability (``mean_off_s`` > 0, ``availability_trace``) and
+    motion (``speed_kmh`` other than 0), each of which changes who takes part as the clock runs.
+    ``system``: a built system or a recorded one (the config's ``system``); a normalized system
+    has none."""
+    def value(source, key, default=None):
+        return source.get(key, default) if isinstance(source, dict) else getattr(source, key, default)
+
+    found = [f"{key}={value(system, key)}" for key, off in (("battery_j", None), ("mean_off_s", 0.0), ("availability_trace", None))
+             if value(system, key, off) not in (off, 0)]
+    speed = value(value(system, "cell", {}) or {}, "speed_kmh", 0.0)
+    if speed not in (0, 0.0, None):
+        found.append(f"speed_kmh={speed}")
+    return found
 
 
 def curves_by_system(result_dirs: Sequence[str | Path], systems: Mapping | None = None,
@@ -104,7 +144,14 @@ def retime_systems(texts: Sequence[str]) -> dict:
         if spec.overrides.get("min_bps_per_hz") is not None:
             raise UsageError(f"system {text!r}: an outage threshold drops devices, which changes the learning; "
                              "re-timing serves every listener (leave out min_bps_per_hz)")
-    return {text: spec.build() for text, spec in specs.items()}
+    systems = {text: spec.build() for text, spec in specs.items()}
+    for text, system in systems.items():
+        dynamics = cell_dynamics(system)
+        if dynamics:
+            raise UsageError(f"system {text!r}: {', '.join(dynamics)} changes who takes part as the clock runs, which "
+                             "changes the learning; re-timing takes a cell without batteries, availability or motion "
+                             "(run on it instead)")
+    return systems
 
 
 def retime_table(result_dirs: Sequence[str | Path], systems: Mapping, target: float | None) -> tuple[list[dict], float | None]:

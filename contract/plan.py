@@ -78,3 +78,10 @@ class RoundOutcome:
     def participants(self) -> tuple[int, ...]:
         """Every participant of the round, in device order: it arrived, or it was dropped."""
         return tuple(sorted({*self.arrived, *self.dropped}))
+
+    @property
+    def missed(self) -> tuple[int, ...]:
+        """The participants that did not receive their model (absent at the round's start, or a
+        downlink outage), in device order: the learner scores them on what they hold."""
+        received = set(self.received)
+        return tuple(d for d in self.participants if d not in received)

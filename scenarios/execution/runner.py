@@ -174,7 +174,9 @@ def check_finite(record: RoundRecord, learner, has_validation: np.ndarray) -> No
     """Stop a run whose validation loss or model parameters are NaN or infinite."""
     evaluation = record.evaluation
     if evaluation is not None:
-        loss = np.asarray(evaluation.loss, dtype=float)[has_validation]
+        scored = has_validation.copy()
+        scored[list(getattr(evaluation, "excluded", ()))] = False  # left out of the scores (--unreached excluded): no loss
+        loss = np.asarray(evaluation.loss, dtype=float)[scored]
         bad = ~np.isfinite(loss)
         if bad.any():
             kind = "NaN" if np.isnan(loss[bad]).any() else "infinite"
@@ -252,7 +254,7 @@ def run_health(evaluated: list[RoundRecord], data, diverged: dict | None):
     kept = [r for r in evaluated if not diverged or r.server_round != diverged["round"]]
     num_classes = None if data.task == "regression" else data.num_classes
     return training_health([r.server_round for r in kept], [r.evaluation.mean_accuracy for r in kept],
-                           [float(np.mean(r.evaluation.loss)) for r in kept], num_classes,
+                           [r.evaluation.mean_loss for r in kept], num_classes,
                            f"{diverged['reason']} at round {diverged['round']}" if diverged else None)
 
 

@@ -174,6 +174,10 @@ class FederatedLearner:
         """The model evaluated for ``device`` (its row of ``theta`` unless the algorithm says otherwise)."""
         return self.theta[device]
 
+    def personal_models(self, devices: Sequence[int]) -> list[torch.Tensor]:
+        """``personal_model`` of each of ``devices`` (an algorithm that computes them may do it at once)."""
+        return [self.personal_model(device) for device in devices]
+
     def cluster_labels(self) -> np.ndarray | None:
         """The device clustering the algorithm found, if it clusters (None otherwise)."""
         return None
@@ -200,7 +204,7 @@ class FederatedLearner:
         that did not arrive, so until it receives one it is scored on what it holds
         (``learning.evaluation``)."""
         self.reach.missed(missed)
-        self.reach.received(received, lambda devices: [self.personal_model(d) for d in devices])
+        self.reach.received(received, self.personal_models)
 
     def evaluate(self, server_round: int) -> Evaluation:
         """Every device on its own validation split with ``personal_model``; a device its model

@@ -126,6 +126,29 @@ def test_a_flat_device_keeps_the_accuracy_of_the_model_it_holds(tmp_path):
     assert flat >= 1
 
 
+def test_excluded_devices_have_empty_cells_and_the_means_are_over_the_others(tmp_path):
+    """The same run with --unreached excluded: from a missed model (received 0 while scheduled)
+    until the next one received, a device's accuracy cell is empty; rounds.csv's mean is over
+    the cells left."""
+    spec = RunSpec("digits-rotation", "fedavg", system="uma-3.5ghz", rounds=4, seed=0, radio={"battery_j": 2.0},
+                   training={"backend": "loop"}, unreached="excluded")
+    folder = Path(run_experiment(spec, tmp_path, reuse=False)["result_dir"])
+    rows = _device_rows(folder)
+    excluded = 0
+    for device, mine in rows.items():
+        unreached = False
+        for r in mine:
+            if r["scheduled"] == "1":
+                unreached = r["received"] == "0"
+            assert (r["accuracy"] == "") == unreached, (device, r["round"])
+            excluded += unreached
+    assert excluded
+    with open(folder / "rounds.csv", newline="") as handle:
+        for row in csv.DictReader(handle):
+            cells = [float(mine[int(row["round"])]["accuracy"]) for mine in rows.values() if mine[int(row["round"])]["accuracy"]]
+            assert float(row["mean_accuracy"]) == pytest.approx(np.mean(cells))
+
+
 def test_excluded_is_refused_where_every_model_arrives(tmp_path):
     with pytest.raises(UsageError, match="every model reaches its device"):
         run_experiment(RunSpec("digits-rotation", "fedavg", rounds=1, unreached="excluded"), tmp_path, reuse=False)

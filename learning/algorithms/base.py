@@ -209,21 +209,17 @@ class FederatedLearner:
     def evaluate(self, server_round: int) -> Evaluation:
         """Every device on its own validation split with ``personal_model``; a device its model
         did not reach with the model it holds, or left out (``LearnerSetup.unreached``)."""
-        unreached = self.reach.unreached_devices
-        if not unreached:
-            models = torch.stack([self.personal_model(device) for device in range(self.num_devices)])
-            accuracy, loss = self.trainer.evaluate_many(models, self.data.devices)
+        reach = self.reach
+        excluded = tuple(reach.unreached_devices) if reach.unreached == "excluded" else ()
+        scored = [d for d in range(self.num_devices) if d not in excluded]
+        models = [self.personal_model(d) if reach.reached[d] else reach.holds(d) for d in scored]
+        if not excluded:
+            accuracy, loss = self.trainer.evaluate_many(torch.stack(models), self.data.devices)
             return Evaluation(accuracy, loss, self.evaluation_extras())
-        if self.reach.unreached == "excluded":
-            scored = [d for d in range(self.num_devices) if self.reach.reached[d]]
-            accuracy, loss = np.full(self.num_devices, np.nan), np.full(self.num_devices, np.nan)
-            if scored:
-                models = torch.stack([self.personal_model(device) for device in scored])
-                accuracy[scored], loss[scored] = self.trainer.evaluate_many(models, [self.data.devices[d] for d in scored])
-            return Evaluation(accuracy, loss, self.evaluation_extras(), excluded=tuple(unreached))
-        models = torch.stack([self.personal_model(d) if self.reach.reached[d] else self.reach.holds(d) for d in range(self.num_devices)])
-        accuracy, loss = self.trainer.evaluate_many(models, self.data.devices)
-        return Evaluation(accuracy, loss, self.evaluation_extras())
+        accuracy, loss = np.full(self.num_devices, np.nan), np.full(self.num_devices, np.nan)
+        if scored:
+            accuracy[scored], loss[scored] = self.trainer.evaluate_many(torch.stack(models), [self.data.devices[d] for d in scored])
+        return Evaluation(accuracy, loss, self.evaluation_extras(), excluded=excluded)
 
 
 def codec_algorithms() -> list[str]:

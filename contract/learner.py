@@ -15,7 +15,11 @@ class Learner(Protocol):
     ``round_outcome(server_round, outcome: RoundOutcome)``, called before ``local_update``, to
     learn who received its model and who computed (e.g. a device in outage still needs its model),
     and ``schedule(server_round, devices)``, called before ``plan_round`` when the network's
-    scheduler chose the round's participants (``netsim.scheduling``).
+    scheduler chose the round's participants (``netsim.scheduling``), and ``hold(received,
+    missed)``, called after ``local_update`` and before ``aggregate`` with the round's
+    ``RoundOutcome.received`` and ``RoundOutcome.missed``: who holds its model now, and to whom
+    a model was sent that did not arrive (scored on the model it holds: ``learning.evaluation``).
+    A buffered orchestrator reports the same, per dispatch.
     """
 
     num_devices: int

@@ -59,6 +59,13 @@ class RoundPlan:
         )
 
 
+# why a participant's update did not arrive (``RoundOutcome.dropped``): the network's
+# (``netsim.physical_round``, ``netsim.timeline``), a cell in time's (``netsim.dynamics.rounds``:
+# absent at the round's start, or a battery that ran out in it) and an orchestrator's (``stale``:
+# an update older than it takes); the result tables count each (``dropped_<reason>``)
+DROP_REASONS = ("downlink-outage", "uplink-outage", "deadline", "unavailable", "battery", "out-of-coverage", "stale")
+
+
 @dataclass(frozen=True)
 class RoundOutcome:
     """What happened to each participant in one round.
@@ -66,7 +73,7 @@ class RoundOutcome:
     ``received``: participants that hold their model for the round (their streams reached
     them, or they needed none); ``computed``: those that finished their local update;
     ``arrived``: those whose upload arrived; ``dropped``: device -> why it did not arrive
-    (``deadline``, ``downlink-outage``, ``uplink-outage``).
+    (one of ``DROP_REASONS``).
     """
 
     received: tuple[int, ...]
@@ -78,3 +85,10 @@ class RoundOutcome:
     def participants(self) -> tuple[int, ...]:
         """Every participant of the round, in device order: it arrived, or it was dropped."""
         return tuple(sorted({*self.arrived, *self.dropped}))
+
+    @property
+    def missed(self) -> tuple[int, ...]:
+        """The participants that did not receive their model (absent at the round's start, or a
+        downlink outage), in device order: the learner scores them on what they hold."""
+        received = set(self.received)
+        return tuple(d for d in self.participants if d not in received)

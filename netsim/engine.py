@@ -139,7 +139,8 @@ def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int
     ``hooks.schedule(server_round)``: the devices the network schedules (None: the learner
     samples its own), told to the learner through its ``schedule`` before it plans. Before
     training, a learner with ``round_outcome`` is told who received its model, who computed and
-    who arrived (a device in downlink outage still needs its model).
+    who arrived (a device in downlink outage still needs its model); after the local update and
+    before the aggregation, a learner with ``hold`` is told who holds its model and who missed it.
     """
     schedule = hooks.schedule
     for server_round in range(rounds + 1):
@@ -159,6 +160,9 @@ def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int
             if tell is not None:
                 tell(server_round, outcome)
             learner.local_update(server_round, outcome.arrived)
+            hold = getattr(learner, "hold", None)
+            if hold is not None:  # who holds its model, before an aggregation that reaches them next round
+                hold(outcome.received, outcome.missed)
             learner.aggregate(server_round, outcome.arrived)
             if schedule is not None:
                 schedule.observe(server_round, outcome.arrived)

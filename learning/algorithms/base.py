@@ -19,7 +19,7 @@ from contract.seeds import LearnerSeeds
 from learning.codecs import Codec, Identity
 from learning.coded_links import CodedLinks
 from learning.data import FederatedData
-from learning.evaluation import Evaluation
+from learning.evaluation import Evaluation, Reach
 from learning.models import build_model
 from learning.options import Options
 from learning.params import get_flat, model_bits
@@ -45,6 +45,7 @@ class LearnerSetup:
     multicast_airtime: Callable[[Sequence[int]], float] | None = None
     uplink_codec: Codec = field(default_factory=Identity)  # the uplink updates' codec (learning.codecs.parse_codec)
     downlink_codec: Codec = field(default_factory=Identity)  # and the downlink models'
+    unreached: str = "held"  # how a device its model did not reach is scored: held or excluded (learning.evaluation)
 
     @property
     def coded(self) -> bool:
@@ -70,7 +71,8 @@ class FederatedLearner:
     generator per device, a numpy generator for server-side choices.
 
     Subclasses implement ``plan_round``, ``local_update``, ``aggregate``; evaluation of each
-    device's ``personal_model`` on its own validation split is shared.
+    device's ``personal_model`` on its own validation split is shared, and so is what a device
+    holds when a model sent to it did not reach it (``hold``, ``learning.evaluation.Reach``).
     """
 
     name = "base"
@@ -102,6 +104,7 @@ class FederatedLearner:
         if setup.coded and not self.takes_codecs():
             raise ValueError(f"codecs apply to {', '.join(codec_algorithms())}; {self.name} sends its own payloads")
         self.scheduled: tuple[int, ...] | None = None  # the network's choice for the coming round
+        self.reach = Reach(self.theta0, self.num_devices, setup.unreached)
 
     @classmethod
     def update_work(cls, options: Options, training, standard_steps: int) -> float:
@@ -171,6 +174,10 @@ class FederatedLearner:
         """The model evaluated for ``device`` (its row of ``theta`` unless the algorithm says otherwise)."""
         return self.theta[device]
 
+    def personal_models(self, devices: Sequence[int]) -> list[torch.Tensor]:
+        """``personal_model`` of each of ``devices`` (an algorithm that computes them may do it at once)."""
+        return [self.personal_model(device) for device in devices]
+
     def cluster_labels(self) -> np.ndarray | None:
         """The device clustering the algorithm found, if it clusters (None otherwise)."""
         return None
@@ -190,10 +197,29 @@ class FederatedLearner:
             extras["estimation_error"] = float(np.mean(np.sum((estimates - np.asarray(truth).reshape(estimates.shape)) ** 2, axis=1)))
         return extras
 
+    def hold(self, received: Sequence[int], missed: Sequence[int]) -> None:
+        """The orchestrator's report of who a model reached: each of ``received`` now holds its
+        ``personal_model`` (called after its local update and before the aggregation, which it
+        hears of only with the next model it receives); to each of ``missed`` a model was sent
+        that did not arrive, so until it receives one it is scored on what it holds
+        (``learning.evaluation``)."""
+        self.reach.missed(missed)
+        self.reach.received(received, self.personal_models)
+
     def evaluate(self, server_round: int) -> Evaluation:
-        models = torch.stack([self.personal_model(device) for device in range(self.num_devices)])
-        accuracy, loss = self.trainer.evaluate_many(models, self.data.devices)
-        return Evaluation(accuracy, loss, self.evaluation_extras())
+        """Every device on its own validation split with ``personal_model``; a device its model
+        did not reach with the model it holds, or left out (``LearnerSetup.unreached``)."""
+        reach = self.reach
+        excluded = tuple(reach.unreached_devices) if reach.unreached == "excluded" else ()
+        scored = [d for d in range(self.num_devices) if d not in excluded]
+        models = [self.personal_model(d) if reach.reached[d] else reach.holds(d) for d in scored]
+        if not excluded:
+            accuracy, loss = self.trainer.evaluate_many(torch.stack(models), self.data.devices)
+            return Evaluation(accuracy, loss, self.evaluation_extras())
+        accuracy, loss = np.full(self.num_devices, np.nan), np.full(self.num_devices, np.nan)
+        if scored:
+            accuracy[scored], loss[scored] = self.trainer.evaluate_many(torch.stack(models), [self.data.devices[d] for d in scored])
+        return Evaluation(accuracy, loss, self.evaluation_extras(), excluded=excluded)
 
 
 def codec_algorithms() -> list[str]:
@@ -304,6 +330,7 @@ class MixingLearner(FederatedLearner):
             own_update = row[device] == 1.0
             if own_update:
                 self.model_key[device] = ("own", device)
+                self.reach.own(device, self.theta[device])  # it holds its own update: no downlink
                 if self.held is not None:
                     self.held[device] = self.theta[device]
             else:

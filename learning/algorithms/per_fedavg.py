@@ -87,6 +87,11 @@ class PerFedAvg(FedAvg):
             self.adapt([device])
         return self.adapted[device]
 
+    def personal_models(self, devices: Sequence[int]) -> list[torch.Tensor]:
+        """The personal models of ``devices``, those not cached adapted in one call."""
+        self.adapt([d for d in devices if d not in self.adapted])
+        return [self.adapted[d] for d in devices]
+
     def adapt(self, devices: Sequence[int]) -> None:
         """The personal models of ``devices``, each step's full-batch gradients in one call."""
         datas = [self.data.devices[d] for d in devices]

@@ -96,6 +96,7 @@ class TraceAvailability:
         later = np.concatenate([base + bounds, base + period + bounds])
         return float(later[later > t_s].min())
 
+
 def _intervals(data, path, devices: int) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
     """Per device of the run, its ``active`` and ``inactive`` times and its period (the trace's
     ``finish_time``), checked; ``ReadError`` naming the trace and the device otherwise."""

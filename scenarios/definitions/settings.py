@@ -122,6 +122,11 @@ class RunSpec:
     evaluate_every: int = option(1, "evaluate every N rounds", low=1, high=MAX_ROUNDS, flag="--eval-every", section="run", recorded="evaluate_every")
     participation: float | None = option(None, "fraction of devices sampled per round", low=0, high=1, low_open=True,
                                          flag="--participation", section="run", default_text="the scenario's", recorded="participation")
+    unreached: Literal[("held", "excluded")] = option("held", "how a device is scored while the models sent to it do not reach "
+                                                      "it (absent: offline, flat, out of coverage; or a downlink outage): on the model "
+                                                      "it holds (held: the last it received, else the initial one) or left out of "
+                                                      "the scores (excluded); a cell with outages or dynamics",
+                                                      flag="--unreached", label="unreached", section="run", recorded="unreached")
     rho: float | None = option(None, "T_ul / T_dl in place of the system's", **bounds(NetworkSystem, "rho"), flag="--rho",
                                section="network", default_text="the system's", recorded="system.rho")
     t_min: float | None = option(None, "minimum compute time in T_dl, in place of the system's", **bounds(NetworkSystem, "t_min"),

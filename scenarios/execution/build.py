@@ -54,6 +54,7 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
         network, channel_rng = run.system.bind(samples, run.seeds.network)
     except ValueError as error:
         raise UsageError(str(error)) from None
+    check_unreached(run, network)
     learner = build_learner(run, data, network.multicast_airtime_s_per_bit)
     record = {**config_record(run, learner, samples, read_digest(data, data_dir), backend_choice), **input_record(network)}
     config = json.loads(json_text(clock.record(communication.record(record, run.spec), run.spec)))
@@ -65,6 +66,21 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
     except ValueError as error:
         raise UsageError(str(error)) from None
     return PreparedRun(run, learner, network, channel_rng, samples, config, scheduler, orchestration)
+
+
+def check_unreached(run: ResolvedRun, network) -> None:
+    """UsageError for ``--unreached excluded`` where no model can miss a device (so it would
+    change nothing): a network without outages or a cell in time (a normalized system, a static
+    cell without an outage threshold), and the buffered orchestrators, which report no misses."""
+    spec = run.spec
+    if spec.unreached == "held":
+        return
+    if spec.orchestrator != clock.SYNC:
+        raise UsageError(f"--unreached {spec.unreached}: --orchestrator {spec.orchestrator} reports no missed models; "
+                         "it takes synchronous rounds (--orchestrator sync)")
+    if not (network.has_outages or getattr(network, "dynamics", None) is not None):
+        raise UsageError(f"--unreached {spec.unreached}: on {spec.system} every model reaches its device (no outage "
+                         "threshold, availability, battery or motion), so it would change nothing")
 
 
 def scenario_data(scenario_name: str, seed: int, data_dir: str | None = None, knobs: tuple = ()) -> FederatedData:
@@ -155,6 +171,7 @@ def build_learner(run: ResolvedRun, data: FederatedData, multicast_airtime=None)
         multicast_airtime=multicast_airtime,
         uplink_codec=run.uplink_codec,
         downlink_codec=run.downlink_codec,
+        unreached=spec.unreached,
     )
     try:
         return run.algorithm(setup)
@@ -191,6 +208,7 @@ def config_record(run: ResolvedRun, learner, samples: np.ndarray, data_digest: s
         "evaluate_every": spec.evaluate_every,
         "num_devices": learner.num_devices,
         "device_samples_per_update": samples.tolist(),
+        **({"unreached": spec.unreached} if spec.unreached != "held" else {}),  # at its default not recorded: folders keep their names
         **plugin_record(run),
         # not hashed: see config_hash; backend_choice: why this backend trains it (the same numbers either way)
         "provenance": {**provenance(data_digest, executed_files()), **({"backend_choice": backend_choice} if backend_choice else {})},

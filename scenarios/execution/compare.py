@@ -15,11 +15,11 @@ from scenarios.errors import UsageError
 from scenarios.records.result_folder import check_seeds, read_run
 from scenarios.execution.progress import Progress
 from scenarios.records.atomic import number_cell
-from scenarios.reports.over_seeds import (CENSORED, SPREAD, TIME_FORMATS, TIME_HEADERS, ToTarget, first_reach, mean_std,
+from scenarios.reports.over_seeds import (CENSORED, SCORED, SPREAD, TIME_FORMATS, TIME_HEADERS, ToTarget, first_reach, mean_std,
                                           pm, target_cell, to_target)
 from scenarios.execution.runner import RunSpec, run_experiment
 from scenarios.execution.pool import run_calls
-from scenarios.reports.tables import CELL_COUNTS, ENERGY_SPLIT, jain_fields
+from scenarios.reports.tables import CELL_COUNTS, DROP_COLUMNS, ENERGY_SPLIT, ROUND_COLUMNS, jain_fields
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,9 @@ class Row:
     jain: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)  # summary field -> mean, std
     # on a cell: devices never heard, drops by reason, energy by direction (CELL_FIELDS) -> mean, std
     cell: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    # every run: its training rounds' duration (mean, median; in time_unit) and its dropped
+    # device-rounds by every reason (ROUND_COLUMNS) -> mean, std over the seeds that finished
+    rounds: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
 
 
 def label_row(label: str, cs: Sequence, target: float | None) -> Row:
@@ -89,6 +92,8 @@ def label_row(label: str, cs: Sequence, target: float | None) -> Row:
         jain={name: mean_std([s.get(name) for s in summaries]) for name in jain_fields(summaries)},
         cell={name: mean_std([s[name] for s in summaries]) for name in CELL_FIELDS
               if summaries and all(name in s for s in summaries)},
+        rounds={name: mean_std([s[name] for s in summaries]) for name in ROUND_COLUMNS
+                if summaries and all(name in s for s in summaries)},
     )
 
 
@@ -153,6 +158,8 @@ CELL_NAMES = {"never_heard": "never heard", "dropped_downlink_outage": "dropped:
               "dropped_uplink_outage": "dropped: uplink outage", "dropped_deadline": "dropped: deadline",
               "transmit_energy_j": "energy (J): uplink", "receive_energy_j": "energy (J): downlink",
               "compute_energy_j": "energy (J): compute", "idle_energy_j": "energy (J): idle"}
+ROUND_NAMES = {"round_duration_mean": "round duration: mean", "round_duration_median": "round duration: median",
+               **{name: "dropped: " + name.removeprefix("dropped_").replace("_", " ") for name in DROP_COLUMNS}}
 
 
 def _per_device(value: float | None, devices: int) -> float | None:
@@ -173,17 +180,29 @@ def _columns(rows: Sequence[Row]) -> tuple[list[str], bool, bool, list[str], lis
             sorted({name for r in rows for name in r.jain}), [name for name in CELL_FIELDS if any(name in r.cell for r in rows)])
 
 
+def _round_columns(rows: Sequence[Row], cell: Sequence[str], dropped_only: bool = False) -> list[str]:
+    """The rows' round durations and drops by reason (``ROUND_COLUMNS`` order) not among the
+    ``cell`` columns; ``dropped_only``: a reason only where some row dropped for it."""
+    def shown(name: str) -> bool:
+        if not any(name in r.rounds for r in rows) or name in cell:
+            return False
+        return not (dropped_only and name in DROP_COLUMNS) or any((r.rounds.get(name, (None,))[0] or 0) > 0 for r in rows)
+    return [name for name in ROUND_COLUMNS if shown(name)]
+
+
 def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
     """The human-readable table (Markdown and the terminal): means with the sample std over
     seeds in brackets; one time column per time unit; to-target cells censored (``>=``); the
-    wireless columns where the runs have them."""
+    wireless columns where the runs have them; the rounds' duration, and the drops by each
+    reason that some row has."""
     units, energy, never, jain, cell = _columns(rows)
+    rounds = _round_columns(rows, cell, dropped_only=True)
     header = (["algorithm", "streams", "mean acc % (Table I)", "worst acc % (Table II)"]
               + [TIME_HEADERS.get(u, f"time to target ({u})") for u in units]
               + ["bits to target", "reached", "diverged", "flagged", "total bits"]
               + (["energy (J): total / per device", "energy to target (J): total / per device"] if energy else [])
               + (["never scheduled"] if never else []) + [JAIN_NAMES.get(name, name) for name in jain]
-              + [CELL_NAMES[name] for name in cell])
+              + [CELL_NAMES[name] for name in cell] + [ROUND_NAMES[name] for name in rounds])
     body = []
     for r in rows:
         cells = [r.label, r.streams, pm(r.mean_accuracy, ".1f", 100), pm(r.worst_accuracy, ".1f", 100)]
@@ -199,6 +218,7 @@ def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
             cells.append(pm(r.never_scheduled, ".3g") if r.never_scheduled else "-")
         cells += [pm(r.jain.get(name, (None, None)), ".3f") for name in jain]
         cells += [pm(r.cell[name], ".4g") if name in r.cell else "-" for name in cell]
+        cells += [pm(r.rounds[name], ".4g") if name in r.rounds else "-" for name in rounds]
         body.append(cells)
     return header, body
 
@@ -206,8 +226,9 @@ def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
 def numeric_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
     """The same table with plain numbers, one column each (empty cell: none), for CSV: ``_std``
     is the sample std over seeds; ``censored`` the seeds that never reached the target, counted
-    at their run's end in every ``*_to_target`` mean."""
+    at their run's end in every ``*_to_target`` mean; every drop reason's column, 0 included."""
     units, energy, never, jain, cell = _columns(rows)
+    rounds = _round_columns(rows, cell)
     header = ["algorithm", "streams", "mean_accuracy", "mean_accuracy_std", "worst_accuracy", "worst_accuracy_std",
               "time_unit", "time_to_target", "time_to_target_std", "bits_to_target", "bits_to_target_std", "reached",
               "censored", "diverged", "flagged", "seeds", "total_bits", "devices"]
@@ -216,7 +237,7 @@ def numeric_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
                    "energy_to_target_per_device_j"]
     if never:
         header += ["never_scheduled", "never_scheduled_std"]
-    for name in (*jain, *cell):
+    for name in (*jain, *cell, *rounds):
         header += [name, f"{name}_std"]
     empty = ToTarget(None, None, 0, 0)
     body = []
@@ -235,6 +256,8 @@ def numeric_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
             cells += [number_cell(v) for v in r.jain.get(name, (None, None))]
         for name in cell:
             cells += [number_cell(v) for v in r.cell.get(name, (None, None))]
+        for name in rounds:
+            cells += [number_cell(v) for v in r.rounds.get(name, (None, None))]
         body.append(cells)
     return header, body
 
@@ -247,4 +270,4 @@ def markdown(header: list[str], body: list[list[str]]) -> str:
 def legend(target: float | None) -> str:
     """What the table's numbers are (printed above it)."""
     return (f"Target mean accuracy: {target}. Cells: mean over the seeds that finished, ({SPREAD}) in brackets; "
-            f"to target: {CENSORED}.")
+            f"to target: {CENSORED}; {SCORED}.")

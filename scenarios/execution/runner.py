@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from contract.plan import DROP_REASONS
 from netsim import RoundRecord, RunOptions, TraceEvent, run_cosimulation, simulate_rounds
 from netsim.buffered import run_buffered
 from contract.seeds import idle_seed
@@ -208,7 +209,9 @@ def check_finite(record: RoundRecord, learner, has_validation: np.ndarray) -> No
     """Stop a run whose validation loss or model parameters are NaN or infinite."""
     evaluation = record.evaluation
     if evaluation is not None:
-        loss = np.asarray(evaluation.loss, dtype=float)[has_validation]
+        scored = has_validation.copy()
+        scored[list(getattr(evaluation, "excluded", ()))] = False  # left out of the scores (--unreached excluded): no loss
+        loss = np.asarray(evaluation.loss, dtype=float)[scored]
         bad = ~np.isfinite(loss)
         if bad.any():
             kind = "NaN" if np.isnan(loss[bad]).any() else "infinite"
@@ -248,6 +251,8 @@ def summarize(run, records: list[RoundRecord], learner, trace: list[TraceEvent] 
         "uplink_bits": float(sum(r.uplink_bits for r in records)),
         "time_unit": run.system.time_unit,
         "dropped": dropped_counts(records),
+        **drop_fields(records),
+        **duration_fields(records),
     }
     if trace is not None:
         device_j = np.zeros(learner.num_devices)
@@ -286,11 +291,23 @@ def run_health(evaluated: list[RoundRecord], data, diverged: dict | None):
     kept = [r for r in evaluated if not diverged or r.server_round != diverged["round"]]
     num_classes = None if data.task == "regression" else data.num_classes
     return training_health([r.server_round for r in kept], [r.evaluation.mean_accuracy for r in kept],
-                           [float(np.mean(r.evaluation.loss)) for r in kept], num_classes,
+                           [r.evaluation.mean_loss for r in kept], num_classes,
                            f"{diverged['reason']} at round {diverged['round']}" if diverged else None)
 
 
-DROP_REASONS = ("downlink-outage", "uplink-outage", "deadline")
+def drop_fields(records: list[RoundRecord]) -> dict[str, int]:
+    """Every run: its dropped device-rounds by each reason of ``contract.plan.DROP_REASONS``
+    (``dropped_downlink_outage`` ... ``dropped_stale``), 0 where none."""
+    dropped = dropped_counts(records)
+    return {f"dropped_{reason.replace('-', '_')}": dropped.get(reason, 0) for reason in DROP_REASONS}
+
+
+def duration_fields(records: list[RoundRecord]) -> dict[str, float | None]:
+    """Every run: the mean and the median duration of its training rounds (a buffered run's
+    aggregations: the time between two), in the clock's unit; the set-up round left out."""
+    spans = [r.duration for r in records if r.server_round > 0]
+    return {"round_duration_mean": float(np.mean(spans)) if spans else None,
+            "round_duration_median": float(np.median(spans)) if spans else None}
 
 
 def never_heard(records: list[RoundRecord], num_devices: int) -> list[int]:
@@ -312,15 +329,13 @@ def unheard_note(unheard: list[int]) -> list[str]:
 
 
 def cell_fairness(records: list[RoundRecord], num_devices: int, unheard: list[int], summary: dict) -> dict:
-    """On a cell, every run: the devices never heard, the dropped device-rounds by reason
-    (``dropped_downlink_outage``, ``dropped_uplink_outage``, ``dropped_deadline``), and, unless a
+    """On a cell, every run: the devices never heard (its drops by reason are every run's:
+    ``drop_fields``), and, unless a
     scheduler's summary has it, Jain's index over each device's arrived uploads in the training
     rounds (``jain_fairness_arrived``)."""
     from netsim.scheduling import jain_index, participation_counts
 
-    dropped = dropped_counts(records)
-    found = {"never_heard": len(unheard), "never_heard_devices": unheard,
-             **{f"dropped_{reason.replace('-', '_')}": dropped.get(reason, 0) for reason in DROP_REASONS}}
+    found = {"never_heard": len(unheard), "never_heard_devices": unheard}
     if "jain_fairness_arrived" not in summary:
         _, arrived = participation_counts(((r.server_round, (), r.arrived) for r in records), num_devices)
         found["jain_fairness_arrived"] = jain_index(arrived)
@@ -328,7 +343,7 @@ def cell_fairness(records: list[RoundRecord], num_devices: int, unheard: list[in
 
 
 def dropped_counts(records: list[RoundRecord]) -> dict[str, int]:
-    """How many device-rounds were dropped, by reason (deadline, downlink-outage, uplink-outage)."""
+    """How many device-rounds were dropped, by reason (``contract.plan.DROP_REASONS``), only those found."""
     counts: dict[str, int] = {}
     for r in records:
         for reason in (r.outcome.dropped.values() if r.outcome else ()):

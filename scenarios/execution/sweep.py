@@ -511,7 +511,7 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
     same in every row is left out of both tables (the Markdown says its value above the table)."""
     from scenarios.records.atomic import json_text, number_cell
     from scenarios.reports.tables import cell
-    from scenarios.execution.compare import CENSORED, SPREAD, markdown, numeric_rows, summarize, table_rows
+    from scenarios.execution.compare import CENSORED, SCORED, SPREAD, markdown, numeric_rows, summarize, table_rows
     from scenarios.execution.spec import run_label
     from scenarios.records.result_folder import SEED_KEYS, read_run
     from scenarios.reports.budgets import budget_numbers, budget_table
@@ -564,7 +564,7 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
            f"target: {summary.fraction:g} x the best mean final accuracy of its group (scenario"
            + "".join(f", {g}" for g in summary.group) + ")")
     note = (f"One row per grid point. {how}. Cells: mean over the seeds that finished, ({SPREAD}) in brackets; "
-            f"to target: {CENSORED}.")
+            f"to target: {CENSORED}; {SCORED}.")
     if axes:
         note += (f" Accuracy within a budget on {' and '.join(axes)}: at each seed's last evaluation within it, >= where "
                  f"a seed ended before spending it (the CSV's censored_within_* counts them).")

@@ -303,7 +303,7 @@ def rounds_csv(records: list[RoundRecord], num_devices: int, energy: bool = Fals
             row += [""] * (3 + num_devices)
         else:
             e = r.evaluation
-            row += [number_cell(e.mean_accuracy), number_cell(e.worst_accuracy), number_cell(np.mean(e.loss))]
+            row += [number_cell(e.mean_accuracy), number_cell(e.worst_accuracy), number_cell(e.mean_loss)]
             row += [number_cell(a) for a in e.accuracy]
         if energy:
             per_device = [float((r.energy_j or {}).get(d, 0.0)) for d in range(num_devices)]

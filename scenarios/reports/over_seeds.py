@@ -16,6 +16,9 @@ TIME_HEADERS = {"T_dl": "time to target / T_dl", "s": "time to target (s)"}  # o
 TIME_FORMATS = {"T_dl": ".1f", "s": ".3f"}  # how a time prints in each unit
 CENSORED = ("seeds that never reached the target count at their run's end (censored): "
             "with any censored, the mean is a lower bound (>=)")
+# how every table's accuracies score the devices (docs/results-format.md, learning.evaluation)
+SCORED = ("accuracy: each device on its own validation split with the learner's model for it after the round, "
+          "a device its models no longer reach with the model it holds (a label with unreached=excluded: left out)")
 
 
 def mean_std(values: Sequence[float | None]) -> tuple[float | None, float | None]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
+from contract.plan import DROP_REASONS
 from scenarios.records.atomic import atomic_write_bytes, atomic_write_text, csv_text, number_cell
 
 RUN_COLUMNS = ["run", "scenario", "algorithm", "label", "system", "seed", "status", "diverged_round", "diverged_reason",
@@ -13,8 +14,14 @@ RUN_COLUMNS = ["run", "scenario", "algorithm", "label", "system", "seed", "statu
                "uplink_bits", "clustering_ari", "estimation_error"]
 NUMBER_COLUMNS = {"final_mean_accuracy", "final_worst_accuracy", "simulated_time", "downlink_bits", "uplink_bits",
                   "clustering_ari", "estimation_error"}
+# every run's device-rounds dropped by each reason (contract.plan.DROP_REASONS;
+# scenarios.execution.runner.drop_fields) and its training rounds' duration in the clock's unit
+# (a buffered run's: between aggregations), mean and median (runner.duration_fields)
+DROP_COLUMNS = tuple(f"dropped_{reason.replace('-', '_')}" for reason in DROP_REASONS)
+ROUND_DURATION = ("round_duration_mean", "round_duration_median")
+ROUND_COLUMNS = (*ROUND_DURATION, *DROP_COLUMNS)
 # the numbers every run on a cell has (scenarios.execution.runner.cell_fairness): who was never
-# heard, the device-rounds dropped by reason
+# heard, the device-rounds dropped by the radio's reasons
 CELL_COUNTS = ("never_heard", "dropped_downlink_outage", "dropped_uplink_outage", "dropped_deadline")
 # the energy of a run on a cell, by direction and state (joules, all devices, whole run)
 ENERGY_SPLIT = ("transmit_energy_j", "receive_energy_j", "compute_energy_j", "idle_energy_j")
@@ -31,7 +38,8 @@ def jain_fields(summaries: Sequence[dict]) -> list[str]:
 def run_columns(summaries: Sequence[dict]) -> list[str]:
     """``RUN_COLUMNS`` and the wireless columns any of ``summaries`` has."""
     present = {k for s in summaries for k in s} | ({"energy_per_device_j"} if any(s.get("device_energy_j") for s in summaries) else set())
-    return RUN_COLUMNS + [c for c in WIRELESS_COLUMNS if c in present] + jain_fields(summaries)
+    shown = RUN_COLUMNS + [c for c in WIRELESS_COLUMNS if c in present] + jain_fields(summaries)
+    return shown + [c for c in ROUND_COLUMNS if c in present and c not in shown]
 
 
 def run_row(summary: dict, extra: dict | None = None) -> dict:
@@ -47,7 +55,7 @@ def run_row(summary: dict, extra: dict | None = None) -> dict:
         "rounds": summary["rounds"], "streams": summary["streams"],
     }
     row.update({k: summary.get(k) for k in RUN_COLUMNS if k not in row})
-    row.update({k: summary[k] for k in (*WIRELESS_COLUMNS, *jain_fields([summary])) if k in summary})
+    row.update({k: summary[k] for k in (*WIRELESS_COLUMNS, *jain_fields([summary]), *ROUND_COLUMNS) if k in summary})
     if summary.get("device_energy_j"):
         row["energy_per_device_j"] = summary["energy_j"] / len(summary["device_energy_j"])
     row.update(extra or {})
@@ -57,7 +65,7 @@ def run_row(summary: dict, extra: dict | None = None) -> dict:
 def cell(column: str, value) -> str:
     if value is None:
         return ""
-    if column in NUMBER_COLUMNS or column in WIRELESS_COLUMNS or isinstance(value, float):
+    if column in NUMBER_COLUMNS or column in WIRELESS_COLUMNS or column in ROUND_COLUMNS or isinstance(value, float):
         return number_cell(value)
     if isinstance(value, bool):
         return "true" if value else "false"

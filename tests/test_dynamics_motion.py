@@ -65,7 +65,7 @@ def test_closed_form_array_gain_is_multicells():
 
 @pytest.mark.parametrize("coverage", ["network", "site"])
 def test_moving_network_reads_the_same_channel_at_the_same_time(coverage):
-    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 30.0, "coverage": coverage})
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 30.0, "coverage": coverage, "fading_in_time": "doppler"})
     layout = system.cell.place(200, np.random.default_rng(0))
     channel = ChannelInTime.start(system, layout, np.random.default_rng(1))
     again = ChannelInTime.start(system, layout, np.random.default_rng(1))
@@ -102,9 +102,12 @@ def test_time_to_trigger_by_hand():
 
 def test_no_fading_on_a_moving_cell_is_unit_gain():
     system = get_cell_system("umi-3.5ghz", overrides={"speed_kmh": 3.0, "fading": "none"})
-    layout = system.cell.place(20, np.random.default_rng(0))
-    _, downlink, uplink, _ = ChannelInTime.start(system, layout, np.random.default_rng(1)).at(4.0)
-    assert downlink.shape == (20, system.subbands) and np.all(downlink == 1.0) and np.all(uplink == 1.0)
+    network, channel_rng = system.bind(np.full(20, 100.0), np.random.SeedSequence(1))
+    channel = network.draw_round(channel_rng, 4.0)
+    assert channel.downlink_fade.shape == (20, system.subbands) and np.all(channel.downlink_fade == 1.0)
+    assert np.all(channel.uplink_fade == 1.0)
+    with pytest.raises(Exception, match="fading_in_time=doppler times a fading the cell does not have"):
+        get_cell_system("umi-3.5ghz", overrides={"speed_kmh": 3.0, "fading": "none", "fading_in_time": "doppler"})
 
 
 def test_layer_3_filter_by_hand():

@@ -463,7 +463,7 @@ class PhysicalNetwork(Network):
         if channel_rng is None:
             return ChannelReport()
         if self.dynamics is not None and self.dynamics.motion is not None:
-            channel = self.draw_round(copy.deepcopy(channel_rng), now_s - self.system.csi_delay_s, commit=False)
+            channel = self.draw_round(copy.deepcopy(channel_rng), now_s - self.system.csi_delay_s)
         else:
             channel = self.draw_round(copy.deepcopy(channel_rng))
         return ChannelReport(np.where(channel.uplink_outage, 0.0, channel.uplink_bps),
@@ -517,11 +517,11 @@ class PhysicalNetwork(Network):
         """Uplink rate on ``1/sharing`` of the band at ``efficiency``: bandwidth / sharing times its data fraction."""
         return self.system.data_fractions[1] * (self.system.uplink.bandwidth_hz / sharing) * np.asarray(efficiency, dtype=float)
 
-    def draw_round(self, rng: np.random.Generator, now_s: float = 0.0, commit: bool = True) -> "RoundChannel":
+    def draw_round(self, rng: np.random.Generator, now_s: float = 0.0) -> "RoundChannel":
         """One round's block fading, downlink first; TDD: the uplink sees the same draw
         (reciprocity); FDD: its own. A cell in time (``netsim.dynamics.motion``): the large-scale
-        channel at ``now_s``, the round's start (the network's layout that of ``now_s``;
-        ``commit`` False reads it without moving the association on), and under ``fading_in_time``
+        channel at ``now_s``, the round's start (the network's layout that of ``now_s``, its
+        serving sectors the association's then), and under ``fading_in_time``
         ``block`` the round's fading drawn here from ``rng`` as on a static cell, with the
         K-factors of that instant (the same draws: a static cell is a cell in time that does not
         move); under ``doppler`` the fading processes at ``now_s``, held for the round.
@@ -529,7 +529,7 @@ class PhysicalNetwork(Network):
         downlink's draw is the first branch's)."""
         network = self
         if self.dynamics is not None and self.dynamics.motion is not None:
-            layout, downlink, uplink, _ = self.dynamics.motion.at(now_s, commit)
+            layout, downlink, uplink, _ = self.dynamics.motion.at(now_s)
             network = dataclasses.replace(self, layout=layout)
             if downlink is not None:
                 return RoundChannel(network, downlink, uplink)

@@ -107,7 +107,7 @@ def test_the_report_is_the_channel_at_its_instant():
     np.testing.assert_array_equal(old.uplink_bps, perfect.uplink_bps)
     doppler, doppler_rng = _bind(speed_kmh=3.0, fading_in_time="doppler", csi_delay_s=0.5)
     aged = doppler.channel_report(doppler_rng, 2.5)  # fading in time: the report's fading is that of its instant too
-    then = doppler.draw_round(doppler_rng, 2.0, commit=False)
+    then = doppler.draw_round(doppler_rng, 2.0)
     np.testing.assert_array_equal(aged.uplink_bps, np.where(then.uplink_outage, 0.0, then.uplink_bps))
     assert not np.array_equal(then.uplink_fade, doppler.draw_round(doppler_rng, 2.5).uplink_fade)
 
@@ -132,7 +132,7 @@ def test_a_static_cell_and_a_crawling_one_share_their_channel(cell, radio):
     for speed in (0.0, 0.001):
         system = get_cell_system(cell, overrides={**radio, "speed_kmh": speed})
         network, channel_rng = system.bind(np.full(devices, 100.0), np.random.SeedSequence(7))
-        layout = network.layout if speed == 0 else network.dynamics.motion.at(0.0, commit=False)[0]
+        layout = network.layout if speed == 0 else network.dynamics.motion.at(0.0)[0]
         records, _ = simulate_rounds(_plans(1, devices), network, 1e6, np.random.default_rng(0), channel_rng=channel_rng)
         runs.append((system.mean_snr_db(layout), layout.sector, records[0].end))
     (static_snr, static_sector, static_end), (crawl_snr, crawl_sector, crawl_end) = runs
@@ -140,3 +140,20 @@ def test_a_static_cell_and_a_crawling_one_share_their_channel(cell, radio):
     np.testing.assert_allclose(crawl_snr[1], static_snr[1], atol=1e-3)
     np.testing.assert_array_equal(crawl_sector, static_sector)
     assert crawl_end == pytest.approx(static_end, rel=0.01)
+
+
+def test_the_association_runs_on_its_own_measurement_period_not_at_round_starts():
+    """TS 38.133's 200 ms layer-1 period: the handovers are the same whatever the rounds' lengths
+    (here 4 rounds of 2 Mbit against 40 rounds of 0.2 Mbit over the same minute), each at a
+    measurement instant k x 200 ms, logged by the first round that starts after it."""
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 120.0})
+    logged = []
+    for rounds, bits in ((4, 2e6), (40, 2e5)):
+        network, channel_rng = system.bind(np.full(DEVICES, 100.0), np.random.SeedSequence(3))
+        records, trace = simulate_rounds(_plans(rounds, bits=bits), network, bits, np.random.default_rng(0), channel_rng=channel_rng)
+        last_start = records[-1].end - (records[-1].end - records[-2].end)  # the last round's start: the end of the one before
+        logged.append(([(e.start, e.entity, e.reason) for e in trace if e.kind == "handover"], last_start))
+    (few, few_until), (many, many_until) = logged
+    until = min(few_until, many_until)
+    assert [h for h in few if h[0] <= until] == [h for h in many if h[0] <= until] and len(few) > 4
+    assert all(abs(t / 0.2 - round(t / 0.2)) < 1e-9 for t, _, _ in few)

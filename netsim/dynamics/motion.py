@@ -56,8 +56,9 @@ STILL_M = 1e-9  # a device closer than this to its start has not moved (position
 @dataclass
 class ChannelInTime:
     """One run's moving channel (built from its system and initial layout by ``start``); its only
-    state is the association (``serving``, its layer-3 filter and time to trigger), the last reading's
-    filtered coupling gains and the handovers logged so far."""
+    state is the association (``serving``, its layer-3 filter and time to trigger, run at its own
+    measurement instants: ``measure_until``), the last measurement's filtered coupling gains and
+    the handovers logged so far."""
 
     system: object  # netsim.physical.PhysicalSystem
     layout: CellLayout  # at t = 0 as the cell placed it: the devices' start, indoor states and heights, the interferers
@@ -70,13 +71,17 @@ class ChannelInTime:
     uplink_fading: doppler.SumOfSinusoids | None
     l3_filter: association.L3Filter
     trigger: association.Trigger | None = None
+    measurement_period_s: float = association.L1_PERIOD_S
     serving: np.ndarray | None = None
-    measured_db: np.ndarray | None = None  # every sector's layer-3 filtered coupling gain at the last committed reading (devices x sectors)
+    measured_db: np.ndarray | None = None  # every sector's layer-3 filtered coupling gain at the last measurement (devices x sectors)
+    measurements: int = 0  # the measurement instants run so far: k P for k < measurements
     handovers: list = field(default_factory=list)
     _cache: dict = field(default_factory=dict)
+    _coupling: tuple = (None, None)  # (t, coupling_db(t)) of the last instant computed
 
     @classmethod
-    def start(cls, system, layout: CellLayout, rng: np.random.Generator) -> "ChannelInTime":
+    def start(cls, system, layout: CellLayout, rng: np.random.Generator,
+              measurement_period_s: float = association.L1_PERIOD_S) -> "ChannelInTime":
         """Draw the run's fields, paths and (``fading_in_time`` ``doppler``) fading processes from
         ``rng`` (the network seed's motion child), in that order; everything the drop drew
         (``layout.draws``: LOS states, shadowing, O2I losses, ``h_E``, K-factors) is the static
@@ -107,21 +112,24 @@ class ChannelInTime:
             downlink = uplink = None
         trigger = association.Trigger(n, cell.handover_ttt_s) if cell.handover_ttt_s > 0 else None
         return cls(system, layout, motion, speed, fields, start_z, fields.at(layout.x_m, layout.y_m), downlink, uplink,
-                   association.L3Filter(cell.handover_filter_k), trigger)
+                   association.L3Filter(cell.handover_filter_k), trigger, float(measurement_period_s))
 
     @property
     def draws(self):
         return self.layout.draws
 
-    def at(self, t_s: float, commit: bool = True) -> tuple[CellLayout, np.ndarray | None, np.ndarray | None, np.ndarray]:
+    def at(self, t_s: float) -> tuple[CellLayout, np.ndarray | None, np.ndarray | None, np.ndarray]:
         """(layout at ``t_s``, downlink ``|h|^2``, uplink ``|h|^2`` (devices x subbands; None under
         block fading, which the network draws per round from the fading stream), out of coverage
-        per device). ``commit``: the association moves on to ``t_s`` and its handovers are logged
-        (a report of an earlier instant reads without moving it)."""
-        key = (float(t_s), commit)
+        per device). The serving sector is the association's at ``t_s``: its measurements run up
+        to ``t_s`` first (``measure_until``; they are at fixed instants, so what they do does not
+        depend on who reads when), and a reading of an earlier instant (a report ``csi_delay_s``
+        old) sees the sectors of its instant (``serving_at``)."""
+        key = float(t_s)
         if key not in self._cache:
             self._cache.clear()
-            layout, out = self._large_scale(float(t_s), commit)
+            self.measure_until(key)
+            layout, out = self._large_scale(float(t_s))
             if self.downlink_fading is None:
                 downlink = uplink = None
             elif self.system.fading == "none":
@@ -159,8 +167,10 @@ class ChannelInTime:
         return np.where(d_m < STILL_M, z0, value)  # not moved (t = 0, or speed 0): the drop's value itself
 
     def coupling_db(self, t_s: float) -> tuple:
-        """Every link at ``t_s``: (x, y, devices x sites vectors, distances, LOS states, path
-        losses, shadowing, devices x sectors antenna gains and coupling gains)."""
+        """Every link at ``t_s``: (x, y, devices x sites LOS states, path losses and shadowing,
+        devices x sectors antenna gains and coupling gains)."""
+        if self._coupling[0] == t_s:
+            return self._coupling[1]
         cell = self.system.cell
         prop = cell.propagation
         draws = self.draws
@@ -186,21 +196,52 @@ class ChannelInTime:
         relative[relative <= -180.0] += 360.0
         antenna = (multicell.element_gain_db(zenith[:, :, None], relative) + array[:, :, None]).reshape(x.size, -1)
         coupling = antenna - np.repeat(loss + shadowing + draws.o2i_loss_db[:, None], 3, axis=1)
-        return x, y, los, loss, shadowing, antenna, coupling
+        self._coupling = (t_s, (x, y, los, loss, shadowing, antenna, coupling))
+        return self._coupling[1]
 
-    def _large_scale(self, t_s: float, commit: bool) -> tuple[CellLayout, np.ndarray]:
+    def measure_until(self, t_s: float) -> None:
+        """Run the association at every measurement instant ``k P <= t_s`` not yet run (``P`` the
+        ``measurement_period_s``, by default TS 38.133's 200 ms intra-frequency layer-1
+        measurement period without DRX, ``association.L1_PERIOD_S``, the sample rate the layer-3
+        filter's coefficient assumes): each reads every sector's coupling gain at its instant
+        (RSRP without the fast fading: TS 38.215 5.1.1), filters it (TS 38.331 5.5.3.2), applies
+        event A3 with its time to trigger (TS 38.331 5.5.4.4) and logs the handovers at that
+        instant. So the association runs on its own clock, not at the rounds' starts: how often a
+        device hands over does not depend on how long the rounds are (the isolated cell has one
+        base station: nothing to measure)."""
+        cell = self.system.cell
+        if not cell.interference:
+            return
+        while self.measurements * self.measurement_period_s <= t_s:
+            t_k = self.measurements * self.measurement_period_s
+            measured = self.l3_filter.read(t_k, self.coupling_db(t_k)[-1])
+            serving = association.strongest(measured, self.serving, cell.handover_margin_db)
+            if self.serving is not None:
+                if self.trigger is not None:
+                    serving = self.trigger.confirm(t_k, self.serving, serving)
+                self.handovers.extend(association.handovers(t_k, self.serving, serving))
+            self.serving, self.measured_db = serving, measured
+            self.measurements += 1
+
+    def serving_at(self, t_s: float) -> np.ndarray:
+        """Each device's serving sector at ``t_s`` as the association's measurements left it (the
+        first measurement's before it has run; an instant before the last measurement: the
+        sectors then, the later handovers undone)."""
+        if self.serving is None:
+            self.measure_until(0.0)
+        serving = self.serving.copy()
+        for h in reversed(self.handovers):
+            if h.time_s <= t_s:
+                break
+            serving[h.device] = h.source
+        return serving
+
+    def _large_scale(self, t_s: float) -> tuple[CellLayout, np.ndarray]:
         cell = self.system.cell
         if not cell.interference:
             return self._isolated(t_s), np.zeros(self.layout.num_devices, dtype=bool)
+        serving = self.serving_at(t_s)
         x, y, los, loss, shadowing, antenna, coupling = self.coupling_db(t_s)
-        measured = self.l3_filter.read(t_s, coupling, commit)
-        serving = association.strongest(measured, self.serving, cell.handover_margin_db)
-        if self.trigger is not None and self.serving is not None:
-            serving = self.trigger.confirm(t_s, self.serving, serving) if commit else self.serving
-        if commit:
-            if self.serving is not None:
-                self.handovers.extend(association.handovers(t_s, self.serving, serving))
-            self.serving, self.measured_db = serving, measured
         rows = np.arange(x.size)
         if cell.coverage == "site":
             out = serving // 3 != multicell.PS_SITE

@@ -83,11 +83,13 @@ def ping_pongs(handovers) -> int:
     return count
 
 
-def _channel(devices: int, seed: int, radio: dict) -> ChannelInTime:
+def _channel(devices: int, seed: int, radio: dict, step_s: float) -> ChannelInTime:
+    """The moving channel of ``seed``, its association measuring every ``step_s`` (a run's: every
+    ``L1_PERIOD_S``, 200 ms)."""
     system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": SPEED_KMH, **radio})
     network_seq = np.random.SeedSequence(seed)
     layout = system.cell.place(devices, np.random.default_rng(network_seq))
-    return ChannelInTime.start(system, layout, np.random.default_rng(motion_seed(network_seq)))
+    return ChannelInTime.start(system, layout, np.random.default_rng(motion_seed(network_seq)), measurement_period_s=step_s)
 
 
 def covered_by_rice(radio: dict) -> bool:
@@ -120,7 +122,7 @@ def _all_below(level, others, site_sd: float, weights) -> np.ndarray:
 def rice_per_minute(devices: int, minutes: float, step_s: float, seed: int, radio: dict) -> float:
     """Rice's expected handovers per device per minute of the shadowed, filtered, zero-margin
     association, integrated along the shadow-free, filtered paths of ``seed`` (see the module's docstring)."""
-    channel = _channel(devices, seed, {**radio, "shadowing": False})
+    channel = _channel(devices, seed, {**radio, "shadowing": False}, step_s)
     cell = channel.system.cell
     s0, s1 = filtered_shadowing_db(cell.propagation.sigma_sf_nlos_db, SF_CORRELATION_M[cell.scenario][1], SPEED_KMH / 3.6,
                                    radio["handover_filter_k"])
@@ -154,7 +156,7 @@ def rice_per_minute(devices: int, minutes: float, step_s: float, seed: int, radi
 
 
 def measured_per_minute(devices: int, minutes: float, step_s: float, seed: int, radio: dict) -> tuple[float, float]:
-    channel = _channel(devices, seed, radio)
+    channel = _channel(devices, seed, radio, step_s)
     steps = int(round(60.0 * minutes / step_s))
     for i in range(steps + 1):
         channel.at(i * step_s)

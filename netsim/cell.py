@@ -151,8 +151,12 @@ class Cell:
         prop = self.propagation
         shadowing = z_shadow * prop.sigma_sf_db(los) if self.shadowing else np.zeros(num_devices)
         loss = prop.path_loss_db(distance, los, self.bs_height_m, self.ut_height_m, self.carrier_hz)
-        k_factor = np.where(los, 10.0 ** ((self.k_factor_mean_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
-        return CellLayout(distance * np.cos(angle), distance * np.sin(angle), los, shadowing, loss, k_factor)
+        k_los = 10.0 ** ((self.k_factor_mean_db + prop.k_factor_sigma_db * z_k) / 10.0)
+        k_factor = np.where(los, k_los, 0.0)
+        z_shadow = z_shadow if self.shadowing else np.zeros(num_devices)
+        draws = LinkDraws(u_los[:, None], z_shadow[:, None], np.ones((num_devices, 1)), np.zeros(num_devices), np.zeros(num_devices),
+                          k_los)
+        return CellLayout(distance * np.cos(angle), distance * np.sin(angle), los, shadowing, loss, k_factor, draws=draws)
 
     def place_in_network(self, num_devices: int, rng: np.random.Generator) -> "CellLayout":
         """The centre site's devices of the 19-site layout (``netsim.multicell.serve``): the
@@ -166,13 +170,33 @@ class Cell:
         prop = self.propagation
         z_k = rng.standard_normal(num_devices)
         # Table 7.5-6 gives the O2I links no K-factor: an indoor device's link is Rayleigh even when LOS
-        k_factor = np.where(los & ~d.indoor, 10.0 ** ((self.k_factor_mean_db + prop.k_factor_sigma_db * z_k) / 10.0), 0.0)
+        k_los = np.where(d.indoor, 0.0, 10.0 ** ((self.k_factor_mean_db + prop.k_factor_sigma_db * z_k) / 10.0))
+        k_factor = np.where(los, k_los, 0.0)
+        draws = LinkDraws(d.los_uniform, d.shadowing_z, d.effective_height_m, d.indoor_distance_m, d.o2i_loss_db, k_los)
         return CellLayout(d.x_m, d.y_m, los, d.shadowing_db[rows, site], d.path_loss_db[rows, site] + d.o2i_loss_db, k_factor,
                           bs_gain_db=d.antenna_gain_db[rows, served.sector],
                           downlink_interference_db=served.downlink_interference_db,
                           uplink_interference_db=served.uplink_interference_db, indoor=d.indoor, height_m=d.height_m,
                           sector=served.sector, interferer_gain_db=served.interferer_gain_db,
-                          interferer_coupling_loss_db=served.interferer_coupling_loss_db)
+                          interferer_coupling_loss_db=served.interferer_coupling_loss_db, draws=draws)
+
+
+@dataclass(frozen=True, eq=False)
+class LinkDraws:
+    """What the drop drew for each device and each site's link (devices x sites; the isolated
+    cell: one site), kept so that a channel in time starts from the very channel the static
+    cell has and continues it (``netsim.dynamics.motion``): the uniform whose comparison with
+    ``P_LOS`` set the LOS state (TR 38.901 Table 7.4.2-1), the unit normal that times ``sigma_SF``
+    is the shadow fading, UMa's effective environment height ``h_E`` (Table 7.4.1-1 note 1),
+    and per device the indoor distance, the O2I loss (Sec. 7.4.3) and the Ricean K-factor its
+    serving link has while LOS (Table 7.5-6; 0 indoors: the O2I links have none)."""
+
+    los_uniform: np.ndarray
+    shadowing_z: np.ndarray
+    effective_height_m: np.ndarray
+    indoor_distance_m: np.ndarray
+    o2i_loss_db: np.ndarray
+    k_los: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,6 +222,7 @@ class CellLayout:
     sector: np.ndarray | None = None
     interferer_gain_db: np.ndarray | None = None
     interferer_coupling_loss_db: np.ndarray | None = None
+    draws: LinkDraws | None = None  # the drop's per-link draws (a layout the cell placed), which a channel in time continues
 
     def __post_init__(self) -> None:
         if self.k_factor is None:

@@ -114,6 +114,11 @@ class Drop:
     shadowing_db: np.ndarray  # devices x sites
     antenna_gain_db: np.ndarray  # devices x sectors
     coupling_gain_db: np.ndarray  # devices x sectors
+    # the draws a channel in time continues from (netsim.dynamics.motion): LOS uniform, unit shadowing, h_E, indoor distance
+    los_uniform: np.ndarray  # devices x sites: LOS when below P_LOS
+    shadowing_z: np.ndarray  # devices x sites: shadowing_db / sigma_SF
+    effective_height_m: np.ndarray  # devices x sites (UMa's h_E; 1 m elsewhere)
+    indoor_distance_m: np.ndarray  # devices (0 outdoors)
 
     @property
     def serving(self) -> np.ndarray:
@@ -175,14 +180,16 @@ def drop(cell, count: int, rng: np.random.Generator) -> Drop:
     d2d = np.hypot(vx, vy)  # devices x sites
     d_out = np.maximum(d2d - d_in[:, None], 0.0)
     h = height[:, None]
-    los = rng.random(d2d.shape) < prop.los_probability(d_out, h)
+    los_uniform = rng.random(d2d.shape)
+    los = los_uniform < prop.los_probability(d_out, h)
     if cell.scenario == "uma":
         h_e = pathloss.uma_effective_height_m(rng, d2d, h)
     else:
         h_e = np.ones_like(d2d)
     loss = prop.path_loss_db(np.maximum(d2d, pathloss.MIN_DISTANCE_M), los, cell.bs_height_m, h, cell.carrier_hz, h_e)
     sigma_sf = prop.sigma_sf_db(los, indoor[:, None])  # an indoor device's links are O2I (Table 7.5-6: 7 dB)
-    shadowing = rng.standard_normal(d2d.shape) * sigma_sf if cell.shadowing else np.zeros(d2d.shape)
+    shadowing_z = rng.standard_normal(d2d.shape) if cell.shadowing else np.zeros(d2d.shape)
+    shadowing = shadowing_z * sigma_sf
     # antenna gain of each sector towards the device
     zenith = np.degrees(np.arctan2(d2d, h - cell.bs_height_m))  # from the zenith: 90 at the horizon, > 90 below it
     array = array_gain_db(zenith, cell.bs_elements, cell.downtilt_deg)
@@ -192,7 +199,7 @@ def drop(cell, count: int, rng: np.random.Generator) -> Drop:
     coupling = antenna - (loss + shadowing + o2i[:, None])[:, :, None]
     n_sectors = 3 * sites.shape[0]
     return Drop(x, y, height, indoor, o2i, d2d, los, loss, shadowing, antenna.reshape(count, n_sectors),
-                coupling.reshape(count, n_sectors))
+                coupling.reshape(count, n_sectors), los_uniform, shadowing_z, h_e, d_in)
 
 
 def o2i_loss_db(carrier_hz: float, low_loss, indoor_distance_m, spread) -> np.ndarray:

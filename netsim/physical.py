@@ -34,6 +34,7 @@ from netsim.physical_timeline import physical_round_fast
 from netsim.scheduling import ChannelReport, Expectations
 
 FADING_MODELS = fading.FADING_MODELS
+FADING_IN_TIME = ("block", "doppler")
 PLANNING_DRAWS = 1000
 PLANNING_BLOCK = 100  # planning draws per block (bounds memory: block x devices x subbands)
 UPLINK_ACCESS = ("tdma", "fdma")
@@ -111,6 +112,10 @@ class PhysicalSystem(SystemKind):
     downlink: LinkBudget
     uplink: LinkBudget
     fading: str = "rayleigh"
+    fading_in_time: Literal[FADING_IN_TIME] = option(
+        "block", "what a device's fading does from round to round: block, an independent draw each round, held through it "
+                 "(the block fading of the wireless-FL literature; at any speed); doppler, a sum of sinusoids at the device's "
+                 "Doppler shift (Zheng and Xiao 2003), constant at speed 0 (docs/channel-in-time.md)", omit_default=True)
     snr_gap_db: float = option(0.0, "SNR gap to the Shannon bound", low=0.0, high=100.0)
     max_bps_per_hz: float | None = option(None, "rate cap (none: no cap)", low=1e-3, high=100.0)
     min_bps_per_hz: float | None = option(None, "outage floor (none: no outage)", low=1e-3, high=100.0)
@@ -191,9 +196,11 @@ class PhysicalSystem(SystemKind):
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
         if self.mean_off_s > 0 and self.availability_trace is not None:
             raise ValueError("give on/off availability (mean_off_s > 0) or an availability_trace, not both")
-        if self.bs_rx_antennas > 1 and self.cell.moving:
-            raise ValueError("bs_rx_antennas above 1 needs a static cell: a moving cell's uplink fading is one branch "
-                             "(netsim.dynamics); give speed_kmh=0 or bs_rx_antennas=1")
+        if self.fading_in_time == "doppler" and self.fading == "none":
+            raise ValueError("fading_in_time=doppler times a fading the cell does not have (fading=none); drop one of them")
+        if self.bs_rx_antennas > 1 and self.fading_in_time == "doppler":
+            raise ValueError("bs_rx_antennas above 1 needs block fading: the Doppler processes are one branch "
+                             "(netsim.dynamics); give fading_in_time=block or bs_rx_antennas=1")
 
     @classmethod
     def from_dict(cls, data: dict) -> "PhysicalSystem":
@@ -244,7 +251,13 @@ class PhysicalSystem(SystemKind):
     @property
     def in_time(self) -> bool:
         """Whether the cell lives in time (``netsim.dynamics``): moving devices, availability or batteries."""
-        return self.cell.moving or self.mean_off_s > 0 or self.availability_trace is not None or self.battery_j is not None
+        return self.channel_in_time or self.mean_off_s > 0 or self.availability_trace is not None or self.battery_j is not None
+
+    @property
+    def channel_in_time(self) -> bool:
+        """Whether the channel is read at the clock's instants (``netsim.dynamics.motion``): moving
+        devices, or fading correlated in time (``fading_in_time`` ``doppler``, at any speed)."""
+        return self.cell.moving or self.fading_in_time == "doppler"
 
     def network(self, layout: CellLayout, samples_per_update: Sequence[float],
                 planning_rng: np.random.Generator | None = None) -> "PhysicalNetwork":
@@ -453,7 +466,7 @@ class PhysicalNetwork(Network):
         if channel_rng is None:
             return ChannelReport()
         if self.dynamics is not None and self.dynamics.motion is not None:
-            channel = self.draw_round(channel_rng, now_s - self.system.csi_delay_s, commit=False)
+            channel = self.draw_round(copy.deepcopy(channel_rng), now_s - self.system.csi_delay_s)
         else:
             channel = self.draw_round(copy.deepcopy(channel_rng))
         return ChannelReport(np.where(channel.uplink_outage, 0.0, channel.uplink_bps),
@@ -507,20 +520,26 @@ class PhysicalNetwork(Network):
         """Uplink rate on ``1/sharing`` of the band at ``efficiency``: bandwidth / sharing times its data fraction."""
         return self.system.data_fractions[1] * (self.system.uplink.bandwidth_hz / sharing) * np.asarray(efficiency, dtype=float)
 
-    def draw_round(self, rng: np.random.Generator, now_s: float = 0.0, commit: bool = True) -> "RoundChannel":
+    def draw_round(self, rng: np.random.Generator, now_s: float = 0.0) -> "RoundChannel":
         """One round's block fading, downlink first; TDD: the uplink sees the same draw
-        (reciprocity); FDD: its own. A moving cell: its channel at ``now_s``, the round's start
-        (``netsim.dynamics.motion``: layout and fading of that instant, held for the round), the
-        network's layout that of ``now_s``; ``commit`` False reads it without moving the association on.
+        (reciprocity); FDD: its own. A cell in time (``netsim.dynamics.motion``): the large-scale
+        channel at ``now_s``, the round's start (the network's layout that of ``now_s``, its
+        serving sectors the association's then), and under ``fading_in_time``
+        ``block`` the round's fading drawn here from ``rng`` as on a static cell, with the
+        K-factors of that instant (the same draws: a static cell is a cell in time that does not
+        move); under ``doppler`` the fading processes at ``now_s``, held for the round.
         The uplink's fade is combined over the receive antennas (``combined_uplink_fade``; TDD: the
         downlink's draw is the first branch's)."""
+        network = self
         if self.dynamics is not None and self.dynamics.motion is not None:
-            layout, downlink, uplink, _ = self.dynamics.motion.at(now_s, commit)
-            return RoundChannel(dataclasses.replace(self, layout=layout), downlink, uplink)
-        k = self.layout.k_factor
+            layout, downlink, uplink, _ = self.dynamics.motion.at(now_s)
+            network = dataclasses.replace(self, layout=layout)
+            if downlink is not None:
+                return RoundChannel(network, downlink, uplink)
+        k = network.layout.k_factor
         downlink = self.system.draw_fades(rng, k)
         uplink = downlink if self.system.duplex == "tdd" else self.system.draw_fades(rng, k)
-        return RoundChannel(self, downlink, self.system.combined_uplink_fade(rng, k, uplink))
+        return RoundChannel(network, downlink, self.system.combined_uplink_fade(rng, k, uplink))
 
     def cycles(self, device: int, scale: float = 1.0) -> float:
         return scale * self.system.cycles_per_sample * float(self.samples_per_update[device])

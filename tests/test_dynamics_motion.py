@@ -65,7 +65,7 @@ def test_closed_form_array_gain_is_multicells():
 
 @pytest.mark.parametrize("coverage", ["network", "site"])
 def test_moving_network_reads_the_same_channel_at_the_same_time(coverage):
-    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 30.0, "coverage": coverage})
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 30.0, "coverage": coverage, "fading_in_time": "doppler"})
     layout = system.cell.place(200, np.random.default_rng(0))
     channel = ChannelInTime.start(system, layout, np.random.default_rng(1))
     again = ChannelInTime.start(system, layout, np.random.default_rng(1))
@@ -102,18 +102,19 @@ def test_time_to_trigger_by_hand():
 
 def test_no_fading_on_a_moving_cell_is_unit_gain():
     system = get_cell_system("umi-3.5ghz", overrides={"speed_kmh": 3.0, "fading": "none"})
-    layout = system.cell.place(20, np.random.default_rng(0))
-    _, downlink, uplink, _ = ChannelInTime.start(system, layout, np.random.default_rng(1)).at(4.0)
-    assert downlink.shape == (20, system.subbands) and np.all(downlink == 1.0) and np.all(uplink == 1.0)
+    network, channel_rng = system.bind(np.full(20, 100.0), np.random.SeedSequence(1))
+    channel = network.draw_round(channel_rng, 4.0)
+    assert channel.downlink_fade.shape == (20, system.subbands) and np.all(channel.downlink_fade == 1.0)
+    assert np.all(channel.uplink_fade == 1.0)
+    with pytest.raises(Exception, match="fading_in_time=doppler times a fading the cell does not have"):
+        get_cell_system("umi-3.5ghz", overrides={"speed_kmh": 3.0, "fading": "none", "fading_in_time": "doppler"})
 
 
 def test_layer_3_filter_by_hand():
     """TS 38.331 Sec. 5.5.3.2: F_0 = M_1, F_n = (1 - a) F_{n-1} + a M_n, a = 1/2^(k/4) per 200 ms."""
     fc4 = L3Filter(4)
     np.testing.assert_array_equal(fc4.read(0.0, np.array([-80.0])), [-80.0])
-    np.testing.assert_allclose(fc4.read(0.2, np.array([-90.0]), commit=False), [-85.0])  # a = 1/2
-    np.testing.assert_array_equal(fc4.value_db, [-80.0])  # a report's reading leaves it
-    np.testing.assert_allclose(fc4.read(0.2, np.array([-90.0])), [-85.0])
+    np.testing.assert_allclose(fc4.read(0.2, np.array([-90.0])), [-85.0])  # a = 1/2
     np.testing.assert_allclose(fc4.read(0.6, np.array([-85.0 - 8.0])), [-85.0 - 8.0 * 0.75])  # two periods: weight 1/4 left
     halves = L3Filter(8)  # a = 1/4: two readings 100 ms apart of the same value filter as one reading 200 ms later
     halves.read(0.0, np.array([0.0]))
@@ -127,7 +128,7 @@ def test_layer_3_filter_by_hand():
 def _handovers_per_minute(devices, minutes, step_s, **radio):
     system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 30.0, **radio})
     layout = system.cell.place(devices, np.random.default_rng(0))
-    channel = ChannelInTime.start(system, layout, np.random.default_rng(1))
+    channel = ChannelInTime.start(system, layout, np.random.default_rng(1), measurement_period_s=step_s)
     for i in range(int(round(60.0 * minutes / step_s)) + 1):
         channel.at(i * step_s)
     return len(channel.handovers) / devices / minutes

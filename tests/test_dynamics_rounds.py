@@ -102,9 +102,14 @@ def test_the_report_is_the_channel_at_its_instant():
     perfect = network.channel_report(channel_rng, 2.0)
     channel = network.draw_round(channel_rng, 2.0)
     np.testing.assert_array_equal(perfect.uplink_bps, np.where(channel.uplink_outage, 0.0, channel.uplink_bps))
-    delayed, _ = _bind(speed_kmh=3.0, csi_delay_s=0.5)
-    old = delayed.channel_report(channel_rng, 2.5)
+    delayed, delayed_rng = _bind(speed_kmh=3.0, csi_delay_s=0.5)
+    old = delayed.channel_report(delayed_rng, 2.5)  # the large-scale channel 0.5 s old, the round's block fading
     np.testing.assert_array_equal(old.uplink_bps, perfect.uplink_bps)
+    doppler, doppler_rng = _bind(speed_kmh=3.0, fading_in_time="doppler", csi_delay_s=0.5)
+    aged = doppler.channel_report(doppler_rng, 2.5)  # fading in time: the report's fading is that of its instant too
+    then = doppler.draw_round(doppler_rng, 2.0)
+    np.testing.assert_array_equal(aged.uplink_bps, np.where(then.uplink_outage, 0.0, then.uplink_bps))
+    assert not np.array_equal(then.uplink_fade, doppler.draw_round(doppler_rng, 2.5).uplink_fade)
 
 
 def test_the_fast_path_and_the_processes_agree_on_a_moving_cell():
@@ -115,3 +120,40 @@ def test_the_fast_path_and_the_processes_agree_on_a_moving_cell():
         records, _ = simulate_rounds(plans, network, 1e5, np.random.default_rng(0), simulator=simulator, channel_rng=channel_rng)
         ends.append([(r.end, r.outcome.arrived, dict(r.outcome.dropped)) for r in records])
     assert ends[0] == ends[1]
+
+
+@pytest.mark.parametrize("cell, radio", [("uma-3.5ghz", {}), ("umi-3.5ghz", {}), ("umi-3.5ghz", {"interference": False})])
+def test_a_static_cell_and_a_crawling_one_share_their_channel(cell, radio):
+    """Common random numbers: at 0.001 km/h the channel is the static cell's continued (the drop's
+    LOS states, shadowing, O2I losses, association; the same block fading from the same stream),
+    so the per-device mean SINR at t = 0 and the first round's end are the static cell's."""
+    devices = 40
+    runs = []
+    for speed in (0.0, 0.001):
+        system = get_cell_system(cell, overrides={**radio, "speed_kmh": speed})
+        network, channel_rng = system.bind(np.full(devices, 100.0), np.random.SeedSequence(7))
+        layout = network.layout if speed == 0 else network.dynamics.motion.at(0.0)[0]
+        records, _ = simulate_rounds(_plans(1, devices), network, 1e6, np.random.default_rng(0), channel_rng=channel_rng)
+        runs.append((system.mean_snr_db(layout), layout.sector, records[0].end))
+    (static_snr, static_sector, static_end), (crawl_snr, crawl_sector, crawl_end) = runs
+    np.testing.assert_allclose(crawl_snr[0], static_snr[0], atol=1e-3)  # dB: the moving path's antenna gains in single precision
+    np.testing.assert_allclose(crawl_snr[1], static_snr[1], atol=1e-3)
+    np.testing.assert_array_equal(crawl_sector, static_sector)
+    assert crawl_end == pytest.approx(static_end, rel=0.01)
+
+
+def test_the_association_runs_on_its_own_measurement_period_not_at_round_starts():
+    """TS 38.133's 200 ms layer-1 period: the handovers are the same whatever the rounds' lengths
+    (here 4 rounds of 2 Mbit against 40 rounds of 0.2 Mbit over the same minute), each at a
+    measurement instant k x 200 ms, logged by the first round that starts after it."""
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 120.0})
+    logged = []
+    for rounds, bits in ((4, 2e6), (40, 2e5)):
+        network, channel_rng = system.bind(np.full(DEVICES, 100.0), np.random.SeedSequence(3))
+        records, trace = simulate_rounds(_plans(rounds, bits=bits), network, bits, np.random.default_rng(0), channel_rng=channel_rng)
+        last_start = records[-1].end - (records[-1].end - records[-2].end)  # the last round's start: the end of the one before
+        logged.append(([(e.start, e.entity, e.reason) for e in trace if e.kind == "handover"], last_start))
+    (few, few_until), (many, many_until) = logged
+    until = min(few_until, many_until)
+    assert [h for h in few if h[0] <= until] == [h for h in many if h[0] <= until] and len(few) > 4
+    assert all(abs(t / 0.2 - round(t / 0.2)) < 1e-9 for t, _, _ in few)

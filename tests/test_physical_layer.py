@@ -290,7 +290,7 @@ def test_receive_combining_keeps_tdd_reciprocity_on_its_first_branch():
 
 @pytest.mark.parametrize("overrides, message", [
     ({"bs_rx_antennas": 0}, r"bs_rx_antennas must be an integer in 1\.\.64, got 0"),
-    ({"bs_rx_antennas": 2, "speed_kmh": 3.0}, "bs_rx_antennas above 1 needs a static cell"),
+    ({"bs_rx_antennas": 2, "speed_kmh": 3.0, "fading_in_time": "doppler"}, "bs_rx_antennas above 1 needs block fading"),
 ])
 def test_impossible_receive_antennas_are_refused(overrides, message):
     from scenarios.definitions.cells import get_cell_system

@@ -14,8 +14,9 @@ With a margin of 0 dB a device is always served by its strongest sector (RSRP as
 TR 38.901 Sec. 7.8's calibration places devices); with a margin it stays with its sector until
 another is stronger by more than the margin (a hysteresis against ping-pong handovers); with a
 time to trigger (TS 38.331 ``timeToTrigger``) the same sector must have met that condition at
-every reading for at least that long (read at the instants the channel is read: the condition
-held at two readings that far apart, and at every one between them).
+every reading for at least that long (read at the association's measurement instants, every
+200 ms by default: the condition held at two readings that far apart, and at every one between
+them).
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ import numpy as np
 
 
 class Handover(NamedTuple):
-    """Device ``device`` moved from sector ``source`` to ``target`` at ``time_s`` (when the
-    channel was read: the clock's instants, the rounds' starts)."""
+    """Device ``device`` moved from sector ``source`` to ``target`` at ``time_s`` (a measurement
+    instant of the association: ``netsim.dynamics.motion.ChannelInTime.measure_until``)."""
 
     time_s: float
     device: int
@@ -66,16 +67,15 @@ class L3Filter:
         self.value_db: np.ndarray | None = None
         self.time_s = 0.0
 
-    def read(self, time_s: float, measured_db: np.ndarray, commit: bool = True) -> np.ndarray:
-        """The filtered values at ``time_s`` given the measurements ``measured_db`` then;
-        ``commit`` False reads them without moving the filter on (a gap below 0: the old value)."""
+    def read(self, time_s: float, measured_db: np.ndarray) -> np.ndarray:
+        """The filtered values at ``time_s`` given the measurements ``measured_db`` then (a gap
+        below 0: the old value)."""
         if self.value_db is None or self.keep_per_period == 0.0:
             filtered = measured_db
         else:
             keep = self.keep_per_period ** (max(time_s - self.time_s, 0.0) / self.period_s)
             filtered = keep * self.value_db + (1.0 - keep) * measured_db
-        if commit:
-            self.value_db, self.time_s = filtered, float(time_s)
+        self.value_db, self.time_s = filtered, float(time_s)
         return filtered
 
 

@@ -53,7 +53,14 @@ class TorusMotion:
 
     def positions(self, t_s: float) -> tuple[np.ndarray, np.ndarray]:
         """(x, y) at ``t_s``, in the lattice cell around the centre site (the nearest image to it)."""
-        x, y = self.x0_m + self.vx_m_s * t_s, self.y0_m + self.vy_m_s * t_s
+        return self._folded(self.x0_m + self.vx_m_s * t_s, self.y0_m + self.vy_m_s * t_s)
+
+    def distance_from_start_m(self, x_m, y_m) -> np.ndarray:
+        """Each device's distance from its start (the shortest over the torus's images)."""
+        return np.hypot(*self._folded(np.asarray(x_m) - self.x0_m, np.asarray(y_m) - self.y0_m))
+
+    def _folded(self, x, y) -> tuple[np.ndarray, np.ndarray]:
+        """Points folded by the lattice into its cell around the origin (each point's image nearest to it)."""
         # lattice coordinates, rounded: a nearby lattice point; then the nearest of it and its six neighbours
         inverse = np.linalg.inv(self.basis.T)
         a, b = inverse @ np.stack([x, y])
@@ -96,6 +103,11 @@ class DiskMotion:
         turn = orientation * 2.0 * np.arccos(b / radius_m)
         speed = np.broadcast_to(np.asarray(speed_m_s, dtype=float), x.shape)
         return cls(nx, ny, ux, uy, b, s0, speed.copy(), turn, float(radius_m))
+
+    def distance_from_start_m(self, x_m, y_m) -> np.ndarray:
+        """Each device's distance from its start (straight, across the disk)."""
+        return np.hypot(np.asarray(x_m) - (self.b_m * self.normal_x + self.s0_m * self.ux),
+                        np.asarray(y_m) - (self.b_m * self.normal_y + self.s0_m * self.uy))
 
     def positions(self, t_s: float) -> tuple[np.ndarray, np.ndarray]:
         half = np.sqrt(np.maximum(self.radius_m**2 - self.b_m**2, 0.0))

@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import ndtr
+from scipy.special import ndtr, ndtri
 
 from netsim import multicell, pathloss
 from netsim.cell import CellLayout
@@ -50,106 +50,142 @@ from netsim.dynamics.mobility import KMH, DiskMotion, TorusMotion, table_7_8_1_s
 LOS_CORRELATION_M = {"umi": 50.0, "uma": 50.0}
 SF_CORRELATION_M = {"umi": (10.0, 13.0, 7.0), "uma": (37.0, 50.0, 7.0)}
 LOS_FIELD, SF_LOS, SF_NLOS, SF_O2I = range(4)
+STILL_M = 1e-9  # a device closer than this to its start has not moved (positions' rounding: the billiard's ~1e-14 m at t = 0)
 
 
 @dataclass
 class ChannelInTime:
     """One run's moving channel (built from its system and initial layout by ``start``); its only
-    state is the association (``serving``, its layer-3 filter and time to trigger), the last reading's
-    filtered coupling gains and the handovers logged so far."""
+    state is the association (``serving``, its layer-3 filter and time to trigger, run at its own
+    measurement instants: ``measure_until``), the last measurement's filtered coupling gains and
+    the handovers logged so far."""
 
     system: object  # netsim.physical.PhysicalSystem
     layout: CellLayout  # at t = 0 as the cell placed it: the devices' start, indoor states and heights, the interferers
     motion: object  # TorusMotion or DiskMotion
     speed_m_s: np.ndarray
     fields: ExponentialField  # sites x 4
-    o2i_loss_db: np.ndarray
-    indoor_distance_m: np.ndarray
-    effective_height_m: np.ndarray  # devices x sites
-    k_los: np.ndarray  # each device's Ricean K while its serving link is LOS
-    downlink_fading: doppler.SumOfSinusoids
-    uplink_fading: doppler.SumOfSinusoids
+    start_z: np.ndarray  # devices x sites x 4: each link's drop value (LOS quantile, then its unit shadowing for each kind)
+    start_field: np.ndarray  # devices x sites x 4: the fields at the devices' start
+    downlink_fading: doppler.SumOfSinusoids | None  # None: block fading, drawn per round by the network
+    uplink_fading: doppler.SumOfSinusoids | None
     l3_filter: association.L3Filter
     trigger: association.Trigger | None = None
+    measurement_period_s: float = association.L1_PERIOD_S
     serving: np.ndarray | None = None
-    measured_db: np.ndarray | None = None  # every sector's layer-3 filtered coupling gain at the last committed reading (devices x sectors)
+    measured_db: np.ndarray | None = None  # every sector's layer-3 filtered coupling gain at the last measurement (devices x sectors)
+    measurements: int = 0  # the measurement instants run so far: k P for k < measurements
     handovers: list = field(default_factory=list)
     _cache: dict = field(default_factory=dict)
+    _coupling: tuple = (None, None)  # (t, coupling_db(t)) of the last instant computed
 
     @classmethod
-    def start(cls, system, layout: CellLayout, rng: np.random.Generator) -> "ChannelInTime":
-        """Draw the run's paths, fields and fading processes from ``rng`` (the network seed's motion child)."""
+    def start(cls, system, layout: CellLayout, rng: np.random.Generator,
+              measurement_period_s: float = association.L1_PERIOD_S) -> "ChannelInTime":
+        """Draw the run's fields, paths and (``fading_in_time`` ``doppler``) fading processes from
+        ``rng`` (the network seed's motion child), in that order; everything the drop drew
+        (``layout.draws``: LOS states, shadowing, O2I losses, ``h_E``, K-factors) is the static
+        cell's, so the channel at t = 0 is the static cell's channel."""
         cell = system.cell
+        if layout.draws is None:
+            raise ValueError("a channel in time continues a layout the cell placed (Cell.place): this one has no draws")
         n = layout.num_devices
         indoor = np.zeros(n, dtype=bool) if layout.indoor is None else layout.indoor
         speed = table_7_8_1_speeds_m_s(indoor) if cell.speed_kmh == "38.901" else np.full(n, float(cell.speed_kmh) * KMH)
         sites = multicell.SITES if cell.interference else 1
-        los_m, sf_m = LOS_CORRELATION_M[cell.scenario], SF_CORRELATION_M[cell.scenario]
         shifts = multicell.wrap_shifts(cell.inter_site_distance_m)
-        fields = ExponentialField.draw(rng, np.broadcast_to(np.array([los_m, *sf_m]), (sites, 4)),
+        fields = ExponentialField.draw(rng, np.broadcast_to(correlation_m(cell.scenario), (sites, 4)),
                                        period_m=shifts[1:3] if cell.interference else None)  # periodic on the torus
         if cell.interference:
             motion = TorusMotion.draw(rng, layout.x_m, layout.y_m, speed, shifts)
-            d_in = np.minimum(rng.uniform(0.0, multicell.INDOOR_DISTANCE_MAX_M, n), rng.uniform(0.0, multicell.INDOOR_DISTANCE_MAX_M, n))
-            low = rng.random(n) < cell.o2i_low_loss_fraction
-            o2i = np.where(indoor, multicell.o2i_loss_db(cell.carrier_hz, low, d_in, rng.standard_normal(n)), 0.0)
-            d2d = np.hypot(*_site_vectors(layout.x_m, layout.y_m, cell.inter_site_distance_m))
-            h_e = (pathloss.uma_effective_height_m(rng, d2d, layout.height_m[:, None]) if cell.scenario == "uma"
-                   else np.ones_like(d2d))
-            d_in = np.where(indoor, d_in, 0.0)
         else:
             motion = DiskMotion.draw(rng, layout.x_m, layout.y_m, speed, cell.outer_radius_m)
-            o2i, d_in, h_e = np.zeros(n), np.zeros(n), np.ones((n, 1))
-        prop = cell.propagation
-        k_los = np.where(layout.k_factor > 0, layout.k_factor,
-                         10.0 ** ((cell.k_factor_mean_db + prop.k_factor_sigma_db * rng.standard_normal(n)) / 10.0))
-        f_d = np.repeat(doppler.doppler_hz(speed, cell.carrier_hz)[:, None], system.subbands, axis=1)
-        downlink = doppler.SumOfSinusoids.draw(rng, f_d)
-        uplink = downlink if system.duplex == "tdd" else doppler.SumOfSinusoids.draw(rng, f_d)
+        draws = layout.draws
+        start_z = np.empty((n, sites, 4))
+        start_z[:, :, LOS_FIELD] = ndtri(draws.los_uniform)
+        start_z[:, :, SF_LOS:] = draws.shadowing_z[:, :, None]
+        if system.fading_in_time == "doppler":
+            f_d = np.repeat(doppler.doppler_hz(speed, cell.carrier_hz)[:, None], system.subbands, axis=1)
+            downlink = doppler.SumOfSinusoids.draw(rng, f_d)
+            uplink = downlink if system.duplex == "tdd" else doppler.SumOfSinusoids.draw(rng, f_d)
+        else:
+            downlink = uplink = None
         trigger = association.Trigger(n, cell.handover_ttt_s) if cell.handover_ttt_s > 0 else None
-        return cls(system, layout, motion, speed, fields, o2i, d_in, h_e, k_los, downlink, uplink,
-                   association.L3Filter(cell.handover_filter_k), trigger)
+        return cls(system, layout, motion, speed, fields, start_z, fields.at(layout.x_m, layout.y_m), downlink, uplink,
+                   association.L3Filter(cell.handover_filter_k), trigger, float(measurement_period_s))
 
-    def at(self, t_s: float, commit: bool = True) -> tuple[CellLayout, np.ndarray, np.ndarray, np.ndarray]:
-        """(layout at ``t_s``, downlink ``|h|^2``, uplink ``|h|^2`` (devices x subbands), out of
-        coverage per device). ``commit``: the association moves on to ``t_s`` and its handovers
-        are logged (a report of an earlier instant reads without moving it)."""
-        key = (float(t_s), commit)
+    @property
+    def draws(self):
+        return self.layout.draws
+
+    def at(self, t_s: float) -> tuple[CellLayout, np.ndarray | None, np.ndarray | None, np.ndarray]:
+        """(layout at ``t_s``, downlink ``|h|^2``, uplink ``|h|^2`` (devices x subbands; None under
+        block fading, which the network draws per round from the fading stream), out of coverage
+        per device). The serving sector is the association's at ``t_s``: its measurements run up
+        to ``t_s`` first (``measure_until``; they are at fixed instants, so what they do does not
+        depend on who reads when), and a reading of an earlier instant (a report ``csi_delay_s``
+        old) sees the sectors of its instant (``serving_at``)."""
+        key = float(t_s)
         if key not in self._cache:
             self._cache.clear()
-            layout, out = self._large_scale(float(t_s), commit)
-            if self.system.fading == "none":
+            self.measure_until(key)
+            layout, out = self._large_scale(float(t_s))
+            if self.downlink_fading is None:
+                downlink = uplink = None
+            elif self.system.fading == "none":
                 downlink = uplink = np.ones((layout.num_devices, self.system.subbands))
             else:
-                k = self._k_factor(layout.los)
+                k = self._k_factor(layout.k_factor)
                 downlink = self.downlink_fading.power(t_s, k)
                 uplink = downlink if self.uplink_fading is self.downlink_fading else self.uplink_fading.power(t_s, k)
             self._cache[key] = (layout, downlink, uplink, out)
         return self._cache[key]
 
-    def _k_factor(self, los: np.ndarray) -> np.ndarray:
+    def _k_factor(self, k_factor: np.ndarray) -> np.ndarray:
         if self.system.fading == "rayleigh":
-            return np.zeros((los.size, 1))
-        return np.where(los, self.k_los, 0.0)[:, None]
+            return np.zeros((k_factor.size, 1))
+        return k_factor[:, None]
 
-    def _large_scale(self, t_s: float, commit: bool) -> tuple[CellLayout, np.ndarray]:
+    def _continued(self, x, y, t_s: float, which) -> np.ndarray:
+        """Unit Gaussian values of each link's field of kind ``which`` (an int, or devices x sites)
+        at the devices' positions at ``t_s``, continued from the drop's: the field conditioned on
+        the drop's value at the start, ``g(x) + rho (z_0 - g(x_0))``, ``rho = exp(-d / d_corr)``
+        with ``d`` the distance from the start (the shortest on the torus). For a Gaussian field
+        of correlation ``exp(-d / d_corr)`` and ``z_0`` drawn from its marginal this has the
+        field's own law (variance 1, correlation ``exp(-|x - x'| / d_corr)`` between any two
+        points: the correlation of the sum is ``rho_xx' - rho_x rho_x' - rho_x rho_x' +
+        rho_x rho_x' + rho_x rho_x'``), and it is the drop's value at t = 0 (exactly: a device that
+        has not moved reads ``z_0``)."""
+        d_m = self.motion.distance_from_start_m(x, y)[:, None]
+        corr = correlation_m(self.system.cell.scenario)
+        if np.ndim(which) == 0:
+            z0, g0 = self.start_z[:, :, which], self.start_field[:, :, which]
+        else:
+            rows, sites = np.arange(x.size)[:, None], np.arange(self.start_z.shape[1])
+            z0, g0 = self.start_z[rows, sites, which], self.start_field[rows, sites, which]
+        value = self.fields.select(x, y, which) + np.exp(-d_m / corr[which]) * (z0 - g0)
+        return np.where(d_m < STILL_M, z0, value)  # not moved (t = 0, or speed 0): the drop's value itself
+
+    def coupling_db(self, t_s: float) -> tuple:
+        """Every link at ``t_s``: (x, y, devices x sites LOS states, path losses and shadowing,
+        devices x sectors antenna gains and coupling gains)."""
+        if self._coupling[0] == t_s:
+            return self._coupling[1]
         cell = self.system.cell
-        x, y = self.motion.positions(t_s)
-        if not cell.interference:
-            return self._isolated(x, y), np.zeros(x.size, dtype=bool)
         prop = cell.propagation
+        draws = self.draws
+        x, y = self.motion.positions(t_s)
         vx, vy = _site_vectors(x, y, cell.inter_site_distance_m)
         d2d = np.hypot(vx, vy)
         h = self.layout.height_m[:, None]
-        d_out = np.maximum(d2d - self.indoor_distance_m[:, None], 0.0)
-        los = self._los(x, y, lambda: prop.los_probability(d_out, h), d2d.shape)
-        loss = prop.path_loss_db(np.maximum(d2d, pathloss.MIN_DISTANCE_M), los, cell.bs_height_m, h, cell.carrier_hz, self.effective_height_m)
+        d_out = np.maximum(d2d - draws.indoor_distance_m[:, None], 0.0)
+        los = self._los(x, y, t_s, lambda: prop.los_probability(d_out, h), d2d.shape)
+        loss = prop.path_loss_db(np.maximum(d2d, pathloss.MIN_DISTANCE_M), los, cell.bs_height_m, h, cell.carrier_hz, draws.effective_height_m)
         if cell.shadowing:  # an indoor device reads the O2I field to every site; an outdoor one its link's LOS or NLOS field
-            z = np.empty(d2d.shape)
             inside = self.layout.indoor
-            z[inside] = self.fields.select(x[inside], y[inside], SF_O2I)
-            z[~inside] = self.fields.select(x[~inside], y[~inside], np.where(los[~inside], SF_LOS, SF_NLOS))
-            shadowing = prop.sigma_sf_db(los, self.layout.indoor[:, None]) * z
+            kind = np.where(los, SF_LOS, SF_NLOS)
+            kind[inside] = SF_O2I
+            shadowing = prop.sigma_sf_db(los, inside[:, None]) * self._continued(x, y, t_s, kind)
         else:
             shadowing = np.zeros_like(d2d)
         zenith = np.degrees(np.arctan2(d2d, h - cell.bs_height_m))
@@ -159,15 +195,53 @@ class ChannelInTime:
         relative[relative <= -180.0] += 360.0
         relative[relative <= -180.0] += 360.0
         antenna = (multicell.element_gain_db(zenith[:, :, None], relative) + array[:, :, None]).reshape(x.size, -1)
-        coupling = antenna - np.repeat(loss + shadowing + self.o2i_loss_db[:, None], 3, axis=1)
-        measured = self.l3_filter.read(t_s, coupling, commit)
-        serving = association.strongest(measured, self.serving, cell.handover_margin_db)
-        if self.trigger is not None and self.serving is not None:
-            serving = self.trigger.confirm(t_s, self.serving, serving) if commit else self.serving
-        if commit:
+        coupling = antenna - np.repeat(loss + shadowing + draws.o2i_loss_db[:, None], 3, axis=1)
+        self._coupling = (t_s, (x, y, los, loss, shadowing, antenna, coupling))
+        return self._coupling[1]
+
+    def measure_until(self, t_s: float) -> None:
+        """Run the association at every measurement instant ``k P <= t_s`` not yet run (``P`` the
+        ``measurement_period_s``, by default TS 38.133's 200 ms intra-frequency layer-1
+        measurement period without DRX, ``association.L1_PERIOD_S``, the sample rate the layer-3
+        filter's coefficient assumes): each reads every sector's coupling gain at its instant
+        (RSRP without the fast fading: TS 38.215 5.1.1), filters it (TS 38.331 5.5.3.2), applies
+        event A3 with its time to trigger (TS 38.331 5.5.4.4) and logs the handovers at that
+        instant. So the association runs on its own clock, not at the rounds' starts: how often a
+        device hands over does not depend on how long the rounds are (the isolated cell has one
+        base station: nothing to measure)."""
+        cell = self.system.cell
+        if not cell.interference:
+            return
+        while self.measurements * self.measurement_period_s <= t_s:
+            t_k = self.measurements * self.measurement_period_s
+            measured = self.l3_filter.read(t_k, self.coupling_db(t_k)[-1])
+            serving = association.strongest(measured, self.serving, cell.handover_margin_db)
             if self.serving is not None:
-                self.handovers.extend(association.handovers(t_s, self.serving, serving))
+                if self.trigger is not None:
+                    serving = self.trigger.confirm(t_k, self.serving, serving)
+                self.handovers.extend(association.handovers(t_k, self.serving, serving))
             self.serving, self.measured_db = serving, measured
+            self.measurements += 1
+
+    def serving_at(self, t_s: float) -> np.ndarray:
+        """Each device's serving sector at ``t_s`` as the association's measurements left it (the
+        first measurement's before it has run; an instant before the last measurement: the
+        sectors then, the later handovers undone)."""
+        if self.serving is None:
+            self.measure_until(0.0)
+        serving = self.serving.copy()
+        for h in reversed(self.handovers):
+            if h.time_s <= t_s:
+                break
+            serving[h.device] = h.source
+        return serving
+
+    def _large_scale(self, t_s: float) -> tuple[CellLayout, np.ndarray]:
+        cell = self.system.cell
+        if not cell.interference:
+            return self._isolated(t_s), np.zeros(self.layout.num_devices, dtype=bool)
+        serving = self.serving_at(t_s)
+        x, y, los, loss, shadowing, antenna, coupling = self.coupling_db(t_s)
         rows = np.arange(x.size)
         if cell.coverage == "site":
             out = serving // 3 != multicell.PS_SITE
@@ -182,29 +256,37 @@ class ChannelInTime:
             downlink = 10.0 * np.log10(load * (gain.sum(axis=1) - gain[rows, sector]))
             uplink = 10.0 * np.log10(load * (10.0 ** (self.layout.interferer_gain_db / 10.0)).sum(axis=0)[orientation])
         site = sector // 3
-        layout = CellLayout(x, y, los[rows, site], shadowing[rows, site], loss[rows, site] + self.o2i_loss_db, self.k_los * los[rows, site],
+        layout = CellLayout(x, y, los[rows, site], shadowing[rows, site], loss[rows, site] + self.draws.o2i_loss_db,
+                            self.draws.k_los * los[rows, site],
                             bs_gain_db=antenna[rows, sector], downlink_interference_db=downlink, uplink_interference_db=uplink,
                             indoor=self.layout.indoor, height_m=self.layout.height_m, sector=orientation,
                             interferer_gain_db=self.layout.interferer_gain_db,
-                            interferer_coupling_loss_db=self.layout.interferer_coupling_loss_db)
+                            interferer_coupling_loss_db=self.layout.interferer_coupling_loss_db, draws=self.draws)
         return layout, out
 
-    def _los(self, x, y, probability, shape) -> np.ndarray:
-        """Every link's LOS state (devices x sites): the cell's fixed state, or ``Phi(g) < P_LOS``."""
+    def _los(self, x, y, t_s: float, probability, shape) -> np.ndarray:
+        """Every link's LOS state (devices x sites): the cell's fixed state, or ``Phi(g) < P_LOS``
+        with ``g`` the LOS field continued from the drop's draw (``_continued``)."""
         los = self.system.cell.los
         if los != "probabilistic":
             return np.full(shape, los == "los")
-        return ndtr(self.fields.select(x, y, LOS_FIELD)) < probability()
+        return ndtr(self._continued(x, y, t_s, LOS_FIELD)) < probability()
 
-    def _isolated(self, x: np.ndarray, y: np.ndarray) -> CellLayout:
+    def _isolated(self, t_s: float) -> CellLayout:
         cell = self.system.cell
         prop = cell.propagation
+        x, y = self.motion.positions(t_s)
         d = np.maximum(np.hypot(x, y), cell.inner_radius_m)
-        los = self._los(x, y, lambda: prop.los_probability(d), (x.size, 1))[:, 0]
-        g = self.fields.select(x, y, np.where(los, SF_LOS, SF_NLOS)[:, None])[:, 0]
+        los = self._los(x, y, t_s, lambda: prop.los_probability(d)[:, None], (x.size, 1))[:, 0]  # one site: devices x 1
+        g = self._continued(x, y, t_s, np.where(los, SF_LOS, SF_NLOS)[:, None])[:, 0]
         shadowing = prop.sigma_sf_db(los) * g if cell.shadowing else np.zeros(x.size)
         loss = prop.path_loss_db(d, los, cell.bs_height_m, cell.ut_height_m, cell.carrier_hz)
-        return CellLayout(x, y, los, shadowing, loss, self.k_los * los)
+        return CellLayout(x, y, los, shadowing, loss, self.draws.k_los * los, draws=self.draws)
+
+
+def correlation_m(scenario: str) -> np.ndarray:
+    """The four fields' correlation distances (LOS state; shadow fading of LOS, NLOS, O2I links)."""
+    return np.array([LOS_CORRELATION_M[scenario], *SF_CORRELATION_M[scenario]])
 
 
 def array_gain_db(zenith_deg, elements: int, downtilt_deg: float) -> np.ndarray:

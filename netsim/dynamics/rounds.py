@@ -148,7 +148,7 @@ def dynamics_of(system, layout, rng) -> Dynamics:
     from netsim.dynamics.motion import ChannelInTime
 
     devices = layout.num_devices
-    motion = ChannelInTime.start(system, layout, rng) if system.cell.moving else None
+    motion = ChannelInTime.start(system, layout, rng) if system.channel_in_time else None
     if system.mean_off_s > 0:
         availability = OnOff(rng, devices, system.mean_on_s, system.mean_off_s)
     elif system.availability_trace is not None:

@@ -1,6 +1,7 @@
 """Fit the link layer's BLER curves to Sionna SYS's AWGN BLER tables: writes ``netsim/link/bler_curves.py``
 (the fitted parameters and, per curve, the two source points that bracket 10% BLER), draws
-``docs/img/link_bler_fit.png`` and prints the fit's error at 10% BLER (Markdown, on stdout).
+``docs/img/link_bler_fit.png`` and prints the fit's error at 10% BLER, over all curves and for the
+figure's (Markdown, on stdout).
 
 Usage: python3 -m benchmarks.link_bler_fit --source DIR [--table netsim/link/bler_curves.py] [--out docs/img/link_bler_fit.png]
 
@@ -135,6 +136,18 @@ def errors(all_rows: dict[str, list]) -> None:
         print(f"| {table} | {e.size} | {r.sum()} | {e.max():.2f} | {np.sqrt(np.mean(e ** 2)):.2f} | {e[r].max():.2f} / {g[r].max():.2f} |")
 
 
+def figure_table(all_rows: dict[str, list]) -> None:
+    """The figure's curves at 10% BLER: the source's points around it, its crossing, the fit's."""
+    rows = {(r[0], r[1]): r for r in all_rows["pusch-tp-64qam"]}
+    print("\n| MCS | code block (bits) | source points around 10% (SNR dB: BLER) | source crossing, logit / log10 interp. (dB) | fit (dB) |")
+    print("| --- | --- | --- | --- | --- |")
+    for cbs in FIGURE_CBS:
+        for mcs in FIGURE_MCS:
+            _, _, mid, slope, br = rows[(mcs, cbs)]
+            print(f"| {mcs} | {cbs} | {br[0]:.2f}: {br[1]:.3g}, {br[2]:.2f}: {br[3]:.3g} | "
+                  f"{crossing(br, 'logit'):.2f} / {crossing(br, 'log10'):.2f} | {mid + math.log(9) / slope:.2f} |")
+
+
 def figure(source: Path, all_rows: dict[str, list], out: str) -> None:
     import matplotlib
 
@@ -178,6 +191,7 @@ def main(argv=None) -> None:
     write_table(all_rows, args.table, commit)
     print(f"`python3 -m benchmarks.link_bler_fit` (commit {commit})\n")
     errors(all_rows)
+    figure_table(all_rows)
     figure(args.source, all_rows, args.out)
 
 

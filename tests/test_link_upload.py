@@ -31,7 +31,7 @@ def test_one_upload_by_hand():
     done = upload(12_672, SINR_9_5_DB, np.random.default_rng(29), 0.2, loop)
     assert done.mcs.tolist() == [17, 15, 16, 16]
     assert done.tbs_bits.tolist() == [4224, 3752, 3968, 3968]
-    assert done.transmissions.tolist() == [2, 1, 1, 1]
+    assert done.transmissions.tolist() == [2, 1, 1, 1] and done.delivered.all()
     assert (done.n_blocks, done.outage) == (4, False)
     assert done.airtime_s == pytest.approx(2.5e-3, rel=1e-12)
     assert done.energy_j == pytest.approx(0.5e-3, rel=1e-12)
@@ -45,7 +45,8 @@ def test_every_transmission_is_charged_and_the_bits_fit_the_blocks(seed):
     sinr = 10 ** (rng.uniform(-3, 12, 12) / 10)
     link = LinkConfig(timing=HarqTiming(mu=0), n_symbols=12)
     done = upload(200_000, sinr, rng, 0.25, link=link)
-    assert done.tbs_bits.sum() - done.tbs_bits[-1] < 200_000 <= done.tbs_bits.sum()
+    carried = done.tbs_bits[done.delivered]
+    assert carried.sum() - carried[-1] < 200_000 <= carried.sum()
     assert done.airtime_s == pytest.approx(done.transmissions.sum() * 1e-3 * 12 / 14, rel=1e-12)
     assert done.energy_j == pytest.approx(done.airtime_s * 0.25, rel=1e-12)
     assert done.completion_s >= done.transmissions.sum() * 1e-3 - 1e-15
@@ -66,6 +67,32 @@ def test_retransmissions_cost_time_and_energy():
     done = upload(5_000, sinr, np.random.default_rng(0), 0.2)
     assert done.mcs.tolist() == [0] * done.n_blocks and done.transmissions.tolist() == [2] * done.n_blocks
     assert done.energy_j == pytest.approx(2 * done.n_blocks * 0.5e-3 * 0.2, rel=1e-12)
+
+
+def test_a_block_that_fails_four_times_is_charged_and_its_bits_go_again():
+    """An outer loop at its -20 dB floor sees 5 dB as 25 dB and picks MCS 27, which fails even with
+    four copies (11 dB); every first-transmission NACK raises the offset 0.5 dB until an MCS that
+    the channel carries comes back. Nothing is lost: the bits go in later blocks, and every
+    transmission, failed blocks' too, is charged."""
+    loop = OuterLoop(offset_db=-20.0)
+    done = upload(50_000, np.full(10, 10 ** 0.5), np.random.default_rng(1), 0.2, loop)
+    failed = ~done.delivered
+    assert failed[0] and done.mcs[0] == 27 and failed.sum() >= 10
+    assert done.transmissions[failed].tolist() == [4] * failed.sum()
+    carried = done.tbs_bits[done.delivered]
+    assert carried.sum() - carried[-1] < 50_000 <= carried.sum()
+    assert done.energy_j == pytest.approx(done.transmissions.sum() * 0.5e-3 * 0.2, rel=1e-12)
+
+
+def test_the_outer_loop_stays_within_its_bounds():
+    loop = OuterLoop(offset_db=-19.99)
+    loop.update(True)
+    assert loop.offset_db == -20.0
+    loop = OuterLoop(offset_db=19.8)
+    loop.update(False)
+    assert loop.offset_db == 20.0
+    with pytest.raises(ValueError, match="outside"):
+        OuterLoop(offset_db=25.0)
 
 
 def test_outage_when_even_four_combined_transmissions_of_mcs_0_miss_the_target():

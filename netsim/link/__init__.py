@@ -5,8 +5,8 @@ loop, HARQ with chase combining, and one upload's MCS, blocks, transmissions, ti
 Self-contained: it imports nothing else of ``netsim``; ``docs/link-layer.md`` describes it.
 """
 
-from netsim.link.adaptation import Grant, OuterLoop, select_mcs
+from netsim.link.adaptation import Grant, OuterLoop, multicast_grant, select_mcs
 from netsim.link.harq import HarqTiming
 from netsim.link.upload import LinkConfig, UploadResult, upload
 
-__all__ = ["Grant", "HarqTiming", "LinkConfig", "OuterLoop", "UploadResult", "select_mcs", "upload"]
+__all__ = ["Grant", "HarqTiming", "LinkConfig", "OuterLoop", "UploadResult", "multicast_grant", "select_mcs", "upload"]

@@ -31,10 +31,14 @@ class OuterLoop:
     bler_target: float = 0.1
     step_up_db: float = 0.5
     offset_db: float = 0.0
+    offset_min_db: float = -20.0  # Sionna SYS OuterLoopLinkAdaptation's default bounds
+    offset_max_db: float = 20.0
 
     def __post_init__(self) -> None:
         if not 0 < self.bler_target < 1 or self.step_up_db < 0:
             raise ValueError(f"0 < bler_target < 1 and step_up_db >= 0, not {self.bler_target}, {self.step_up_db}")
+        if not self.offset_min_db <= self.offset_db <= self.offset_max_db:
+            raise ValueError(f"the offset {self.offset_db} dB lies outside [{self.offset_min_db}, {self.offset_max_db}] dB")
 
     @property
     def step_down_db(self) -> float:
@@ -42,8 +46,10 @@ class OuterLoop:
         return self.step_up_db * self.bler_target / (1 - self.bler_target)
 
     def update(self, acknowledged: bool) -> None:
-        """One first transmission's HARQ feedback: ACK lowers the offset, NACK raises it."""
-        self.offset_db += -self.step_down_db if acknowledged else self.step_up_db
+        """One first transmission's HARQ feedback: ACK lowers the offset, NACK raises it, within
+        ``[offset_min_db, offset_max_db]`` (a long run of ACKs at the top MCS must not bank credit)."""
+        stepped = self.offset_db + (-self.step_down_db if acknowledged else self.step_up_db)
+        self.offset_db = min(max(stepped, self.offset_min_db), self.offset_max_db)
 
 
 @dataclass(frozen=True)

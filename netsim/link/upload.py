@@ -5,9 +5,10 @@ Each slot carries one transport block on all M PRBs (the last one padded). Per b
 loop picks the MCS at the outer loop's offset (``netsim.link.adaptation``); its first transmission
 and up to ``max_transmissions - 1`` chase-combined retransmissions (``netsim.link.harq``) each fail
 with the transport-block BLER at the combined SINRs, one ``rng.random()`` draw per transmission in
-order; the first transmission's ACK/NACK updates the outer loop. A block that fails all
-transmissions is sent again from a fresh HARQ process (RLC acknowledged mode's ARQ, TS 38.322 5.3,
-simplified to an immediate resend): its transmissions add up.
+order; the first transmission's ACK/NACK updates the outer loop. The bits of a block that fails
+all its transmissions go again in the next block, from a fresh HARQ process and at the MCS the
+outer loop then gives (RLC acknowledged mode's ARQ, TS 38.322 5.3, simplified to an immediate
+resend); the failed block stays in the result, charged like any other.
 
 Every transmission is charged in time and energy: airtime ``n_symbols / 14`` of a slot (TS 38.211
 4.3.2, normal cyclic prefix) at ``tx_power_w``; the completion time counts the slots the blocks and
@@ -53,11 +54,13 @@ class LinkConfig:
 
 @dataclass(frozen=True)
 class UploadResult:
-    """Per transport block: ``mcs``, ``tbs_bits``, ``transmissions``; and the totals."""
+    """Per transport block: ``mcs``, ``tbs_bits``, ``transmissions``, ``delivered`` (False: all
+    HARQ transmissions failed, its bits went again in a later block); and the totals."""
 
     mcs: np.ndarray
     tbs_bits: np.ndarray
     transmissions: np.ndarray
+    delivered: np.ndarray
     airtime_s: float
     completion_s: float
     energy_j: float
@@ -83,27 +86,24 @@ def upload(bits: int, sinr_prb_linear, rng: np.random.Generator, tx_power_w: flo
     allocation = Allocation(link.table, sinr, link.n_symbols, link.dmrs_re_per_prb)
     if allocation.combined_bler(0, link.max_transmissions) > loop.bler_target:
         empty = np.zeros(0, dtype=int)
-        return UploadResult(empty, empty, empty, 0.0, 0.0, 0.0, True)
-    mcs, tbs, sent = [], [], []
+        return UploadResult(empty, empty, empty, empty.astype(bool), 0.0, 0.0, 0.0, True)
+    mcs, tbs, sent, delivered = [], [], [], []
     remaining = bits
     while remaining > 0:
         chosen = allocation.select(loop)
-        count = 0
-        delivered = False
-        while not delivered:
-            for k in range(1, link.max_transmissions + 1):
-                count += 1
-                delivered = rng.random() >= allocation.combined_bler(chosen.mcs, k)
-                if k == 1:
-                    loop.update(delivered)
-                if delivered:
-                    break
+        for k in range(1, link.max_transmissions + 1):
+            decoded = rng.random() >= allocation.combined_bler(chosen.mcs, k)
+            if k == 1:
+                loop.update(decoded)
+            if decoded:
+                break
         mcs.append(chosen.mcs)
         tbs.append(chosen.segmentation.tbs_bits)
-        sent.append(count)
-        remaining -= chosen.segmentation.tbs_bits
-    total = sum(sent)
-    airtime_s = total * link.transmission_s
+        sent.append(k)
+        delivered.append(decoded)
+        if decoded:
+            remaining -= chosen.segmentation.tbs_bits
+    airtime_s = sum(sent) * link.transmission_s
     completion_s = occupied_slots(sent, link.timing.round_trip_slots) * link.timing.slot_s
-    return UploadResult(np.array(mcs), np.array(tbs), np.array(sent), airtime_s, completion_s,
+    return UploadResult(np.array(mcs), np.array(tbs), np.array(sent), np.array(delivered), airtime_s, completion_s,
                         airtime_s * tx_power_w, False)

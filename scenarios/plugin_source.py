@@ -9,7 +9,7 @@ within the same second to text of the same length (a script that sets ``SCALE = 
 
 So once plugins load, every module that is neither Python's, an installed library's nor
 fl-cosim's (the code the digest covers) is compiled from its source as it is imported: no
-bytecode is read or written for it. Python's, the libraries' and fl-cosim's modules import as
+bytecode is read or written for it, and its source is read bounded (``SourceLoader``). Python's, the libraries' and fl-cosim's modules import as
 before.
 """
 
@@ -21,12 +21,19 @@ import sys
 from pathlib import Path
 from typing import Iterable
 
+from contract.files import read_bytes
+
+
+MAX_SOURCE_BYTES = 16 << 20  # a plugin's module: a larger one is refused, never read
+
 
 class SourceLoader(importlib.machinery.SourceFileLoader):
-    """A ``.py`` file's loader that compiles the file as it is now, at every import."""
+    """A ``.py`` file's loader that compiles the file as it is now, at every import, read as
+    every file a user hands in (``contract.files``): a regular file of at most
+    ``MAX_SOURCE_BYTES`` (a helper that is a FIFO or a device is refused, never waited on)."""
 
     def get_code(self, fullname: str):
-        return self.source_to_code(self.get_data(self.path), self.path)
+        return self.source_to_code(read_bytes(self.path, MAX_SOURCE_BYTES), self.path)
 
 
 class SourceFinder:

@@ -418,3 +418,19 @@ def test_plugins_loaded_through_the_api_before_torch_are_their_files_alone(tmp_p
                           env=checkout_environment(), timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [example_code_files(folder)] * 2
+
+
+def test_a_plugin_module_past_the_size_limit_is_one_line_never_read(capsys, tmp_path, monkeypatch):
+    """A plugin's modules are read as every file a user hands in: bounded (Python itself skips a
+    FIFO or a device named ``helper.py``; a regular file larger than the limit is refused)."""
+    from scenarios import plugin_source
+
+    monkeypatch.setattr(plugin_source, "MAX_SOURCE_BYTES", 1000)
+    helper = tmp_path / "plugin_helper.py"
+    helper.write_text("# padding\n" * 200)
+    plugin = tmp_path / "helped_plugin.py"
+    plugin.write_text(HELPED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["list", "--plugin", str(plugin)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == f"fl-cosim: error: {helper} is larger than 1,000 bytes\n"

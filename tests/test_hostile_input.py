@@ -109,9 +109,24 @@ def hostile(tmp_path_factory):
     paths.update(sweep_files(root))
     paths.update(data_folders(root))
     paths.update(trace_files(root))
+    paths.update(timed_runs(root))
     (root / "a_file").write_text("not a folder\n")
     paths["a_file"] = str(root / "a_file")
     return paths
+
+
+def timed_runs(root: Path) -> dict[str, str]:
+    """Runs whose learning followed their timing (issue 57): FedBuff (2 rounds, wired) and a cell
+    with batteries (1 round)."""
+    from scenarios.execution.runner import RunSpec, run_experiment
+
+    loop = {"backend": "loop"}
+    return {
+        "fedbuff": run_experiment(RunSpec("digits-rotation", "fedavg", system="wired", rounds=2, orchestrator="fedbuff",
+                                          training=loop), root / "timed")["result_dir"],
+        "battery": run_experiment(RunSpec("digits-rotation", "fedavg", system="umi-3.5ghz", rounds=1,
+                                          radio={"battery_j": 100.0}, training=loop), root / "timed")["result_dir"],
+    }
 
 
 SWEEPS = {
@@ -328,7 +343,17 @@ TRACE_CASES = [  # read bounded (contract.files), before anything trains
     (TRACE + ["availability_trace={fifo_trace}"], "traces/fifo.json is a pipe, not a regular file"),
     (TRACE + ["availability_trace={folder_trace}"], "traces/folder.json is a folder, not a regular file"),
 ]
-CASES = FOLDER_CASES + SWEEP_CASES + DATA_CASES + SETTING_CASES + OUTPUT_CASES + TWICE_CASES + TRACE_CASES
+NOT_RETIMED = [  # issue 57: FedBuff's plans.jsonl holds {"plan": null} (re-timed, every system reported 0.0); batteries,
+    # availability and motion change who takes part
+    (["retime", "{fedbuff}", "--systems", "wired"], "ran with --orchestrator fedbuff, whose dispatches follow the arrivals"),
+    (PLOT + ["{complete}", "{fedbuff}", "--systems", "wired"], "ran with --orchestrator fedbuff"),
+    (["retime", "{battery}", "--systems", "umi-3.5ghz"], "ran on a cell in time (battery_j=100.0), which changes who takes part"),
+    (["retime", "{complete}", "--systems", "umi-3.5ghz:battery_j=0.001"],
+     "system 'umi-3.5ghz:battery_j=0.001': battery_j=0.001 changes who takes part as the clock runs"),
+    (["retime", "{complete}", "--systems", "umi-3.5ghz:mean_off_s=5,mean_on_s=0.01"], "mean_off_s=5.0 changes who takes part"),
+    (PLOT + ["{complete}", "--systems", "umi-3.5ghz:speed_kmh=3"], "speed_kmh=3.0 changes who takes part"),
+]
+CASES = FOLDER_CASES + SWEEP_CASES + DATA_CASES + SETTING_CASES + OUTPUT_CASES + TWICE_CASES + TRACE_CASES + NOT_RETIMED
 
 
 @pytest.mark.parametrize("argv,needle", CASES, ids=[" ".join(a[:1] + a[-2:]) for a, _ in CASES])
@@ -853,45 +878,3 @@ def test_a_plugin_writing_to_file_descriptor_1_leaves_run_json_clean(capfd, tmp_
     out, err = capfd.readouterr()
     assert code == 0 and json.loads(out)["runs"][0]["algorithm"] == "loud", err
     assert err == "written to fd 1 at load\n"
-
-
-# --- issue 57: nothing re-timed that cannot be --------------------------------------------------
-@pytest.fixture(scope="module")
-def timed_runs(tmp_path_factory):
-    """Runs whose learning followed their timing: FedBuff (2 rounds, wired) and a cell with
-    batteries (1 round); and a plain synchronous run (wired, 2 rounds)."""
-    from scenarios.execution.runner import RunSpec, run_experiment
-
-    root = tmp_path_factory.mktemp("timed")
-    loop = {"backend": "loop"}
-    return {
-        "fedbuff": run_experiment(RunSpec("digits-rotation", "fedavg", system="wired", rounds=2, orchestrator="fedbuff",
-                                          training=loop), root)["result_dir"],
-        "battery": run_experiment(RunSpec("digits-rotation", "fedavg", system="umi-3.5ghz", rounds=1,
-                                          radio={"battery_j": 100.0}, training=loop), root)["result_dir"],
-        "plain": run_experiment(RunSpec("digits-rotation", "fedavg", system="wired", rounds=2, training=loop), root)["result_dir"],
-    }
-
-
-NOT_RETIMED = [
-    (["retime", "{fedbuff}", "--systems", "wired"], "ran with --orchestrator fedbuff, whose dispatches follow the arrivals"),
-    (["plot", "{plain}", "{fedbuff}", "--systems", "wired", "--out", "f.pdf"], "ran with --orchestrator fedbuff"),
-    (["retime", "{battery}", "--systems", "umi-3.5ghz"], "ran on a cell in time (battery_j=100.0), which changes who takes part"),
-    (["retime", "{plain}", "--systems", "umi-3.5ghz:battery_j=0.001"], "system 'umi-3.5ghz:battery_j=0.001': battery_j=0.001 "
-                                                                       "changes who takes part as the clock runs"),
-    (["retime", "{plain}", "--systems", "umi-3.5ghz:mean_off_s=5,mean_on_s=0.01"], "mean_off_s=5.0 changes who takes part"),
-    (["plot", "{plain}", "--systems", "umi-3.5ghz:speed_kmh=3", "--out", "f.pdf"], "speed_kmh=3.0 changes who takes part"),
-]
-
-
-@pytest.mark.parametrize("argv,needle", NOT_RETIMED, ids=[" ".join(a[:2] + a[-1:]) for a, _ in NOT_RETIMED])
-def test_a_run_whose_learning_followed_its_timing_is_not_retimed(capsys, tmp_path, monkeypatch, timed_runs, argv, needle):
-    """FedBuff's plans.jsonl holds {"plan": null}: re-timed, every system reported 0.0. A target
-    with batteries, availability or motion would change who takes part."""
-    monkeypatch.chdir(tmp_path)
-    code = main([a.format(**timed_runs) for a in argv])
-    out, err = capsys.readouterr()
-    lines = err.strip().splitlines()
-    assert code == 2 and out == "" and len(lines) == 1 and "Traceback" not in err, err
-    assert needle in lines[0], lines[0]
-    assert os.listdir(tmp_path) == []

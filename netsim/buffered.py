@@ -484,7 +484,12 @@ def run_buffered(learner, network, settings: Buffered, versions: int, rng, optio
     if options.scheduler is not None:
         raise ValueError("a scheduler chooses a round's participants; buffered aggregation dispatches to idle devices")
     env = simpy.Environment()
-    run = BufferedRun(env, learner, network, settings, rng, options, versions, idle_rng)
+    return drive(BufferedRun(env, learner, network, settings, rng, options, versions, idle_rng), trace)
+
+
+def drive(run: BufferedRun, trace: list | None = None):
+    """Run ``run`` (a ``BufferedRun`` or an orchestrator built on it) to its end: (records, trace)."""
+    env, learner, options = run.env, run.learner, run.options
     if trace is not None:
         trace.extend(run.trace)
         run.trace = trace

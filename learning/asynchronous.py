@@ -102,6 +102,16 @@ class BufferedServer:
         missing = [u.sequence for u in updates if u.sequence not in self.deltas]
         if missing:
             raise ValueError(f"aggregation of updates {missing}, which never arrived (or were aggregated already)")
+        new = self.combine(version, updates)
+        for update in updates:
+            del self.bases[update.sequence]
+        self.version = version + 1
+        self.models[self.version] = new
+        self.learner.theta[:] = new
+        self._prune()
+
+    def combine(self, version: int, updates: Sequence[Update]) -> torch.Tensor:
+        """The model of ``version + 1``: ``updates`` folded into that of ``version`` by the rule."""
         model = self.models[version]
         rule = self.rule
         if rule.rule == "fedasync":
@@ -114,12 +124,7 @@ class BufferedServer:
             sizes = self.sizes[devices]
             weights = sizes / sizes.sum() * torch.tensor([rule.staleness_weight(u.staleness(version)) for u in updates], dtype=sizes.dtype)
             new = model + rule.server_lr * (weights @ torch.stack([self.deltas.pop(u.sequence) for u in updates]))
-        for update in updates:
-            del self.bases[update.sequence]
-        self.version = version + 1
-        self.models[self.version] = new
-        self.learner.theta[:] = new
-        self._prune()
+        return new
 
     def _prune(self) -> None:
         """Forget every version but the current one and those of outstanding dispatches and buffered updates."""
@@ -129,3 +134,39 @@ class BufferedServer:
 
     def evaluate(self, version: int):
         return self.learner.evaluate(version)
+
+
+class TieredServer(BufferedServer):
+    """FedAT's server (Chai et al. 2021, "FedAT: a high-performance and communication-efficient
+    federated learning system with asynchronous tiers", SC '21, Sec. 4: synchronous intra-tier
+    training, asynchronous cross-tier weighted aggregation), driven by ``netsim.tiered``.
+
+    ``tiers``: the devices of each tier, the fastest first. A tier's round is FedAvg over the
+    updates of its members that arrived, each trained from the global model the tier was sent:
+    ``w_m = sum_i (n_i / sum_j n_j) y_i``. When it ends, the global model becomes FedAT's
+    straggler-aware weighted sum of the tiers' latest models,
+    ``w = sum_{m=1}^{M} (T_{M+1-m} / T) w_m``, ``T_m`` the rounds tier ``m`` has completed and
+    ``T = sum_m T_m``: a fast tier (many rounds) weighs what a slow one has done, so the slow
+    tiers' data is not drowned out. Every tier's model starts as the initial global model.
+    With one tier this is synchronous FedAvg."""
+
+    def __init__(self, learner, tiers):
+        super().__init__(learner, AsyncRule())
+        self.tiers = tuple(tuple(int(d) for d in tier) for tier in tiers)
+        self.tier_of = {d: m for m, tier in enumerate(self.tiers) for d in tier}
+        if sorted(self.tier_of) != list(range(self.num_devices)) or sum(map(len, self.tiers)) != self.num_devices:
+            raise ValueError(f"tiers must hold each of the {self.num_devices} devices once, got {self.tiers}")
+        self.tier_models = [self.models[0].clone() for _ in self.tiers]
+        self.tier_rounds = [0] * len(self.tiers)
+
+    def combine(self, version: int, updates: Sequence[Update]) -> torch.Tensor:
+        tiers = {self.tier_of[u.device] for u in updates}
+        if len(tiers) != 1:
+            raise ValueError(f"a tier's round aggregates its own members' updates; these come from tiers {sorted(tiers)}")
+        (tier,) = tiers
+        sizes = self.sizes[[u.device for u in updates]]
+        trained = torch.stack([self.models[u.base_version] + self.deltas.pop(u.sequence) for u in updates])
+        self.tier_models[tier] = (sizes / sizes.sum()) @ trained
+        self.tier_rounds[tier] += 1
+        total, count = sum(self.tier_rounds), len(self.tiers)
+        return sum((self.tier_rounds[count - 1 - m] / total) * self.tier_models[m] for m in range(count))

@@ -10,29 +10,40 @@ site) has its resource blocks (``ResourceBlocks``), each upload holding its gran
 (``PhysicalLinks.grant_prbs``) while it sends: grants that fit together send together. One SimPy
 process per device waits for its model, computes and uploads, again and again. The server keeps
 ``concurrency`` devices training: whenever devices are idle it dispatches the current model
-version to the first of them (in the order they became idle; at the start, device order), all
-together as one stream (a broadcast when they are all of them). A device trains each version
-at most once: one that reported (or missed its model) waits for the next version. Every
-arrival is handed to the learner (its local update from the version it was dispatched,
-``contract.Update``); at the K-th arrival of the buffer the learner aggregates it and the
-version moves on. With K = N and full concurrency this is the synchronous pipelined round: one
-broadcast of each version to every device, the aggregation when the last update arrived.
+version to them, all together as one stream (a broadcast when they are all of them); when more
+are idle than places are free, it chooses (``Buffered.idle_choice``: uniformly at random, as
+FedBuff's and FLSim's servers sample idle clients, from its own generator; or in the order they
+became idle). A device trains each version at most once: one that reported (or missed its
+model) waits for the next version. Every arrival is handed to the learner (its local update
+from the version it was dispatched, ``contract.Update``, numbered: the buffer holds updates,
+not devices, so a device may be in it twice); one staler than ``max_staleness`` is dropped
+(``stale``); at the K-th arrival of the buffer the learner aggregates it and the version moves
+on. With K = N and full concurrency this is the synchronous pipelined round: one broadcast of
+each version to every device, the aggregation when the last update arrived.
 
 On a cell the links are those of the current fading draw (``netsim.links.PhysicalLinks``; one
-block-fading draw per model version, as a synchronous round has one per round): a stream at its
+block-fading draw per model version, as a synchronous round has one per round; on a moving cell
+the channel of the instant each step starts, ``netsim.dynamics.motion``): a stream at its
 weakest listener's rate (who hears it: that draw's), each upload at the device's own on its
-grant (its receiver and grant: the draw's when it asks), the energies on the trace; a device
-in downlink outage misses the version (dropped ``downlink-outage``), one in uplink outage
-computed but cannot upload (``uplink-outage``); when nobody is left training, a partial buffer
-is aggregated, and with none the run ends (``stalled``). One record per aggregation (``RoundRecord``:
+grant (its receiver and grant: the draw's when it asks, its rate the draw's when the grant
+starts), the energies on the trace; a device in downlink outage misses the version (dropped
+``downlink-outage``), one in uplink outage computed but cannot upload (``uplink-outage``).
+On a cell in time (``netsim.dynamics.rounds.Dynamics``) every step reads the device's state
+when it happens: a device out of coverage, switched off or flat is not dispatched to (passed
+over with that reason, looked at again when it may be back), and one that switches off or runs
+flat while it receives, computes or uploads loses its update (dropped with that reason); the
+batteries are drained as each energy is spent. Every dispatch ends in an update that arrived,
+a drop with a reason, or is in flight when the run ends. When nobody is left training, a
+partial buffer is aggregated, and with none (and nobody who may come back) the run ends
+(``stalled``). One record per aggregation (``RoundRecord``:
 its ``server_round`` is the version it made, ``updates`` the messages it aggregated); a trace
 event's ``round`` is the version the interval it happened in made, a ``downlink`` event's
 ``entity`` the version it sent.
 
 Waiting on a cell is charged as the synchronous rounds charge it (``physical_round.idle_events``,
 TR 38.840's waiting power ``PhysicalNetwork.idle_power_w``; nothing when it is 0): at each
-aggregation, every device's time in the interval less its receiving and sending airtime clipped
-to the interval (a transfer that straddles an aggregation is busy time in both, each its own
+aggregation, every device's time in the interval (while it is switched on and not flat) less
+its receiving and sending airtime clipped to the interval (a transfer that straddles an aggregation is busy time in both, each its own
 part), compute time counting as waiting; one ``idle`` event per device and interval, its energy
 in the interval's record. A transfer's receiving or sending is counted from the moment it starts,
 so the waiting of an interval is known when it ends.
@@ -484,7 +495,12 @@ def run_buffered(learner, network, settings: Buffered, versions: int, rng, optio
     if options.scheduler is not None:
         raise ValueError("a scheduler chooses a round's participants; buffered aggregation dispatches to idle devices")
     env = simpy.Environment()
-    run = BufferedRun(env, learner, network, settings, rng, options, versions, idle_rng)
+    return drive(BufferedRun(env, learner, network, settings, rng, options, versions, idle_rng), trace)
+
+
+def drive(run: BufferedRun, trace: list | None = None):
+    """Run ``run`` (a ``BufferedRun`` or an orchestrator built on it) to its end: (records, trace)."""
+    env, learner, options = run.env, run.learner, run.options
     if trace is not None:
         trace.extend(run.trace)
         run.trace = trace

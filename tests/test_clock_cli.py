@@ -48,6 +48,17 @@ def test_fedbuff_runs_on_a_cell_and_reports_its_staleness(capsys, tmp_path):
     assert code == 0 and {name: (folder / name).read_text() for name in first} == first  # same seed, same numbers
 
 
+def test_fedat_runs_on_a_cell_each_version_made_by_one_tier(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, "run", "--algorithm", "fedavg", "--orchestrator", "fedat", "--tiers", "3", "--system", "umi-3.5ghz",
+                           "--rounds", "4", "--out", str(tmp_path), "--no-figure", "--json", "--quiet")
+    assert code == 0
+    run = json.loads(out)["runs"][0]
+    folder = tmp_path / os.path.basename(run["result_dir"])
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["orchestrator"] == "fedat" and summary["rounds"] == 4 and summary["stopped"] == {"reason": "rounds"}
+    assert json.loads((folder / "config.json").read_text())["clock"] == {"orchestrator": "fedat", "tiers": 3, "until": {}}
+
+
 @pytest.mark.parametrize("argv,needle", [
     (["--algorithm", "ditto", "--orchestrator", "fedasync"], "ditto is not one"),
     (["--algorithm", "fedavg", "--buffer-k", "3"], "--buffer-k applies to --orchestrator fedbuff or fedasync, not sync"),
@@ -56,6 +67,10 @@ def test_fedbuff_runs_on_a_cell_and_reports_its_staleness(capsys, tmp_path):
     (["--algorithm", "fedavg", "--orchestrator", "fedbuff", "--deadline", "5"], "a deadline bounds a synchronous round"),
     (["--algorithm", "fedavg", "--orchestrator", "fedbuff", "--idle-choice", "fifo"], "at concurrency 20 (every device) every idle"),
     (["--algorithm", "fedavg", "--max-staleness", "2"], "--max-staleness applies to --orchestrator fedbuff or fedasync, not sync"),
+    (["--algorithm", "fedavg", "--orchestrator", "fedat", "--concurrency", "4"], "--concurrency applies to --orchestrator fedbuff or fedasync, not fedat"),
+    (["--algorithm", "fedavg", "--orchestrator", "fedbuff", "--tiers", "3"], "--tiers applies to --orchestrator fedat, not fedbuff"),
+    (["--algorithm", "fedavg", "--orchestrator", "fedat", "--tiers", "21"], "tiers must be in 1..20 (the devices), got 21"),
+    (["--algorithm", "ditto", "--orchestrator", "fedat"], "ditto is not one"),
     (["--algorithm", "fedavg", "--orchestrator", "fedbuff", "--max-staleness", "-1"], "max-staleness"),
     (["--algorithm", "fedavg", "--until", "rounds=3"], "unknown budget 'rounds'"),
     (["--algorithm", "fedavg", "--until", "time=0"], "budget time must be a finite number > 0"),

@@ -200,13 +200,16 @@ def test_every_recorded_setting_is_read_back_from_the_config_where_it_is_recorde
     clock = {"orchestrator": "fedbuff", "buffer_k": 2, "concurrency": 4, "idle_choice": "fifo", "max_staleness": 3, "server_lr": 0.5,
              "staleness_exponent": 0.0, "mixing_alpha": 0.9}
     dynamic = {"unreached": "excluded"}  # on a cell whose devices can miss their models: a battery
+    tiered = {"orchestrator": "fedat", "tiers": 3}
     recorded = [f for f in declared() if "recorded" in f.metadata]
-    assert sorted(f.name for f in recorded) == sorted({**given, **clock, **dynamic})
+    assert sorted(f.name for f in recorded) == sorted({**given, **clock, **dynamic, **tiered})
     config = prepare(resolve(RunSpec("digits-rotation", "fedavg", system="uma-3.5ghz", radio={"battery_j": 2.0}, rounds=1,
                                      training={"backend": "loop"}, **dynamic))).config
     assert {f.name: recorded_value(config, f) for f in recorded if f.name in dynamic} == dynamic
     config = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}, **clock))).config
     assert {f.name: recorded_value(config, f) for f in recorded if f.name in clock} == clock  # an asynchronous run's
+    config = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}, **tiered))).config
+    assert {f.name: recorded_value(config, f) for f in recorded if f.name in tiered} == tiered  # a tiered run's
     config = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}, **given))).config
     assert {f.name: recorded_value(config, f) for f in recorded if f.name in given} == given
     assert {f.name: recorded_value({}, f) for f in recorded} == {f.name: f.default for f in recorded}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from scenarios.errors import UsageError
 
-SYNC = "sync"
+SYNC, TIERED = "sync", "fedat"
 
 
 def non_default(spec) -> dict:
@@ -30,12 +30,15 @@ def record(config: dict, spec) -> dict:
 def check(run) -> None:
     """UsageError, before anything is built, for settings the orchestrator cannot take."""
     from netsim.budget import check_limits
-    from scenarios.definitions.settings import ASYNC_SETTINGS
+    from scenarios.definitions.settings import ASYNC_SETTINGS, TIERED_SETTINGS
 
     spec = run.spec
     given = [key for key in ASYNC_SETTINGS if key in non_default(spec)]
-    if spec.orchestrator == SYNC and given:
-        raise UsageError(f"--{given[0].replace('_', '-')} applies to --orchestrator fedbuff or fedasync, not sync")
+    if spec.orchestrator in (SYNC, TIERED) and given:
+        raise UsageError(f"--{given[0].replace('_', '-')} applies to --orchestrator fedbuff or fedasync, not {spec.orchestrator}")
+    tiered = [key for key in TIERED_SETTINGS if key in non_default(spec)]
+    if spec.orchestrator != TIERED and tiered:
+        raise UsageError(f"--{tiered[0]} applies to --orchestrator fedat, not {spec.orchestrator}")
     if spec.orchestrator == "fedasync" and spec.buffer_k not in (None, 1):
         raise UsageError(f"fedasync aggregates every arrival (K = 1); for K = {spec.buffer_k} use --orchestrator fedbuff")
     try:
@@ -46,7 +49,7 @@ def check(run) -> None:
         raise UsageError(f"--until energy_j needs a system that records energy (a cell); {spec.system} does not")
     if spec.orchestrator != SYNC:
         if spec.deadline is not None:
-            raise UsageError("a deadline bounds a synchronous round; --orchestrator fedbuff and fedasync have none")
+            raise UsageError(f"a deadline bounds a synchronous round; --orchestrator {spec.orchestrator} has none")
         if spec.scheduler != "random":
             raise UsageError(f"--scheduler {spec.scheduler} chooses a round's participants; {spec.orchestrator} dispatches to idle devices")
 
@@ -58,11 +61,17 @@ def budget(spec):
     return Budget(dict(spec.until))
 
 
-def orchestrate(spec, learner):
-    """(the ``contract.BufferedLearner`` over ``learner``, the ``netsim.buffered.Buffered``
-    settings) of an asynchronous run; ValueError for an algorithm it cannot drive."""
-    from learning.asynchronous import AsyncRule, BufferedServer
+def orchestrate(spec, learner, network):
+    """(the ``contract.BufferedLearner`` over ``learner``, the settings: ``netsim.buffered.Buffered``,
+    or fedat's ``netsim.tiered.Tiered``, its tiers from ``network``'s expected latencies) of an
+    asynchronous run; ValueError for an algorithm it cannot drive."""
+    from learning.asynchronous import AsyncRule, BufferedServer, TieredServer
     from netsim.buffered import Buffered
+    from netsim.tiered import Tiered, expected_latency_s, latency_tiers
+
+    if spec.orchestrator == TIERED:
+        tiers = latency_tiers(expected_latency_s(network, learner.num_devices, learner.model_bits), spec.tiers)
+        return TieredServer(learner, tiers), Tiered(tiers)
 
     rule = AsyncRule(spec.orchestrator, spec.server_lr, spec.mixing_alpha, spec.staleness_exponent)
     server = BufferedServer(learner, rule)

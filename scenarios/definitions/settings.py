@@ -46,7 +46,7 @@ SECTIONS = {  # a field's ``section``: where it belongs, and so how it is checke
     "training": "overrides of the scenario's training settings (learning.training.LocalTraining)",
     "clock": "the orchestrator (synchronous rounds, or buffered asynchronous aggregation: netsim.buffered) and the run's budget",
 }
-ORCHESTRATORS = ("sync", "fedbuff", "fedasync")
+ORCHESTRATORS = ("sync", "fedbuff", "fedasync", "fedat")
 
 
 def _codec(downlink: bool):
@@ -147,9 +147,10 @@ class RunSpec:
                                  metavar="CODEC", label="dl", check=_codec(downlink=True), section="communication", recorded="communication.downlink_codec")
     scheduler: str = option("random", _policies_doc, words=_policies,
                             flag="--scheduler", metavar="POLICY", label="sched", section="communication", recorded="communication.scheduler")
-    orchestrator: Literal[ORCHESTRATORS] = option("sync", "who drives the learner: synchronous rounds (sync), or buffered asynchronous "
+    orchestrator: Literal[ORCHESTRATORS] = option("sync", "who drives the learner: synchronous rounds (sync), buffered asynchronous "
                                                    "aggregation every K arrivals (fedbuff, Nguyen et al. 2022) or at each (fedasync, "
-                                                   "Xie et al. 2019); the asynchronous ones drive fedavg and fedprox",
+                                                   "Xie et al. 2019), or latency tiers, synchronous within a tier and asynchronous "
+                                                   "across (fedat, Chai et al. 2021); the asynchronous ones drive fedavg and fedprox",
                                                    flag="--orchestrator", label="orch", section="clock", recorded="clock.orchestrator")
     buffer_k: int | None = option(None, "fedbuff: aggregate every K arrivals", low=1, high=MAX_DEVICES, flag="--buffer-k", label="K",
                                   section="clock", default_text="half the concurrency (fedasync: 1)", recorded="clock.buffer_k")
@@ -162,6 +163,8 @@ class RunSpec:
     max_staleness: int | None = option(None, "fedbuff, fedasync: drop an update more than N versions old (reason stale, as "
                                        "FLSim's max_staleness)", low=0, high=MAX_ROUNDS, flag="--max-staleness", label="smax",
                                        section="clock", default_text="none: every update is aggregated", recorded="clock.max_staleness")
+    tiers: int = option(2, "fedat: the latency tiers M (devices sorted by expected latency, split into M tiers of near-equal size)",
+                        low=1, high=MAX_DEVICES, flag="--tiers", label="M", section="clock", recorded="clock.tiers")
     server_lr: float = option(1.0, "fedbuff: the server learning rate eta_g", low=0, low_open=True, high=100, flag="--server-lr",
                               label="eta_g", section="clock", recorded="clock.server_lr")
     staleness_exponent: float = option(0.5, "fedbuff, fedasync: staleness weight (1 + tau)^-a of an update tau versions old "
@@ -175,6 +178,7 @@ class RunSpec:
 
 
 ASYNC_SETTINGS = ("buffer_k", "concurrency", "idle_choice", "max_staleness", "server_lr", "staleness_exponent", "mixing_alpha")  # what only fedbuff/fedasync read
+TIERED_SETTINGS = ("tiers",)  # what only fedat reads
 
 
 def declared(section: str | None = None) -> list[dataclasses.Field]:

@@ -60,9 +60,9 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
     config = json.loads(json_text(clock.record(communication.record(record, run.spec), run.spec)))
     try:
         scheduler = communication.build_scheduler(run.spec, learner, network)
-        orchestration = None if run.spec.orchestrator == clock.SYNC else clock.orchestrate(run.spec, learner)
+        orchestration = None if run.spec.orchestrator == clock.SYNC else clock.orchestrate(run.spec, learner, network)
         if orchestration is not None and network.records_energy and network.system.uplink_access != "tdma":
-            raise ValueError("--orchestrator fedbuff and fedasync take a TDMA uplink on a cell (give --radio uplink_access=tdma)")
+            raise ValueError(f"--orchestrator {run.spec.orchestrator} takes a TDMA uplink on a cell (give --radio uplink_access=tdma)")
     except ValueError as error:
         raise UsageError(str(error)) from None
     return PreparedRun(run, learner, network, channel_rng, samples, config, scheduler, orchestration)

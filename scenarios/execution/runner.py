@@ -16,6 +16,7 @@ import torch
 from contract.plan import DROP_REASONS
 from netsim import RoundRecord, RunOptions, TraceEvent, run_cosimulation, simulate_rounds
 from netsim.buffered import run_buffered
+from netsim.tiered import Tiered, run_tiered
 from contract.seeds import idle_seed
 from netsim.durations import NonFiniteTime
 from scenarios.definitions import clock, communication
@@ -105,8 +106,11 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
                 records, trace = run_cosimulation(learner, prepared.network, run.rounds, rng, options)
             else:
                 server, settings = prepared.orchestration
-                idle_rng = np.random.default_rng(idle_seed(run.seeds.network))
-                records, _ = run_buffered(server, prepared.network, settings, run.rounds, rng, options, trace, idle_rng)
+                if isinstance(settings, Tiered):
+                    records, _ = run_tiered(server, prepared.network, settings, run.rounds, rng, options, trace)
+                else:
+                    idle_rng = np.random.default_rng(idle_seed(run.seeds.network))
+                    records, _ = run_buffered(server, prepared.network, settings, run.rounds, rng, options, trace, idle_rng)
             if budget.stopped and records[-1].evaluation is None:  # the horizon came between evaluations
                 records[-1] = dataclasses.replace(records[-1], evaluation=learner.evaluate(records[-1].server_round))
     except (Diverged, NonFiniteTime) as stop:

@@ -1,22 +1,29 @@
 """The channel in time: a cell's devices moving, their large-scale channel spatially consistent
 along their paths and their fading correlated in time, read at any instant of the clock.
 
+It continues the static cell's channel (``netsim.cell.LinkDraws``: the drop's LOS uniforms,
+unit shadowing, O2I losses, indoor distances, ``h_E`` and K-factors), so at t = 0 it is the
+static cell's and runs that differ only in speed share their channel (common random numbers).
+
 At time ``t`` (``ChannelInTime.at``): positions (``netsim.dynamics.mobility``); per device and
 site the LOS state and shadow fading from spatially consistent fields (``netsim.dynamics.field``,
 periodic on the 19-site wrap-around torus; TR 38.901 Sec. 7.6.3.1: the LOS state as
 ``Phi(g) < P_LOS(d)`` with ``g`` a unit Gaussian field of the LOS-state correlation distance of
 Table 7.6.3.1-2, the shadow fading ``sigma_SF g'`` with the decorrelation distances of
-Table 7.5-6 for LOS, NLOS and O2I links), path loss and antenna gains at the new distances and angles (``netsim.multicell``), the
-serving sector (``netsim.dynamics.association``) and the SINR's interference; then each device's
-fading at ``t`` (``netsim.dynamics.doppler``, Doppler shift from its speed and the carrier; the
-Ricean K of a device while its serving link is LOS). This is TR 38.901 Sec. 7.6.3.2's
-Procedure A in its large-scale part: the large-scale parameters follow the device as it moves
-(spatially consistent), the small-scale fading evolves with the Doppler of each path.
+Table 7.5-6 for LOS, NLOS and O2I links), each conditioned on the drop's value at the device's
+start (``_continued``), path loss and antenna gains at the new distances and angles
+(``netsim.multicell``), the serving sector of the association, which measures on its own clock
+(``measure_until``, every 200 ms: ``netsim.dynamics.association``), and the SINR's
+interference; then, under ``fading_in_time`` ``doppler``, each device's fading at ``t``
+(``netsim.dynamics.doppler``, Doppler shift from its speed and the carrier; the Ricean K of an
+outdoor device while its serving link is LOS); under ``block`` the network draws the round's
+fading itself, as on a static cell. This is TR 38.901 Sec. 7.6.3.2's Procedure A in its
+large-scale part: the large-scale parameters follow the device as it moves (spatially
+consistent).
 
 Per device fixed for the run: its speed and direction, indoor state, height, O2I loss and
-indoor distance (a device keeps its building: the O2I loss is per device, as in the static
-drop), UMa's effective environment height per link. The other sites' uplink interferers stay
-where the layout put them.
+indoor distance (a device keeps its building: the drop's), UMa's effective environment height
+per link (the drop's). The other sites' uplink interferers stay where the layout put them.
 
 Leaving the parameter server's site (``Cell.coverage``): ``network`` (the default), the server
 sits in the core network and every site relays to it, so a device is served by its strongest

@@ -1,9 +1,12 @@
 """CPU time of one round's channel for 1,000 devices on the 19-site UMa layout: a moving cell
-(positions, spatially consistent LOS and shadowing, path loss and antennas to 57 sectors,
-association, SINR, Doppler fading advanced: ``PhysicalNetwork.draw_round(rng, t)`` on
-``netsim.dynamics``) beside today's static round (the same layout's i.i.d. fading draw), both
-followed by what a round reads from them (efficiencies, rates, outages), measured side by side
-in one process (CPU time, ``time.process_time``; the median over the rounds).
+(the association's measurements since the last round, every 200 ms: one of all 57 sectors each
+second and four of each device's three strongest sites between; then positions, spatially
+consistent LOS and shadowing, path loss and antennas to 57 sectors, SINR and the round's block
+fading at the round's start: ``PhysicalNetwork.draw_round(rng, t)`` on ``netsim.dynamics``)
+beside the static round (the same layout's block fading draw), both followed by what a round
+reads from them (efficiencies, rates, outages), measured side by side in one process (CPU time,
+``time.process_time``; the median over the rounds). Rounds start ``ROUND_S`` apart: the
+measurements a round pays for grow with that gap (five per second).
 
 Usage: python3 -m benchmarks.mobile_round [--devices 1000] [--rounds 50] [--speed 30] [--seed 0]
 """
@@ -45,7 +48,7 @@ def main(argv=None) -> None:
     print(f"`python3 -m benchmarks.mobile_round --devices {args.devices} --rounds {args.rounds} --speed {args.speed:g} --seed {args.seed}`\n")
     print(f"| round's channel, {args.devices} devices, UMa 19 sites, {static.system.subbands} subbands | CPU ms per round |\n|---|---|")
     print(f"| static (i.i.d. fading draw) | {static_ms:.2f} |")
-    print(f"| moving at {args.speed:g} km/h (positions, fields, 57 sectors, association, SINR, fading) | {moving_ms:.2f} "
+    print(f"| moving at {args.speed:g} km/h (5 association measurements, positions, fields, 57 sectors, SINR, fading) | {moving_ms:.2f} "
           f"({moving_ms / static_ms:.1f} x static) |")
 
 

@@ -201,3 +201,27 @@ def test_shadowed_handover_rate_is_rices_within_20_percent():
     analytic = rice_per_minute(150, 0.5, 0.1, 0, radio)
     assert simulated == pytest.approx(analytic, rel=0.2)
     assert analytic > 2.5 * analytic_per_minute(30.0, 500.0)["hexagonal sectors (side ISD/3)"]
+
+
+def test_a_measurement_of_the_candidate_sites_reads_what_the_full_one_reads_there():
+    """Between two full measurements a device measures its three strongest sites' sectors: the
+    same coupling gains as the full reading of all 57 (to the fields' single precision), and the
+    other sectors' filtered values held."""
+    from netsim.dynamics.motion import CANDIDATE_SITES
+
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 30.0})
+    network, _ = system.bind(np.full(60, 100.0), np.random.SeedSequence(2))
+    channel = network.dynamics.motion
+    channel.at(0.0)
+    held = channel.measured_db.copy()
+    channel.at(0.2)  # a candidate measurement
+    sites = channel.candidates
+    assert sites.shape == (60, CANDIDATE_SITES) and np.all(np.any(sites == (channel.serving // 3)[:, None], axis=1))
+    sectors = (3 * sites[:, :, None] + np.arange(3)).reshape(60, -1)
+    rows = np.arange(60)[:, None]
+    full = channel.coupling_db(0.2)[-1]
+    np.testing.assert_allclose(channel._links(0.2, sites)[-1], full[rows, sectors], atol=1e-3)
+    untouched = np.ones(full.shape, bool)
+    untouched[rows, sectors] = False
+    np.testing.assert_array_equal(channel.measured_db[untouched], held[untouched])
+    assert not np.array_equal(channel.measured_db[~untouched], held[~untouched])

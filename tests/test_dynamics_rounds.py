@@ -157,3 +157,13 @@ def test_the_association_runs_on_its_own_measurement_period_not_at_round_starts(
     until = min(few_until, many_until)
     assert [h for h in few if h[0] <= until] == [h for h in many if h[0] <= until] and len(few) > 4
     assert all(abs(t / 0.2 - round(t / 0.2)) < 1e-9 for t, _, _ in few)
+
+
+def test_doppler_fading_at_speed_0_is_one_draw_for_ever_and_block_fading_a_new_one_each_round():
+    still, still_rng = _bind(fading_in_time="doppler")
+    assert still.dynamics.motion is not None  # a cell in time at speed 0: its scatterers at rest
+    first, later = still.draw_round(still_rng, 0.0), still.draw_round(still_rng, 500.0)
+    np.testing.assert_array_equal(first.downlink_fade, later.downlink_fade)
+    np.testing.assert_array_equal(first.network.layout.path_loss_db, later.network.layout.path_loss_db)
+    block, block_rng = _bind()
+    assert not np.array_equal(block.draw_round(block_rng).downlink_fade, block.draw_round(block_rng).downlink_fade)

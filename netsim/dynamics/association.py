@@ -65,18 +65,24 @@ class L3Filter:
         self.keep_per_period = 1.0 - 2.0 ** (-k / 4.0)
         self.period_s = float(period_s)
         self.value_db: np.ndarray | None = None
-        self.time_s = 0.0
+        self.time_s: np.ndarray | None = None  # when each value was last measured
 
-    def read(self, time_s: float, measured_db: np.ndarray) -> np.ndarray:
-        """The filtered values at ``time_s`` given the measurements ``measured_db`` then (a gap
-        below 0: the old value)."""
-        if self.value_db is None or self.keep_per_period == 0.0:
-            filtered = measured_db
+    def read(self, time_s: float, measured_db: np.ndarray, sectors: np.ndarray | None = None) -> np.ndarray:
+        """The filtered values after measuring ``measured_db`` at ``time_s`` (a gap below 0: the
+        old value). ``sectors`` (devices x m): each device measured only these (``measured_db``
+        devices x m); its other values are held as they were (the first reading measures all)."""
+        if self.value_db is None:
+            self.value_db = np.array(measured_db, dtype=float)
+            self.time_s = np.full(self.value_db.shape, float(time_s))
+            return self.value_db
+        at = np.s_[...] if sectors is None else (np.arange(measured_db.shape[0])[:, None], sectors)
+        if self.keep_per_period == 0.0:
+            self.value_db[at] = measured_db
         else:
-            keep = self.keep_per_period ** (max(time_s - self.time_s, 0.0) / self.period_s)
-            filtered = keep * self.value_db + (1.0 - keep) * measured_db
-        self.value_db, self.time_s = filtered, float(time_s)
-        return filtered
+            keep = self.keep_per_period ** (np.maximum(time_s - self.time_s[at], 0.0) / self.period_s)
+            self.value_db[at] = keep * self.value_db[at] + (1.0 - keep) * measured_db
+        self.time_s[at] = time_s
+        return self.value_db
 
 
 class Trigger:

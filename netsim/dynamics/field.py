@@ -77,6 +77,14 @@ class ExponentialField:
         return _sum(x[:, None, None], y[:, None, None], self.waves[:, np.arange(self.waves.shape[1]), np.asarray(which)])
 
 
+    def select_links(self, x_m, y_m, sites, which) -> np.ndarray:
+        """Fields of shape ``(sites, kinds)``: at each of ``n`` points, the field of site
+        ``sites`` (``n x m``) and kind ``which`` (an int, or ``n x m``), ``n x m``."""
+        x = np.asarray(x_m, dtype=np.float32)[:, None, None]
+        y = np.asarray(y_m, dtype=np.float32)[:, None, None]
+        return _sum(x, y, self.waves[:, sites, which])
+
+
 def _sum_shared(x, y, waves) -> np.ndarray:
     """``_sum`` of points ``x``, ``y`` (1-D) against fields ``waves`` (3 x fields x N) every point
     shares: the phases as one matrix product ``[x y 1] @ [kx; ky; phase]``, then the cosines."""

@@ -1,22 +1,29 @@
 """The channel in time: a cell's devices moving, their large-scale channel spatially consistent
 along their paths and their fading correlated in time, read at any instant of the clock.
 
+It continues the static cell's channel (``netsim.cell.LinkDraws``: the drop's LOS uniforms,
+unit shadowing, O2I losses, indoor distances, ``h_E`` and K-factors), so at t = 0 it is the
+static cell's and runs that differ only in speed share their channel (common random numbers).
+
 At time ``t`` (``ChannelInTime.at``): positions (``netsim.dynamics.mobility``); per device and
 site the LOS state and shadow fading from spatially consistent fields (``netsim.dynamics.field``,
 periodic on the 19-site wrap-around torus; TR 38.901 Sec. 7.6.3.1: the LOS state as
 ``Phi(g) < P_LOS(d)`` with ``g`` a unit Gaussian field of the LOS-state correlation distance of
 Table 7.6.3.1-2, the shadow fading ``sigma_SF g'`` with the decorrelation distances of
-Table 7.5-6 for LOS, NLOS and O2I links), path loss and antenna gains at the new distances and angles (``netsim.multicell``), the
-serving sector (``netsim.dynamics.association``) and the SINR's interference; then each device's
-fading at ``t`` (``netsim.dynamics.doppler``, Doppler shift from its speed and the carrier; the
-Ricean K of a device while its serving link is LOS). This is TR 38.901 Sec. 7.6.3.2's
-Procedure A in its large-scale part: the large-scale parameters follow the device as it moves
-(spatially consistent), the small-scale fading evolves with the Doppler of each path.
+Table 7.5-6 for LOS, NLOS and O2I links), each conditioned on the drop's value at the device's
+start (``_continued``), path loss and antenna gains at the new distances and angles
+(``netsim.multicell``), the serving sector of the association, which measures on its own clock
+(``measure_until``, every 200 ms: ``netsim.dynamics.association``), and the SINR's
+interference; then, under ``fading_in_time`` ``doppler``, each device's fading at ``t``
+(``netsim.dynamics.doppler``, Doppler shift from its speed and the carrier; the Ricean K of an
+outdoor device while its serving link is LOS); under ``block`` the network draws the round's
+fading itself, as on a static cell. This is TR 38.901 Sec. 7.6.3.2's Procedure A in its
+large-scale part: the large-scale parameters follow the device as it moves (spatially
+consistent).
 
 Per device fixed for the run: its speed and direction, indoor state, height, O2I loss and
-indoor distance (a device keeps its building: the O2I loss is per device, as in the static
-drop), UMa's effective environment height per link. The other sites' uplink interferers stay
-where the layout put them.
+indoor distance (a device keeps its building: the drop's), UMa's effective environment height
+per link (the drop's). The other sites' uplink interferers stay where the layout put them.
 
 Leaving the parameter server's site (``Cell.coverage``): ``network`` (the default), the server
 sits in the core network and every site relays to it, so a device is served by its strongest
@@ -50,6 +57,8 @@ from netsim.dynamics.mobility import KMH, DiskMotion, TorusMotion, table_7_8_1_s
 LOS_CORRELATION_M = {"umi": 50.0, "uma": 50.0}
 SF_CORRELATION_M = {"umi": (10.0, 13.0, 7.0), "uma": (37.0, 50.0, 7.0)}
 LOS_FIELD, SF_LOS, SF_NLOS, SF_O2I = range(4)
+FULL_EVERY = 5  # every fifth measurement (each second at 200 ms) reads all 57 sectors; those between, each device's CANDIDATE_SITES
+CANDIDATE_SITES = 3  # the sites (3 sectors each) a device measures between two full measurements: its strongest then, its serving one's among them
 STILL_M = 1e-9  # a device closer than this to its start has not moved (positions' rounding: the billiard's ~1e-14 m at t = 0)
 
 
@@ -75,6 +84,7 @@ class ChannelInTime:
     serving: np.ndarray | None = None
     measured_db: np.ndarray | None = None  # every sector's layer-3 filtered coupling gain at the last measurement (devices x sectors)
     measurements: int = 0  # the measurement instants run so far: k P for k < measurements
+    candidates: np.ndarray | None = None  # devices x CANDIDATE_SITES: the sites measured between two full measurements
     handovers: list = field(default_factory=list)
     _cache: dict = field(default_factory=dict)
     _coupling: tuple = (None, None)  # (t, coupling_db(t)) of the last instant computed
@@ -146,11 +156,12 @@ class ChannelInTime:
             return np.zeros((k_factor.size, 1))
         return k_factor[:, None]
 
-    def _continued(self, x, y, t_s: float, which) -> np.ndarray:
+    def _continued(self, x, y, which, sites=None) -> np.ndarray:
         """Unit Gaussian values of each link's field of kind ``which`` (an int, or devices x sites)
         at the devices' positions at ``t_s``, continued from the drop's: the field conditioned on
         the drop's value at the start, ``g(x) + rho (z_0 - g(x_0))``, ``rho = exp(-d / d_corr)``
-        with ``d`` the distance from the start (the shortest on the torus). For a Gaussian field
+        with ``d`` the distance from the start (the shortest on the torus); ``sites``: the
+        links to the sites ``sites`` (devices x m) only (None: to every site). For a Gaussian field
         of correlation ``exp(-d / d_corr)`` and ``z_0`` drawn from its marginal this has the
         field's own law (variance 1, correlation ``exp(-|x - x'| / d_corr)`` between any two
         points: the correlation of the sum is ``rho_xx' - rho_x rho_x' - rho_x rho_x' +
@@ -158,34 +169,46 @@ class ChannelInTime:
         has not moved reads ``z_0``)."""
         d_m = self.motion.distance_from_start_m(x, y)[:, None]
         corr = correlation_m(self.system.cell.scenario)
-        if np.ndim(which) == 0:
-            z0, g0 = self.start_z[:, :, which], self.start_field[:, :, which]
-        else:
-            rows, sites = np.arange(x.size)[:, None], np.arange(self.start_z.shape[1])
+        rows = np.arange(x.size)[:, None]
+        if sites is not None:
             z0, g0 = self.start_z[rows, sites, which], self.start_field[rows, sites, which]
-        value = self.fields.select(x, y, which) + np.exp(-d_m / corr[which]) * (z0 - g0)
+            field_now = self.fields.select_links(x, y, sites, which)
+        elif np.ndim(which) == 0:
+            z0, g0 = self.start_z[:, :, which], self.start_field[:, :, which]
+            field_now = self.fields.select(x, y, which)
+        else:
+            every = np.arange(self.start_z.shape[1])
+            z0, g0 = self.start_z[rows, every, which], self.start_field[rows, every, which]
+            field_now = self.fields.select(x, y, which)
+        value = field_now + np.exp(-d_m / corr[which]) * (z0 - g0)
         return np.where(d_m < STILL_M, z0, value)  # not moved (t = 0, or speed 0): the drop's value itself
 
     def coupling_db(self, t_s: float) -> tuple:
         """Every link at ``t_s``: (x, y, devices x sites LOS states, path losses and shadowing,
         devices x sectors antenna gains and coupling gains)."""
-        if self._coupling[0] == t_s:
-            return self._coupling[1]
+        if self._coupling[0] != t_s:
+            self._coupling = (t_s, self._links(t_s))
+        return self._coupling[1]
+
+    def _links(self, t_s: float, sites: np.ndarray | None = None) -> tuple:
+        """``coupling_db``'s links at ``t_s``, to every site or (``sites``, devices x m) to those
+        only (then devices x m and devices x 3m, the sectors of each site in turn)."""
         cell = self.system.cell
         prop = cell.propagation
         draws = self.draws
         x, y = self.motion.positions(t_s)
-        vx, vy = _site_vectors(x, y, cell.inter_site_distance_m)
+        vx, vy = _site_vectors(x, y, cell.inter_site_distance_m, sites)
         d2d = np.hypot(vx, vy)
         h = self.layout.height_m[:, None]
         d_out = np.maximum(d2d - draws.indoor_distance_m[:, None], 0.0)
-        los = self._los(x, y, t_s, lambda: prop.los_probability(d_out, h), d2d.shape)
-        loss = prop.path_loss_db(np.maximum(d2d, pathloss.MIN_DISTANCE_M), los, cell.bs_height_m, h, cell.carrier_hz, draws.effective_height_m)
+        los = self._los(x, y, lambda: prop.los_probability(d_out, h), d2d.shape, sites)
+        h_e = draws.effective_height_m if sites is None else draws.effective_height_m[np.arange(x.size)[:, None], sites]
+        loss = prop.path_loss_db(np.maximum(d2d, pathloss.MIN_DISTANCE_M), los, cell.bs_height_m, h, cell.carrier_hz, h_e)
         if cell.shadowing:  # an indoor device reads the O2I field to every site; an outdoor one its link's LOS or NLOS field
             inside = self.layout.indoor
             kind = np.where(los, SF_LOS, SF_NLOS)
             kind[inside] = SF_O2I
-            shadowing = prop.sigma_sf_db(los, inside[:, None]) * self._continued(x, y, t_s, kind)
+            shadowing = prop.sigma_sf_db(los, inside[:, None]) * self._continued(x, y, kind, sites)
         else:
             shadowing = np.zeros_like(d2d)
         zenith = np.degrees(np.arctan2(d2d, h - cell.bs_height_m))
@@ -196,8 +219,7 @@ class ChannelInTime:
         relative[relative <= -180.0] += 360.0
         antenna = (multicell.element_gain_db(zenith[:, :, None], relative) + array[:, :, None]).reshape(x.size, -1)
         coupling = antenna - np.repeat(loss + shadowing + draws.o2i_loss_db[:, None], 3, axis=1)
-        self._coupling = (t_s, (x, y, los, loss, shadowing, antenna, coupling))
-        return self._coupling[1]
+        return x, y, los, loss, shadowing, antenna, coupling
 
     def measure_until(self, t_s: float) -> None:
         """Run the association at every measurement instant ``k P <= t_s`` not yet run (``P`` the
@@ -207,20 +229,36 @@ class ChannelInTime:
         (RSRP without the fast fading: TS 38.215 5.1.1), filters it (TS 38.331 5.5.3.2), applies
         event A3 with its time to trigger (TS 38.331 5.5.4.4) and logs the handovers at that
         instant. So the association runs on its own clock, not at the rounds' starts: how often a
-        device hands over does not depend on how long the rounds are (the isolated cell has one
-        base station: nothing to measure)."""
+        device hands over does not depend on how long the rounds are, nor on who reads the
+        channel when (the isolated cell has one base station: nothing to measure).
+
+        Every ``FULL_EVERY``-th measurement (each second) reads all 57 sectors; the ones between
+        read, for each device, the sectors of its ``CANDIDATE_SITES`` strongest sites at the last
+        full one (its serving site among them), the others' filtered values held: a site outside
+        a device's three strongest that overtakes them all is found at the next full measurement,
+        up to a second late (the cost of a measurement is then about a sixth of a full reading's)."""
         cell = self.system.cell
         if not cell.interference:
             return
-        while self.measurements * self.measurement_period_s <= t_s:
-            t_k = self.measurements * self.measurement_period_s
-            measured = self.l3_filter.read(t_k, self.coupling_db(t_k)[-1])
+        per_second = 1.0 / self.measurement_period_s  # instants k / per_second: whole seconds exact at 200 ms
+        while self.measurements / per_second <= t_s:
+            t_k = self.measurements / per_second
+            full = self.candidates is None or self.measurements % FULL_EVERY == 0
+            if full:
+                measured = self.l3_filter.read(t_k, self.coupling_db(t_k)[-1])
+            else:
+                sectors = (3 * self.candidates[:, :, None] + np.arange(3)).reshape(self.candidates.shape[0], -1)
+                measured = self.l3_filter.read(t_k, self._links(t_k, self.candidates)[-1], sectors)
             serving = association.strongest(measured, self.serving, cell.handover_margin_db)
             if self.serving is not None:
                 if self.trigger is not None:
                     serving = self.trigger.confirm(t_k, self.serving, serving)
                 self.handovers.extend(association.handovers(t_k, self.serving, serving))
             self.serving, self.measured_db = serving, measured
+            if full:
+                site_best = measured.reshape(measured.shape[0], -1, 3).max(axis=2)
+                site_best[np.arange(serving.size), serving // 3] = np.inf
+                self.candidates = np.argpartition(-site_best, CANDIDATE_SITES - 1, axis=1)[:, :CANDIDATE_SITES]
             self.measurements += 1
 
     def serving_at(self, t_s: float) -> np.ndarray:
@@ -264,21 +302,21 @@ class ChannelInTime:
                             interferer_coupling_loss_db=self.layout.interferer_coupling_loss_db, draws=self.draws)
         return layout, out
 
-    def _los(self, x, y, t_s: float, probability, shape) -> np.ndarray:
-        """Every link's LOS state (devices x sites): the cell's fixed state, or ``Phi(g) < P_LOS``
-        with ``g`` the LOS field continued from the drop's draw (``_continued``)."""
+    def _los(self, x, y, probability, shape, sites=None) -> np.ndarray:
+        """Every link's LOS state (devices x sites, or the ``sites``): the cell's fixed state, or
+        ``Phi(g) < P_LOS`` with ``g`` the LOS field continued from the drop's draw (``_continued``)."""
         los = self.system.cell.los
         if los != "probabilistic":
             return np.full(shape, los == "los")
-        return ndtr(self._continued(x, y, t_s, LOS_FIELD)) < probability()
+        return ndtr(self._continued(x, y, LOS_FIELD, sites)) < probability()
 
     def _isolated(self, t_s: float) -> CellLayout:
         cell = self.system.cell
         prop = cell.propagation
         x, y = self.motion.positions(t_s)
         d = np.maximum(np.hypot(x, y), cell.inner_radius_m)
-        los = self._los(x, y, t_s, lambda: prop.los_probability(d)[:, None], (x.size, 1))[:, 0]  # one site: devices x 1
-        g = self._continued(x, y, t_s, np.where(los, SF_LOS, SF_NLOS)[:, None])[:, 0]
+        los = self._los(x, y, lambda: prop.los_probability(d)[:, None], (x.size, 1))[:, 0]  # one site: devices x 1
+        g = self._continued(x, y, np.where(los, SF_LOS, SF_NLOS)[:, None])[:, 0]
         shadowing = prop.sigma_sf_db(los) * g if cell.shadowing else np.zeros(x.size)
         loss = prop.path_loss_db(d, los, cell.bs_height_m, cell.ut_height_m, cell.carrier_hz)
         return CellLayout(x, y, los, shadowing, loss, self.draws.k_los * los, draws=self.draws)
@@ -300,16 +338,22 @@ def array_gain_db(zenith_deg, elements: int, downtilt_deg: float) -> np.ndarray:
     return 10.0 * np.log10(np.maximum(ratio, 1e-30).astype(float))
 
 
-def _site_vectors(x, y, isd_m: float) -> tuple[np.ndarray, np.ndarray]:
+def _site_vectors(x, y, isd_m: float, sites: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per device and site, the vector from the site's nearest wrap-around image to the device
-    (devices x sites; the image picked in single precision, the vector in double)."""
+    (devices x sites; the image picked in single precision, the vector in double); ``sites``
+    (devices x m): to those sites only, devices x m (all in double)."""
     images = multicell.hex_sites(isd_m)[None, :, :] + multicell.wrap_shifts(isd_m)[:, None, :]  # 7 x 19 x 2
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if sites is not None:
+        own = images[:, sites]  # 7 x devices x m x 2
+        vx, vy = x[:, None] - own[..., 0], y[:, None] - own[..., 1]
+        nearest = np.argmin(vx * vx + vy * vy, axis=0)[None]
+        return np.take_along_axis(vx, nearest, axis=0)[0], np.take_along_axis(vy, nearest, axis=0)[0]
     vx = x.astype(np.float32)[:, None, None] - images[None, :, :, 0].astype(np.float32)
     vy = y.astype(np.float32)[:, None, None] - images[None, :, :, 1].astype(np.float32)
     vx *= vx
     vy *= vy
     vx += vy
     nearest = np.argmin(vx, axis=1)  # devices x sites: which of the 7 images
-    sites = np.arange(images.shape[1])
-    return x[:, None] - images[nearest, sites, 0], y[:, None] - images[nearest, sites, 1]
+    every = np.arange(images.shape[1])
+    return x[:, None] - images[nearest, every, 0], y[:, None] - images[nearest, every, 1]

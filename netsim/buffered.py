@@ -172,9 +172,7 @@ class BufferedRun:
     def _draw_links(self):
         """The links of now: a cell's fading draw (a moving cell: its channel at ``env.now``)."""
         if self.cell:
-            links = PhysicalLinks.draw(self.network, self.options.channel_rng, self.env.now)
-            self.log_handovers()
-            return links
+            return PhysicalLinks.draw(self.network, self.options.channel_rng, self.env.now)
         if not (hasattr(self.network, "downlink_time") and hasattr(self.network, "uplink_time")):
             raise ValueError("buffered aggregation needs a system that times a payload (downlink_time, uplink_time)")
         return NormalizedLinks(self.network, self.model_bits)
@@ -188,19 +186,11 @@ class BufferedRun:
         return self.links
 
     # --- the device's state ------------------------------------------------------------
-    def log_handovers(self) -> None:
-        """The handovers the moving channel found since it was last read, as ``handover`` events."""
-        if self.moving:
-            self.trace.extend(TraceEvent(self.version + 1, "handover", h.device, h.time_s, h.time_s, 0.0, 0.0,
-                                         f"sector {h.source}->{h.target}") for h in self.dynamics.new_handovers())
-
     def absent(self, devices) -> dict[int, str]:
         """Of ``devices``, those that cannot take a step now, with why (``Dynamics.absent``)."""
         if self.dynamics is None:
             return {}
-        reasons = self.dynamics.absent(self.env.now, devices)
-        self.log_handovers()
-        return reasons
+        return self.dynamics.absent(self.env.now, devices)
 
     def lost(self, device: int, start: float) -> str | None:
         """Why ``device`` could not finish the step it began at ``start`` (``Dynamics.present_throughout``)."""
@@ -505,6 +495,8 @@ def drive(run: BufferedRun, trace: list | None = None):
         trace.extend(run.trace)
         run.trace = trace
     run.keep(RoundRecord(0, 0.0, 0.0, 0.0, 0.0, 0, (), None, learner.evaluate(0), None, None))
+    if run.dynamics is not None:  # the moving channel's handovers, logged as they happen
+        run.dynamics.measure(env, run.trace, lambda: run.version + 1)
     for device in range(run.num_devices):
         env.process(run.device_process(device))
     run.dispatch_idle()

@@ -236,8 +236,7 @@ def simulate_rounds(
                 result = yield env.process(round_process(env, plan, network, model_bits, rng, trace, server_round))
             records.append(_record(server_round, start, env.now, plan, result))
 
-    env.process(rounds_process())
-    env.run()
+    env.run(until=env.process(rounds_process()))  # a moving cell's association runs on the clock for ever
     return records, trace if keep_trace else []
 
 

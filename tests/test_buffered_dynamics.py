@@ -217,8 +217,9 @@ def test_on_a_moving_cell_each_upload_is_timed_by_the_channel_at_its_start(monke
         assert e.end - e.start == pytest.approx(drawn[e.start].uplink_s(e.entity, 2e5), rel=1e-12)
     airtimes = {}
     for e in uploads:
-        airtimes.setdefault(e.entity, set()).add(e.end - e.start)
-    assert all(len(times) > 5 for times in airtimes.values())
+        airtimes.setdefault(e.entity, []).append(e.end - e.start)
+    assert all(len(set(times)) == len(times) for times in airtimes.values())  # each upload its own channel
+    assert sum(len(times) > 5 for times in airtimes.values()) >= 4
     assert any(e.kind == "handover" for e in trace)
 
 
@@ -234,7 +235,7 @@ def test_availability_and_batteries_drop_devices_under_fedbuff_and_the_invariant
     assert [v.end for v in versions] != [v.end for v in plain[:len(versions)]]
     found = {e.reason for e in trace if e.kind == "dropped"}
     assert reasons <= found
-    if "battery_j" in radio:
+    if radio == {"battery_j": 0.05}:  # every battery runs out
         assert budget.stopped == "stalled" and len(versions) < 31
 
 

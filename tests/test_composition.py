@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from learning.asynchronous import BufferedServer
 from netsim.buffered import run_buffered
 from netsim.engine import RunOptions, run_cosimulation
+from netsim.tiered import Tiered, run_tiered
 from scenarios.definitions import clock
 from scenarios.errors import UsageError
 from scenarios.execution.spec import RunSpec, resolve
@@ -41,6 +41,7 @@ ORCHESTRATORS = {
     "deadline": {"mode": "barrier", "deadline": None},  # the deadline in the system's unit: DEADLINES
     "fedbuff": {"orchestrator": "fedbuff"},
     "fedasync": {"orchestrator": "fedasync"},
+    "fedat": {"orchestrator": "fedat", "tiers": 2},
 }
 DEADLINES = {"normalized": 3.0, "static cell": 0.05, "moving cell": 0.05}  # T_dl; seconds on a cell
 SYSTEMS = {"normalized": ("wireless-slow-ul", {}), "static cell": ("umi-3.5ghz", {}),
@@ -78,11 +79,14 @@ def attempt(orchestrator, system, dynamics, algorithm):
         if run.spec.orchestrator == clock.SYNC:
             records, trace = run_cosimulation(learner, network, AGGREGATIONS, np.random.default_rng(0), options)
             return "ran", records, trace, network, None
-        server, settings = clock.orchestrate(run.spec, learner)
+        server, settings = clock.orchestrate(run.spec, learner, network)
         trace: list = []
         ledger = Ledger(server, trace)
-        records, _ = run_buffered(ledger, network, settings, AGGREGATIONS, np.random.default_rng(0), options, trace,
-                                  np.random.default_rng(1))
+        if isinstance(settings, Tiered):
+            records, _ = run_tiered(ledger, network, settings, AGGREGATIONS, np.random.default_rng(0), options, trace)
+        else:
+            records, _ = run_buffered(ledger, network, settings, AGGREGATIONS, np.random.default_rng(0), options, trace,
+                                      np.random.default_rng(1))
         return "ran", records, trace, network, ledger
     except (UsageError, ValueError) as error:
         return "refused", str(error)
@@ -92,7 +96,7 @@ class Ledger:
     """The buffered learner, with the messages it was given logged against the trace's length
     (what ``check_invariants`` reads)."""
 
-    def __init__(self, server: BufferedServer, trace: list):
+    def __init__(self, server, trace: list):
         self.server, self.trace, self.messages = server, trace, []
         self.num_devices, self.model_bits = server.num_devices, MODEL_BITS
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from contract import RoundOutcome, RoundPlan, Stream
+from netsim.clock import hold_until
 from netsim.trace import TraceEvent
 
 OUT_OF_COVERAGE, UNAVAILABLE, BATTERY = "out-of-coverage", "unavailable", "battery"
@@ -31,6 +32,8 @@ class Dynamics:
     availability: object = None  # OnOff or TraceAvailability
     batteries: object = None  # netsim.dynamics.battery.Batteries
     logged_handovers: int = 0
+    measuring: object = None  # the SimPy environment whose clock runs the association (``measure``)
+    current_round: int = 0  # the synchronous round in progress (its handovers' round)
 
     def absent(self, t_s: float, devices) -> dict[int, str]:
         """Of ``devices``, those that cannot take part at ``t_s``, with why (the moving channel
@@ -92,6 +95,30 @@ class Dynamics:
         self.logged_handovers = len(self.motion.handovers)
         return found
 
+    def measure(self, env, trace: list | None, round_now: Callable[[], int]) -> None:
+        """Start the association on the clock of ``env`` (once per clock): ``measurements``."""
+        motion = self.motion
+        if motion is None or trace is None or not motion.system.cell.interference or self.measuring is env:
+            return  # nothing moves, nothing to log, or one base station: no measurement to make
+        self.measuring = env
+        env.process(measurements(env, self, trace, round_now))
+
+
+def measurements(env, dynamics: Dynamics, trace: list, round_now: Callable[[], int]):
+    """The moving channel's association as a SimPy process: at each measurement instant
+    (``ChannelInTime.measure_until``: TS 38.133's 200 ms layer-1 period) the measurement runs
+    and the handovers it made are logged then, as ``handover`` events of ``round_now()`` (the
+    round, or the version an interval makes, in progress). So each handover lies in the span it
+    happened in and the trace stays in the clock's order. The association is the same whoever
+    reads the channel when: its instants are fixed, this process only logs them on time."""
+    motion = dynamics.motion
+    per_second = 1.0 / motion.measurement_period_s  # the instants measure_until runs: k / per_second
+    while True:
+        motion.measure_until(env.now)
+        trace.extend(TraceEvent(round_now(), "handover", h.device, h.time_s, h.time_s, 0.0, 0.0, f"sector {h.source}->{h.target}")
+                     for h in dynamics.new_handovers())
+        yield from hold_until(env, motion.measurements / per_second)
+
 
 def without(plan: RoundPlan, absent) -> RoundPlan:
     """``plan`` with the ``absent`` devices taken out of its participants and streams."""
@@ -116,10 +143,10 @@ def _round_in_time(env, plan: RoundPlan, network, round_args: tuple, inner: Call
     model_bits, rng, trace, server_round, channel_rng = round_args
     dynamics = network.dynamics
     start = env.now
-    absent = dynamics.absent(start, plan.participants)  # reads the moving channel at the start: its handovers are known
+    dynamics.current_round = server_round
+    dynamics.measure(env, trace, lambda: dynamics.current_round)  # the handovers, logged as they happen
+    absent = dynamics.absent(start, plan.participants)  # reads the moving channel at the start
     if trace is not None:
-        trace.extend(TraceEvent(server_round, "handover", h.device, h.time_s, h.time_s, 0.0, 0.0, f"sector {h.source}->{h.target}")
-                     for h in dynamics.new_handovers())
         trace.extend(TraceEvent(server_round, "dropped", d, start, start, 0.0, 0.0, why) for d, why in sorted(absent.items()))
     present = without(plan, absent)
     if present.participants:

@@ -126,8 +126,10 @@ def _short(digest) -> str:
 
 def provenance(data: str | None = None, plugin_files=()) -> dict:
     """The provenance record of a run whose dataset files have the digest ``data`` (None: the
-    run reads no dataset file), run with the loaded plugins' ``plugin_files`` (recorded again
-    after the run with every plugin module it imported: ``code_record``)."""
+    run reads no dataset file), run with the plugin files executed by now (``plugin_files``:
+    ``scenarios.plugins.executed_files``, digested before the run trains, so a file that cannot
+    be read stops it there; recorded again after the run with every plugin module it imported:
+    ``code_record``)."""
     import torch
 
     return {"fl_cosim": fl_cosim_version(), "commit": checkout_commit(), **code_record(plugin_files), "data": data,

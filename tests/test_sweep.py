@@ -449,3 +449,17 @@ def test_none_in_a_radio_grid_is_the_command_line_s_none():
                           '[[algorithm]]\nname = "fedavg"\n')
     batteries = [run.config["system"].get("battery_j") for run in plan(expand(config), None)]
     assert batteries == [1.0, None]
+
+
+def test_rows_that_differ_by_a_value_beside_an_empty_cell_keep_that_column():
+    """A grid of battery_j = [1.0, "none"]: the summary's rows differ in that column alone, a value
+    beside an empty cell, which ``constant_columns`` leaves out (as an option only one algorithm
+    has): the rows were two alike. Kept, and out of the "same in every row" note."""
+    from scenarios.execution.sweep import constant_columns, told_apart
+
+    header, rows = ["label", "radio_battery_j", "option_mu"], [["fedavg", "1.0", ""], ["fedavg", "", ""]]
+    keep, same = constant_columns(header, rows)
+    assert keep == [] and same == {"label": "fedavg", "radio_battery_j": "1.0", "option_mu": "-"}
+    assert told_apart(header, rows, keep, same) == ([1], {"label": "fedavg", "option_mu": "-"})
+    apart = [["fedavg", "", ""], ["fedprox", "", "0.1"]]  # told apart already: the option column stays out
+    assert told_apart(header, apart, *constant_columns(header, apart)) == ([0], {"radio_battery_j": "-", "option_mu": "0.1"})

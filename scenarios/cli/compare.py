@@ -106,18 +106,18 @@ def execute(args):
             "rows": [asdict(r) for r in rows], **{k: str(p) for k, p in paths.items()}}
     text = f"{args.scenario} on {args.system}, {args.seeds} seeds. {legend(target)}\n" + table(header, body)
     if args.budget is not None:
-        text += budget_section(args.budget, curves, data)
+        text += budget_section(parse_budget_axes(args.budget), curves, data)
     diverged = sum(row.diverged for row in rows)
     return data, text + f"\n\nwrote {paths['csv']}, {paths['markdown']} and {paths['runs_csv']}", (1 if diverged else 0)
 
 
-def budget_section(texts, curves: dict, data: dict, who: str = "a seed") -> str:
-    """The accuracy-within-budget tables (``--budget``, one per axis), added to the command's
-    text and data (``within_budget``: every axis's rows)."""
-    from scenarios.reports.budgets import budget_numbers, budget_table, parse_budget_axes
+def budget_section(axes: dict, curves: dict, data: dict, who: str = "a seed") -> str:
+    """The accuracy-within-budget tables (``axes``: ``--budget``'s axis -> budgets, one table
+    each), added to the command's text and data (``within_budget``: every axis's rows)."""
+    from scenarios.reports.budgets import budget_numbers, budget_table
 
     data["within_budget"], text = [], ""
-    for axis, budgets in parse_budget_axes(texts).items():
+    for axis, budgets in axes.items():
         data["within_budget"] += budget_numbers(curves, axis, budgets)
         text += f"\n\naccuracy within a budget (>=: {who} ended before spending it)\n" + table(*budget_table(curves, axis, budgets))
     return text

@@ -126,5 +126,4 @@ def budget_text(curves, budgets: dict, data: dict) -> str:
         raise UsageError(f"--budget time= reads every run's time in its own unit; these runs count it in {' and '.join(units)} "
                          "(normalized systems and cells): give the runs of one unit")
     mixed = len({c.summary.get("system") for c in curves}) > 1
-    return budget_section([f"{axis}={','.join(map(repr, values))}" for axis, values in budgets.items()],
-                          seed_groups(curves, with_system=mixed), data, "a run")
+    return budget_section(budgets, seed_groups(curves, with_system=mixed), data, "a run")

@@ -499,6 +499,24 @@ def constant_columns(header: Sequence[str], rows: Sequence[Sequence]) -> tuple[l
     return keep, {header[i]: found[0] if found else "-" for i, found in enumerate(values) if i not in keep}
 
 
+def told_apart(header: Sequence[str], rows: Sequence[Sequence], keep: list[int], same: dict) -> tuple[list[int], dict]:
+    """``constant_columns``' choice, plus, where the kept columns leave two rows alike, each column
+    that tells them apart by a value beside an empty cell (a grid's ``battery_j = [1.0, "none"]``:
+    its rows differ there alone), taken out of ``same``."""
+    def distinct(columns) -> int:
+        return len({tuple(str(row[i]) for i in columns) for row in rows})
+
+    every = distinct(range(len(header)))
+    keep = list(keep)
+    for i in range(len(header)):
+        if distinct(keep) >= every:
+            break
+        if i not in keep and len({str(row[i]) for row in rows}) > 1:
+            keep = sorted(keep + [i])
+            same = {k: v for k, v in same.items() if k != header[i]}
+    return keep, same
+
+
 def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings | float | None = None
                  ) -> tuple[list[str], list[list], str]:
     """Per grid point (runs whose resolved configs differ in the seed alone), aggregated over its
@@ -553,13 +571,13 @@ def grid_summary(runs: Sequence[PlannedRun], out: Path, summary: SummarySettings
     csv_header = ["scenario", "system", *columns, "label", *header[1:], *budget_header, "target"]
     csv_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) for k in columns), *cells, *within[0], number_cell(targets[g])]
                 for s, cells, within, g in zip(settings, body, spent, groups)]
-    keep, same = constant_columns(csv_header, csv_rows)
+    keep, same = told_apart(csv_header, csv_rows, *constant_columns(csv_header, csv_rows))
     text_header, text_body = table_rows(rows)
     page_header = ["scenario", "system", *columns, *text_header,
                    *(h for axis, budgets in axes.items() for h in budget_table({}, axis, budgets)[0][1:]), "target"]
     page_rows = [[s["scenario"], s["system"], *(cell(k, s.get(k)) or "-" for k in columns), *cells, *within[1], str(targets[g])]
                  for s, cells, within, g in zip(settings, text_body, spent, groups)]
-    page_keep, page_same = constant_columns(page_header, page_rows)
+    page_keep, page_same = told_apart(page_header, page_rows, *constant_columns(page_header, page_rows))
     how = (f"target mean accuracy {summary.target} for every row" if summary.target is not None else
            f"target: {summary.fraction:g} x the best mean final accuracy of its group (scenario"
            + "".join(f", {g}" for g in summary.group) + ")")

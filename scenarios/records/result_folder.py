@@ -368,6 +368,7 @@ def configuration_key(curve) -> str:
 
 
 def _flat(value, prefix: str = "") -> dict:
+    """A nested config as dotted key -> value (``system.cell.speed_kmh``)."""
     if isinstance(value, dict):
         return {k: v for key, inner in value.items() for k, v in _flat(inner, f"{prefix}{key}.").items()}
     return {prefix.rstrip("."): value}
@@ -409,7 +410,7 @@ def configuration_names(configs: Sequence[dict]) -> list[str]:
                 if value is not None:  # a normalized system has no speed
                     name.append(str(value))
     if not any(names):
-        flats = [{k: v for k, v in _flat({k: v for k, v in c.items() if k not in SEED_KEYS}).items()} for c in configs]
+        flats = [_flat({k: v for k, v in c.items() if k not in SEED_KEYS}) for c in configs]
         keys = sorted({k for f in flats for k in f if len({json.dumps(g.get(k)) for g in flats}) > 1})
         for name, flat in zip(names, flats):
             name.extend(f"{key.rsplit('.', 1)[-1]}={flat.get(key, 'none')}" for key in keys[:3])

@@ -33,8 +33,8 @@ when it happens: a device out of coverage, switched off or flat is not dispatche
 over with that reason, looked at again when it may be back), and one that switches off or runs
 flat while it receives, computes or uploads loses its update (dropped with that reason); the
 batteries are drained as each energy is spent. Every dispatch ends in an update that arrived,
-a drop with a reason, or is in flight when the run ends. When nobody is left training, a
-partial buffer is aggregated, and with none (and nobody who may come back) the run ends
+a drop with a reason, or is in flight when the run ends. When nobody is left training and
+nobody passed over may come back, a partial buffer is aggregated, and with none the run ends
 (``stalled``). One record per aggregation (``RoundRecord``:
 its ``server_round`` is the version it made, ``updates`` the messages it aggregated); a trace
 event's ``round`` is the version the interval it happened in made, a ``downlink`` event's
@@ -365,9 +365,10 @@ class BufferedRun:
         self.keep_going()
 
     def keep_going(self) -> None:
-        """Nobody training (the others missed the current version): aggregate what the buffer
-        holds; with nothing in it and nobody the server waits for, the run has stalled."""
-        if self.training == 0 and self.buffer:
+        """Nobody training (the others missed the current version) and nobody the server waits
+        for (a device passed over that may come back, ``wake``): aggregate what the buffer holds;
+        with nothing in it, the run has stalled."""
+        if self.training == 0 and self.buffer and self.wake_s == float("inf"):
             self.aggregate()
             self.dispatch_idle()
         if self.training == 0 and self.wake_s == float("inf") and not self.finished.triggered:

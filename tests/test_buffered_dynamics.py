@@ -125,6 +125,25 @@ def test_a_device_switched_off_is_passed_over_until_it_is_back_and_one_that_swit
     check_invariants(versions, trace, ledger, dynamics)
 
 
+def test_the_server_waits_for_a_device_that_may_come_back_to_fill_the_buffer(monkeypatch, tmp_path):
+    """FedBuff K = 2, two devices, device 1 switched off until 5. Device 0 gets v0 0-1, computes
+    1, uploads 2-3: the buffer holds one update and nobody trains, but device 1 may come back,
+    so the server waits (no partial aggregation): at 5 it gets v0, 5-6, computes 1, uploads
+    7-8, and v1 aggregates both at 8."""
+    import json
+
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps({"devices": {"0": {"active": [0], "inactive": [100], "finish_time": 100},
+                                            "1": {"active": [5], "inactive": [100], "finish_time": 100}}}))
+    dynamics = Dynamics(availability=TraceAvailability.load(path, 2))
+    cell = hand_cell(monkeypatch, [1.0, 1.0, 9, 9], dynamics)
+    trace = []
+    ledger = Ledger(2, 1.0, trace)
+    versions, _ = run_buffered(ledger, cell, Buffered(2), 1, np.random.default_rng(0), RunOptions(channel_rng=np.random.default_rng(1)), trace)
+    assert [(v.server_round, v.end, v.arrived, v.outcome.dropped) for v in versions[1:]] == [(1, 8.0, (0, 1), {1: "unavailable"})]
+    check_invariants(versions, trace, ledger, dynamics)
+
+
 def test_batteries_drain_as_energy_is_spent_and_a_flat_device_takes_no_more_part(monkeypatch):
     """FedAsync, C = 2, 1.6 J each; receiving 0.5 J a stream, sending 1 J a second. t=0-1 v0
     to both (1.1 J left); device 0 computes 1, uploads 2-3 (0.1 J left): v1 at 3; v1 to it 3-4:

@@ -376,6 +376,8 @@ def test_a_tied_tdd_bandwidth_sweep_with_streams_m_summarizes_what_varies(tmp_pa
     for column in summary.columns:  # only what varies: no scenario, system, rounds, option or never-set column
         assert summary[column].nunique() > 1, column
     assert "radio_downlink_bandwidth_hz" in summary and "scenario" not in summary
+    assert {"round_duration_mean", "round_duration_median"} <= set(summary.columns)  # the bandwidth sets the rounds' length
+    assert {"round_duration_mean", "round_duration_median", "dropped_battery", "dropped_unavailable", "dropped_stale"} <= set(runs.columns)
     for _, group in summary.groupby("label"):  # each algorithm's target: 90% of its own best grid point
         assert group["target"].nunique() == 1
         assert group["target"].iloc[0] == pytest.approx(round(0.9 * group["mean_accuracy"].max(), 4))

@@ -50,10 +50,10 @@ def test_fedbuff_runs_on_a_cell_and_reports_its_staleness(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv,needle", [
     (["--algorithm", "ditto", "--orchestrator", "fedasync"], "ditto is not one"),
-    (["--algorithm", "fedavg", "--buffer-k", "3"], "--buffer-k applies to --orchestrator fedbuff or fedasync, not sync"),
-    (["--algorithm", "fedavg", "--orchestrator", "fedasync", "--buffer-k", "3"], "fedasync aggregates every arrival"),
+    (["--algorithm", "fedavg", "--buffer-k", "3"], "--buffer-k has an effect only with --orchestrator fedbuff (this run has --orchestrator sync)"),
+    (["--algorithm", "fedavg", "--orchestrator", "fedasync", "--buffer-k", "3"], "--buffer-k has an effect only with --orchestrator fedbuff (this run has --orchestrator fedasync)"),
     (["--algorithm", "fedavg", "--orchestrator", "fedbuff", "--concurrency", "500"], "concurrency must be in 1..20"),
-    (["--algorithm", "fedavg", "--orchestrator", "fedbuff", "--deadline", "5"], "a deadline bounds a synchronous round"),
+    (["--algorithm", "fedavg", "--orchestrator", "fedbuff", "--deadline", "5"], "--deadline has an effect only with --orchestrator sync (this run has --orchestrator fedbuff)"),
     (["--algorithm", "fedavg", "--until", "rounds=3"], "unknown budget 'rounds'"),
     (["--algorithm", "fedavg", "--until", "time=0"], "budget time must be a finite number > 0"),
     (["--algorithm", "fedavg", "--until", "energy_j=1"], "needs a system that records energy"),

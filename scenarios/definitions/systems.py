@@ -99,8 +99,7 @@ def parse_system(text: str) -> SystemSpec:
     one line naming the text, for an unknown preset, key or value."""
     import dataclasses
 
-    from contract.setting import field_setting
-    from scenarios.cli.common import parse_option
+    from contract.setting import field_setting, parse_value
     from scenarios.definitions.cells import CELLS, PARAMETERS
 
     if not isinstance(text, str) or not text:
@@ -125,7 +124,8 @@ def parse_system(text: str) -> SystemSpec:
     for piece in pieces:
         if "=" not in piece:
             raise UsageError(f"system {text!r}: {piece!r} must look like key=value (NAME:KEY=VALUE,KEY=VALUE)")
-        key, value = parse_option(piece)
+        key, raw = piece.split("=", 1)
+        value = parse_value(raw)
         if key not in keys:
             raise UsageError(f"system {text!r}: {name} has no parameter {key!r}; known: {', '.join(keys)}")
         if key in overrides:

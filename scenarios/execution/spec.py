@@ -130,8 +130,13 @@ def _training(spec: RunSpec, scenario: Scenario) -> LocalTraining:
 
 
 def _system(spec: RunSpec):
-    """The spec's network: its preset, with ``rho``/``t_min``/``inv_mu`` where given."""
+    """The spec's network: its preset, with ``rho``/``t_min``/``inv_mu`` where given (a cell's
+    radio parameters checked against the run's settings they need: ``cells.cell_parameters``)."""
+    from scenarios.definitions.cells import CELLS, cell_parameters
+
     system = get_system(spec.system, spec.mode, spec.deadline, spec.radio)
+    if spec.system in CELLS and isinstance(spec.radio, dict):
+        cell_parameters(spec.system, spec.radio, {"scheduler": spec.scheduler})
     if spec.duplex != "full":
         from netsim.system import NetworkSystem
 

@@ -283,8 +283,7 @@ def given_once(system, given) -> None:
     """UsageError when ``--system NAME:KEY=VALUE`` sets what a flag of the command line (``given``:
     the flags' destinations given) sets too, whatever the values (``--mode pipelined --system
     wired:mode=barrier``: the default-valued flag would be lost silently)."""
-    from scenarios.definitions.systems import SPEC_SEPARATOR, parse_system
-    from scenarios.execution.spec import SYSTEM_FIELDS
+    from scenarios.definitions.systems import SPEC_SEPARATOR, SYSTEM_FIELDS, parse_system
 
     if not isinstance(system, str) or SPEC_SEPARATOR not in system:
         return

@@ -53,6 +53,7 @@ def system_names() -> list[str]:
 
 SPEC_SEPARATOR = ":"
 SYSTEM_KEYS = ("mode", "deadline")  # what every system takes besides its own parameters
+SYSTEM_FIELDS = ("rho", "t_min", "inv_mu", *SYSTEM_KEYS)  # a system text's overrides that are run settings of their own
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def parse_system(text: str) -> SystemSpec:
             pieces[-1] += "," + piece
         else:
             pieces.append(piece)
-    declared = {f.name: f for f in dataclasses.fields(NetworkSystem) if f.name in ("rho", "t_min", "inv_mu", *SYSTEM_KEYS)}
+    declared = {f.name: f for f in dataclasses.fields(NetworkSystem) if f.name in SYSTEM_FIELDS}
     if name in CELLS:
         keys = (*SYSTEM_KEYS, *PARAMETERS)
     elif isinstance(SYSTEMS[name], SystemPreset):

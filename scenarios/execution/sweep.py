@@ -172,8 +172,7 @@ def _given_once(values: dict, where: str) -> None:
     (``system = "wired:mode=barrier"`` with ``mode = "pipelined"``, from [settings], [grid] or a
     [[run]]): the run would keep one of the two silently (``scenarios.execution.spec.system_settings``
     refuses only a value off its default)."""
-    from scenarios.definitions.systems import SPEC_SEPARATOR, parse_system
-    from scenarios.execution.spec import SYSTEM_FIELDS
+    from scenarios.definitions.systems import SPEC_SEPARATOR, SYSTEM_FIELDS, parse_system
 
     text = values.get("system")
     if not isinstance(text, str) or SPEC_SEPARATOR not in text:

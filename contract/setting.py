@@ -119,6 +119,85 @@ class Setting:
         return True
 
 
+@dataclass(frozen=True)
+class Needs:
+    """A ``requires`` entry that is not one value: the other setting's values under which a field
+    has an effect, as a test and in words (``among``: one of several values; ``MOVING``...). A
+    plain value in ``requires`` needs that value exactly (``{"streams": "auto"}``)."""
+
+    test: typing.Callable[[object], bool]
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def among(*values) -> Needs:
+    """Needs one of ``values`` (``{"orchestrator": among("fedbuff", "fedasync")}``)."""
+    return Needs(lambda value: value in values, " or ".join(map(str, values)))
+
+
+def holds(wanted, value) -> bool:
+    """Whether ``value`` meets ``wanted``: a ``Needs``'s test, else equality."""
+    return wanted.test(value) if isinstance(wanted, Needs) else value == wanted
+
+
+def needs_words(other: str, wanted) -> str:
+    """``wanted`` of the setting named ``other`` in words: ``--orchestrator fedbuff or fedasync``,
+    ``streams='auto'`` (a plain value)."""
+    return f"{other} {wanted}" if isinstance(wanted, Needs) else f"{other}={wanted!r}"
+
+
+def without_effect(requires: Mapping[str, Mapping], values: Mapping, given: Iterable[str]) -> tuple[str, str, object] | None:
+    """The first of the settings ``given`` (set, not left at their default) that has no effect
+    under the other ``values``: (it, the other setting, what that one needs to be: ``requires``,
+    each setting's declared needs), or None. The one rule every declaration is held to: an
+    algorithm's options (``learning.options.Options.resolve``), a run's settings
+    (``scenarios.definitions.settings.check_spec``: the orchestrator's options) and a cell's radio
+    parameters (``scenarios.definitions.cells.cell_parameters``, and with the run's settings:
+    ``csi_delay_s`` needs a scheduler that reads the channel report). A need on a setting that
+    ``values`` lacks is left to the check that has it."""
+    for key in given:
+        for other, wanted in requires.get(key, {}).items():
+            if other in values and not holds(wanted, values[other]):  # a setting ``values`` lacks: checked where it is known
+                return key, other, wanted
+    return None
+
+
+INT_TEXT = re.compile(r"[+-]?[0-9]+")
+FLOAT_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+
+
+def parse_number(text: str, kind: type = float):
+    """``text`` as a number of ``kind`` (int or float), written as the docs write numbers: digits
+    with an optional sign, for a float a decimal point and an exponent too (``2``, ``-0.5``, ``.5``,
+    ``1e7``; ``nan`` and ``inf`` read, for the range checks to name). ValueError for the looser forms
+    Python's ``int``/``float`` also take: surrounding spaces (``' 2'``), ``1_000``, other scripts'
+    digits. The one reading of a number typed by a user: the command line's (``type=int``/``float``,
+    ``KEY=VALUE``), a system's or codec's text."""
+    pattern = INT_TEXT if kind is int else FLOAT_TEXT
+    if not isinstance(text, str) or not pattern.fullmatch(text):
+        raise ValueError(f"not {'an integer' if kind is int else 'a number'}: {text!r}")
+    return kind(text)
+
+
+def parse_value(raw: str):
+    """A value typed as text (``--option``/``--radio`` ``KEY=VALUE``, a system's ``NAME:KEY=VALUE``):
+    ``true``/``false`` a bool, ``none`` None, a number (``parse_number``, int before float), else
+    the text itself (checked where it goes)."""
+    lowered = raw.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return parse_number(raw, kind)
+        except ValueError:
+            pass
+    return raw
+
+
 def _num(value) -> str:
     return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)
 
@@ -148,7 +227,9 @@ def option(default, doc, **declared):
     a codec, a network system or cell): its type is its annotation; its default (``dataclasses.MISSING``: none, ``dict``: an
     empty table), one-line doc (text, or a function giving it: ``doc_of``), range (``low``, ``high``, ``low_open``, ``high_open`` for numbers;
     ``pattern`` a regular expression text must match in full, ``pattern_text`` in words) and
-    ``requires``: the other options' values under which it has an effect (``{"formation": "channel"}``).
+    ``requires``: the other options' values under which it has an effect (``{"formation": "channel"}``;
+    a ``Needs`` for more than one value: ``{"orchestrator": among("fedbuff", "fedasync")}``), refused
+    given elsewhere (``without_effect``).
     Where it has them: ``flag``, a command-line flag of its own (``--streams``); ``label``, its
     short name in the run's label (``k``: ``user-centric k=4``, folder ``user-centric_k4``);
     ``none_word``, the word that stands for None on the command line and in the label (``m``);

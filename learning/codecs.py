@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from contract.setting import UsageError
+from contract.setting import UsageError, parse_number
 from learning.options import Options, option
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ def _read(kind: type, raw: str):
     """A parameter's text as its kind (ValueError or KeyError when it is not one)."""
     if kind is bool:
         return {"true": True, "false": False, "1": True, "0": False}[raw.lower()]
-    return raw if kind is str else kind(raw)
+    return raw if kind is str else parse_number(raw, kind)
 
 
 def _assignment(key: str, value) -> str:

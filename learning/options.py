@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Mapping
 
-from contract.setting import Setting, UsageError, field_setting, option  # noqa: F401 (option: what the algorithms declare with)
+from contract.setting import Setting, UsageError, field_setting, needs_words, option, without_effect  # noqa: F401 (option: what the algorithms declare with)
 
 
 class OptionError(UsageError, ValueError):
@@ -71,7 +71,7 @@ def default_words(f: dataclasses.Field, default_text: str | None = None) -> str:
 
 def allowed_text(setting: Setting, requires: Mapping) -> str:
     """What a value may be, in words, with the other values it needs (``fl-cosim list``, the docs)."""
-    only = "".join(f"; only with {key}={value!r}" for key, value in requires.items())
+    only = "".join(f"; only with {needs_words(key, value)}" for key, value in requires.items())
     return setting.allowed() + (", or none" if setting.none else "") + only
 
 
@@ -127,14 +127,12 @@ class Options:
             options, fallback = cls(**{**base, **given}), cls(**base)
         except OptionError as error:
             raise OptionError(prefix + str(error)) from None
-        requires = cls.requirements()
-        for key in given:
-            if getattr(options, key) == getattr(fallback, key):
-                continue
-            for other, wanted in requires[key].items():
-                if getattr(options, other) != wanted:
-                    raise OptionError(f"{prefix}option {key} has an effect only with {other}={wanted!r} "
-                                      f"(this run has {other}={getattr(options, other)!r})")
+        changed = [key for key in given if getattr(options, key) != getattr(fallback, key)]
+        found = without_effect(cls.requirements(), options.as_dict(), changed)
+        if found is not None:
+            key, other, wanted = found
+            raise OptionError(f"{prefix}option {key} has an effect only with {needs_words(other, wanted)} "
+                              f"(this run has {other}={getattr(options, other)!r})")
         return options
 
     @classmethod

@@ -13,10 +13,19 @@ from typing import Literal
 
 import numpy as np
 
-from contract.setting import check_declared, option
+from contract.setting import Needs, check_declared, option
 from netsim import pathloss
 
 LOS_MODES = ("los", "nlos", "probabilistic")
+
+
+# What a radio parameter needs to have any effect (its ``requires``; a parameter given without it is
+# refused: ``scenarios.definitions.cells.cell_parameters``): the handover and coverage parameters act on
+# a moving device's association to the 19-site layout (``netsim.dynamics.motion``), read only on a
+# moving cell with interference on (static: the association is drawn once; isolated: one site).
+MOVING = Needs(lambda speed_kmh: speed_kmh != 0, "above 0 (a moving cell)")
+LAYOUT = Needs(lambda interference: interference is True, "on (the 19-site layout)")
+IN_LAYOUT = {"speed_kmh": MOVING, "interference": LAYOUT}
 
 
 @dataclass(frozen=True)
@@ -55,15 +64,15 @@ class Cell:
              "38.901: TR 38.901 Table 7.8-1's, 3 km/h indoors and 30 km/h outdoors, 19-site layout)",
         low=0.0, high=500.0, omit_default=True)
     handover_margin_db: float = option(0.0, "a moving device's handover offset to a stronger sector (TS 38.331 A3 event)",
-                                       low=0.0, high=30.0, omit_default=True)
+                                       low=0.0, high=30.0, omit_default=True, requires=IN_LAYOUT)
     handover_ttt_s: float = option(0.0, "how long the A3 condition must hold before a handover (TS 38.331 timeToTrigger)",
-                                   low=0.0, high=5.12, omit_default=True)
+                                   low=0.0, high=5.12, omit_default=True, requires=IN_LAYOUT)
     handover_filter_k: int = option(4, "layer-3 filter coefficient k of the handover measurements, a = 1/2^(k/4) per 200 ms "
                                        "(TS 38.331 Sec. 5.5.3.2 filterCoefficient, default fc4; 0: unfiltered)",
-                                    low=0, high=19, omit_default=True)
+                                    low=0, high=19, omit_default=True, requires=IN_LAYOUT)
     coverage: Literal["network", "site"] = option(
         "network", "which sites reach the parameter server for a moving device: every site (the server in the core network) "
-                   "or only the centre site (served by another, a device is out of coverage: dropped)", omit_default=True)
+                   "or only the centre site (served by another, a device is out of coverage: dropped)", omit_default=True, requires=IN_LAYOUT)
 
     def __post_init__(self) -> None:
         """The declared bounds (``option``), then what no single field's bounds say."""

@@ -21,9 +21,9 @@ from typing import Callable, Literal, Sequence
 import numpy as np
 
 from contract.seeds import ChannelSeeds, motion_seed
-from contract.setting import check_declared, option, recorded
-from netsim import duplex, energy, fading, radio
-from netsim.cell import Cell, CellLayout
+from contract.setting import Needs, check_declared, option, recorded
+from netsim import duplex, energy, fading, radio, scheduling
+from netsim.cell import MOVING, Cell, CellLayout
 from netsim.distributions import ShiftedExponential
 from netsim.dynamics.rounds import RoundInTime, dynamics_of
 from netsim.durations import MAX_DEADLINE, TIMING_MODES
@@ -68,6 +68,13 @@ class LinkBudget:
     @property
     def tx_power_dbm(self) -> float:
         return float(radio.w_to_dbm(self.tx_power_w))
+
+
+# what csi_delay_s needs to have any effect besides a moving cell: a run whose scheduler reads the report
+READS_REPORT = Needs(lambda scheduler: isinstance(scheduler, str) and scheduling.reads_channel(scheduler),
+                     "a policy that reads the channel report (best-channel, proportional-fair, deadline-aware)")
+# what mean_on_s needs to have any effect (its ``requires``): the on/off availability, mean_off_s above 0
+ON_OFF = Needs(lambda mean_off_s: isinstance(mean_off_s, (int, float)) and mean_off_s > 0, "above 0 (on/off availability)")
 
 
 @dataclass(frozen=True)
@@ -149,15 +156,16 @@ class PhysicalSystem(SystemKind):
         "sector", "the parameter server's uplink receivers: one queue per sector of its site (sector) or one for the site",
         omit_default=True)
     p0_dbm_per_prb: float = option(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
-                                      low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1])
-    alpha: float = option(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0)
+                                      low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1], requires={"ul_power_control": "fractional"})
+    alpha: float = option(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0, requires={"ul_power_control": "fractional"})
     mode: Literal[TIMING_MODES] = option("pipelined", "timing mode")
     deadline: float | None = option(None, "round deadline (s)", low=0, low_open=True, high=MAX_DEADLINE)
     # the cell in time (netsim.dynamics): the scheduler's channel knowledge, availability, batteries
     csi_delay_s: float = option(0.0, "age of the channel report a scheduler reads on a moving cell (0: perfect at the round's start; "
-                                     "a CSI report period, TS 38.214 5.2.1.4)", low=0.0, high=60.0, omit_default=True)
+                                     "a CSI report period, TS 38.214 5.2.1.4)", low=0.0, high=60.0, omit_default=True,
+                                requires={"speed_kmh": MOVING, "scheduler": READS_REPORT})
     mean_on_s: float = option(600.0, "devices' mean available period of the on/off availability (with mean_off_s > 0)",
-                              low=0.0, low_open=True, high=1e9, omit_default=True)
+                              low=0.0, low_open=True, high=1e9, omit_default=True, requires={"mean_off_s": ON_OFF})
     mean_off_s: float = option(0.0, "devices' mean unavailable period: on/off Markov availability (0: always available)",
                                low=0.0, high=1e9, omit_default=True)
     availability_trace: str | None = option(None, "a JSON file of per-device availability intervals (FedScale's client "

@@ -49,6 +49,13 @@ def jain_index(counts: Sequence[float]) -> float:
     return 1.0 if square_sum == 0 else float(np.sum(x) ** 2 / (x.size * square_sum))
 
 
+def reads_channel(name: str) -> bool:
+    """Whether the registered policy ``name`` reads the round's channel report (``needs_channel``
+    or ``reads_report``): what a report's age (a cell's ``csi_delay_s``) acts through."""
+    policy = POLICIES.get(name)
+    return policy is not None and (policy.needs_channel or policy.reads_report)
+
+
 def participation_counts(rounds, num_devices: int) -> tuple[np.ndarray, np.ndarray]:
     """Per device, training rounds scheduled and uploads arrived, from (round, participants,
     arrived) triples (round 0, the set-up, is not counted)."""
@@ -80,7 +87,8 @@ class Policy:
     A subclass sets ``name`` (what ``--scheduler`` takes) and ``choose``, and declares what it
     needs: ``needs_channel``, each round's channel report (a cell; refused on a normalized
     system); ``needs_deadline``, a deadline (``self.deadline``) and the network's
-    ``self.expectations``; ``picks_count`` False when it decides how many devices take part
+    ``self.expectations``; ``reads_report``, the channel report where the network has one (without
+    needing it); ``picks_count`` False when it decides how many devices take part
     itself (so full participation leaves it something to choose). ``count``: the devices the
     participation fraction gives; ``last_upload``: each device's last round whose upload arrived.
     """
@@ -88,6 +96,7 @@ class Policy:
     name: ClassVar[str] = ""
     needs_channel: ClassVar[bool] = False
     needs_deadline: ClassVar[bool] = False
+    reads_report: ClassVar[bool] = False  # its choice reads the channel report (besides needs_channel: a report it can do without)
     picks_count: ClassVar[bool] = True
 
     def __init__(self, num_devices: int, count: int, deadline: float | None = None, expectations: Expectations | None = None):
@@ -181,6 +190,7 @@ class DeadlineAware(Policy):
 
     name = "deadline-aware"
     needs_deadline = True
+    reads_report = True  # a cell's reported rates in place of the mean ones
     picks_count = False
 
     def choose(self, server_round: int, report: ChannelReport) -> tuple[int, ...]:

@@ -98,10 +98,23 @@ def test_every_setting_reaches_a_run_from_a_sweep_file(name, entry, value):
         assert len(specs) == 1 and getattr(specs[0], name) == given, config
 
 
+def needed(name: str) -> dict:
+    """The other settings' values under which ``name`` has an effect (its ``requires``: for a
+    ``Needs``, the first of the other setting's words that meets it)."""
+    from contract.setting import holds
+
+    fields = {f.name: f for f in declared()}
+    found = {}
+    for other, wanted in fields[name].metadata["requires"].items():
+        words = field_setting(RunSpec, fields[other]).choices
+        found[other] = next(word for word in words if holds(wanted, word)) if words else wanted
+    return found
+
+
 @pytest.mark.parametrize("name,entry,value", CASES, ids=IDS)
 def test_every_setting_reaches_a_run_from_the_api(name, entry, value):
     assert api.RunSpec is RunSpec
-    values = {"scenario": SCENARIO, "algorithm": ALGORITHM, name: expected(name, entry, value)}
+    values = {"scenario": SCENARIO, "algorithm": ALGORITHM, **needed(name), name: expected(name, entry, value)}
     spec = api.RunSpec(**values)
     assert getattr(spec, name) == expected(name, entry, value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):  # a number goes through the checks as it is
@@ -159,10 +172,14 @@ def test_the_docs_reference_is_the_declarations():
     assert all(f"{row['flag']} " in run_help or f"{row['flag']}\n" in run_help for row in declared_rows if row["flag"] != "--algorithm")
 
 
+RADIO_NEEDS = {"speed_kmh": 3.0, "interference": True, "mean_off_s": 60.0, "ul_power_control": "fractional"}  # what they need
+
+
 def test_every_radio_parameter_reaches_the_cell_from_run_sweep_and_api():
     """Each declared radio parameter (``--radio KEY=VALUE``, a sweep file's ``radio`` table,
     ``RunSpec(radio=...)``), moved off its preset's value, lands in the built system's field."""
-    from scenarios.definitions.cells import RADIO_BOUNDS, RADIO_FIELDS, cell_parameters, physical_system
+    from contract.setting import holds
+    from scenarios.definitions.cells import RADIO_BOUNDS, RADIO_FIELDS, RADIO_REQUIRES, cell_parameters, physical_system
 
     preset = cell_parameters("uma-2.1ghz", {"interference": False})
     for name, setting in RADIO_BOUNDS.items():
@@ -182,7 +199,9 @@ def test_every_radio_parameter_reaches_the_cell_from_run_sweep_and_api():
         given = run_specs(build_parser().parse_args(argv))[0].radio
         swept = expand({"settings": {"system": "uma-2.1ghz", "radio": {name: value}}, "algorithm": [{"name": ALGORITHM}]})[0].radio
         assert given == swept == RunSpec(SCENARIO, ALGORITHM, radio={name: value}).radio == {name: value}
-        system = physical_system(cell_parameters("uma-2.1ghz", {"interference": False, **given}))
+        needs = {other: RADIO_NEEDS[other] for other in RADIO_REQUIRES.get(name, {}) if other in RADIO_FIELDS}  # a moving cell...
+        assert all(holds(RADIO_REQUIRES[name][other], value) for other, value in needs.items())
+        system = physical_system(cell_parameters("uma-2.1ghz", {"interference": False, **needs, **given}))
         link, f = RADIO_FIELDS[name]
         holder = getattr(system, link) if link else system.cell if hasattr(system.cell, f.name) else system
         assert getattr(holder, f.name) == value, name
@@ -197,19 +216,19 @@ def test_every_recorded_setting_is_read_back_from_the_config_where_it_is_recorde
     given = {"mode": "barrier", "deadline": 50.0, "evaluate_every": 2, "participation": 0.5, "rho": 2.0, "t_min": 0.5,
              "inv_mu": 0.25, "devices": 8, "alpha": 0.7, "uplink_codec": "qsgd:bits=4,bucket=512", "downlink_codec": "topk:ef=0,fraction=0.5",
              "scheduler": "age-based", "duplex": "half"}
-    clock = {"orchestrator": "fedbuff", "buffer_k": 2, "concurrency": 4, "idle_choice": "fifo", "max_staleness": 3, "server_lr": 0.5,
-             "staleness_exponent": 0.0, "mixing_alpha": 0.9}
+    clocks = [{"orchestrator": "fedbuff", "buffer_k": 2, "concurrency": 4, "idle_choice": "fifo", "max_staleness": 3, "server_lr": 0.5,
+               "staleness_exponent": 0.0},
+              {"orchestrator": "fedasync", "concurrency": 3, "mixing_alpha": 0.9},
+              {"orchestrator": "fedat", "tiers": 3}]  # each orchestrator's own settings
     dynamic = {"unreached": "excluded"}  # on a cell whose devices can miss their models: a battery
-    tiered = {"orchestrator": "fedat", "tiers": 3}
     recorded = [f for f in declared() if "recorded" in f.metadata]
-    assert sorted(f.name for f in recorded) == sorted({**given, **clock, **dynamic, **tiered})
+    assert sorted(f.name for f in recorded) == sorted({**given, **dynamic, **clocks[0], **clocks[1], **clocks[2]})
     config = prepare(resolve(RunSpec("digits-rotation", "fedavg", system="uma-3.5ghz", radio={"battery_j": 2.0}, rounds=1,
                                      training={"backend": "loop"}, **dynamic))).config
     assert {f.name: recorded_value(config, f) for f in recorded if f.name in dynamic} == dynamic
-    config = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}, **clock))).config
-    assert {f.name: recorded_value(config, f) for f in recorded if f.name in clock} == clock  # an asynchronous run's
-    config = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}, **tiered))).config
-    assert {f.name: recorded_value(config, f) for f in recorded if f.name in tiered} == tiered  # a tiered run's
+    for clock in clocks:
+        config = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}, **clock))).config
+        assert {f.name: recorded_value(config, f) for f in recorded if f.name in clock} == clock  # an asynchronous run's
     config = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}, **given))).config
     assert {f.name: recorded_value(config, f) for f in recorded if f.name in given} == given
     assert {f.name: recorded_value({}, f) for f in recorded} == {f.name: f.default for f in recorded}

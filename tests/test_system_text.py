@@ -81,6 +81,6 @@ def test_a_sweep_files_system_takes_the_text_and_names_the_point_it_refuses(caps
     file = tmp_path / "twice.toml"
     file.write_text('[settings]\nrho = 2.0\n[grid]\nsystem = ["wired:rho=1"]\n[[algorithm]]\nname = "fedavg"\n')
     assert main(["sweep", str(file), "--out", str(tmp_path / "out"), "--quiet"]) == 2
-    assert ("twice.toml: [grid] system=wired:rho=1; [[algorithm]] #1; seed 0: system 'wired:rho=1': rho is given twice"
+    assert ("twice.toml: [grid] system=wired:rho=1; [[algorithm]] #1; seed 0: rho is set twice, in system 'wired:rho=1' and as rho = 2.0"
             in capsys.readouterr().err)
     assert not (tmp_path / "out").exists()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import functools
 
+from contract.setting import parse_number, parse_value
 from scenarios.errors import UsageError
 
 
@@ -26,7 +28,10 @@ class OnceParser(argparse.ArgumentParser):
     """argparse whose every option is given at most once: each single-valued action (a value,
     a list of values, a flag) refuses a second occurrence; ``append`` options are the ones
     meant to repeat (``--plugin``, ``--option``, ``--radio``: their keys are checked once by
-    ``parse_options``)."""
+    ``parse_options``). A list option (``nargs``: ``--algorithm``, ``--systems``, ``--rho``,
+    ``--lambda``...) names each value once: a value given twice would run, re-time or draw the same
+    thing twice, or be silently dropped. Numbers (``type=int``/``float``) are read strictly
+    (``contract.setting.parse_number``: ``' 2'`` is not 2)."""
 
     ONCE = (None, "store", "store_const", "store_true", "store_false", "count")
 
@@ -36,10 +41,26 @@ class OnceParser(argparse.ArgumentParser):
         for name in self.ONCE:
             base = self._registry_get("action", name)
             self.register("action", name, type(f"Once{base.__name__}", (_Once, base), {}))
+        for kind in (int, float):  # argparse looks a type up here first: the error still names int/float
+            self.register("type", kind, functools.partial(parse_number, kind=kind))
+
+    def _get_values(self, action, arg_strings):
+        values = super()._get_values(action, arg_strings)
+        if isinstance(values, list) and action.option_strings:  # a command's own positional lists check themselves (plot's folders)
+            seen: list = []
+            for value in values:
+                if value in seen:
+                    name = "/".join(action.option_strings)
+                    self.error(f"{name} names {value} twice; give each once")
+                seen.append(value)
+        return values
 
     def parse_known_args(self, args=None, namespace=None):
         self.given = {}
-        return super().parse_known_args(args, namespace)
+        namespace, extras = super().parse_known_args(args, namespace)
+        # what was given, not left at its default (a subcommand's parser hands its own up with its values)
+        namespace.given_dests = frozenset(getattr(namespace, "given_dests", frozenset()) | set(self.given))
+        return namespace, extras
 
 
 def add_json(parser) -> None:
@@ -54,21 +75,12 @@ def add_data_dir(parser) -> None:
 
 
 def parse_option(text: str) -> tuple[str, object]:
-    """``key=value`` with value parsed as int, float, bool, none, or kept as text."""
+    """``key=value`` with value parsed as int, float (``contract.setting.parse_number``: strictly,
+    so `` 2`` stays text and is refused where a number is due), bool, none, or kept as text."""
     if "=" not in text:
         raise UsageError(f"option {text!r} must look like key=value")
     key, raw = text.split("=", 1)
-    lowered = raw.lower()
-    if lowered in ("true", "false"):
-        return key, lowered == "true"
-    if lowered == "none":
-        return key, None
-    for kind in (int, float):
-        try:
-            return key, kind(raw)
-        except ValueError:
-            pass
-    return key, raw
+    return key, parse_value(raw)
 
 
 def parse_options(texts: list[str], option: str) -> dict:
@@ -215,6 +227,7 @@ def route_options(args, variants: list[tuple[str, dict]]) -> list[tuple[str, dic
     option's own flag (``--streams``, ``--lambda``) to the algorithms whose options declare it
     (an error if none does, or if what it ``requires`` is not given: ``--lambda`` only with
     ``--streams auto``). Identical variants are kept once."""
+    from contract.setting import holds
     from learning.algorithms import ALGORITHMS
     from scenarios.definitions.registry import get_algorithm
 
@@ -234,7 +247,7 @@ def route_options(args, variants: list[tuple[str, dict]]) -> list[tuple[str, dic
         flagged[f.name] = (flag, cls, parse_flag(f, getattr(args, f.name)))
     for key, (flag, cls, _) in flagged.items():
         for other, wanted in cls.requirements()[key].items():
-            if (flagged[other][2] if other in flagged else options.get(other)) != wanted:
+            if not holds(wanted, flagged[other][2] if other in flagged else options.get(other)):
                 raise UsageError(f"{flag} applies only with {cls.flags().get(other, other)} {wanted}")
         if key in options:
             raise UsageError(f"give {flag.lstrip('-')} once: {flag} or --option {key}=..., not both")
@@ -262,7 +275,21 @@ def spec_settings(args) -> dict:
         elif f.name not in ("algorithm", "options") and hasattr(args, f.name):
             value = getattr(args, f.name)  # a table: its KEY=VALUE texts (add_setting)
             values[f.name] = parse_options(value, f.metadata["flag"]) if isinstance(value, list) else value
+    given_once(values.get("system"), getattr(args, "given_dests", ()))
     return values
+
+
+def given_once(system, given) -> None:
+    """UsageError when ``--system NAME:KEY=VALUE`` sets what a flag of the command line (``given``:
+    the flags' destinations given) sets too, whatever the values (``--mode pipelined --system
+    wired:mode=barrier``: the default-valued flag would be lost silently)."""
+    from scenarios.definitions.systems import SPEC_SEPARATOR, SYSTEM_FIELDS, parse_system
+
+    if not isinstance(system, str) or SPEC_SEPARATOR not in system:
+        return
+    for key in parse_system(system).overrides:
+        if key in SYSTEM_FIELDS and key in given:
+            raise UsageError(f"system {system!r}: {key} is given twice (also --{key.replace('_', '-')}); give it once")
 
 
 def show_progress(args) -> bool:

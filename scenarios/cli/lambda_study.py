@@ -8,6 +8,7 @@ from pathlib import Path
 
 from scenarios.cli.common import (add_data_dir, add_declared, add_json, add_quiet, add_setting, add_training, parse_options, seed_range,
                                   show_progress, table, training_overrides)
+from contract.setting import parse_number
 from scenarios.errors import UsageError
 from scenarios.definitions.settings import JOBS, TARGET, Setting
 
@@ -170,7 +171,12 @@ def system_texts(args) -> list[str]:
 
     from scenarios.definitions.cells import CELLS
 
-    given = {name: list(dict.fromkeys(getattr(args, name))) for name in RETIMED if getattr(args, name)}
+    given = {name: list(getattr(args, name)) for name in RETIMED if getattr(args, name)}  # each value once (OnceParser)
+    normalized = [text for text in args.systems if text.partition(":")[0] not in CELLS]
+    for name in given:
+        if name != "mode" and not normalized:
+            raise UsageError(f"--{name.replace('_', '-')} re-times the normalized systems (their T_ul/T_dl, compute times); "
+                             f"--systems names only cells ({', '.join(args.systems)}): it would have no effect")
     texts = []
     for text in args.systems:
         keys = [k for k in given if k == "mode" or text.partition(":")[0] not in CELLS]
@@ -185,9 +191,13 @@ def parse_k(text: str | None) -> str | list[int] | None:
     if text is None or text == "all":
         return text
     try:
-        return [int(piece) for piece in text.split(",")]
+        counts = [parse_number(piece, int) for piece in text.split(",")]
     except ValueError:
         raise UsageError(f"--k must be all or a comma-separated list of stream counts, got {text!r}") from None
+    twice = next((k for i, k in enumerate(counts) if k in counts[:i]), None)
+    if twice is not None:
+        raise UsageError(f"--k names {twice} twice; give each once")
+    return counts
 
 
 def stream_counts(asked: str | list[int] | None, m: int, steps) -> list[int]:

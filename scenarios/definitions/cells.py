@@ -50,7 +50,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from contract.setting import field_setting
+from contract.setting import field_setting, needs_words, without_effect
 from netsim.cell import Cell
 from netsim.physical import LinkBudget, PhysicalSystem
 from scenarios.errors import UsageError
@@ -91,6 +91,7 @@ CELL_FIELDS = {f.name for f in dataclasses.fields(Cell)}
 RADIO_BOUNDS = {name: field_setting(LinkBudget if link else Cell if f.name in CELL_FIELDS else PhysicalSystem, f)
                 for name, (link, f) in RADIO_FIELDS.items() if "rule" in f.metadata}
 RADIO_DEFAULTS = {name: f.default for name, (_, f) in RADIO_FIELDS.items() if f.default is not dataclasses.MISSING}
+RADIO_REQUIRES = {name: f.metadata["requires"] for name, (_, f) in RADIO_FIELDS.items() if f.metadata.get("requires")}
 
 # [38.101] Table 5.3.2-1: 51 resource blocks of 12 subcarriers at 30 kHz fill 18.36 MHz of a 20 MHz channel
 NR_20MHZ_30KHZ_OCCUPANCY = 51 * 12 * 30e3 / 20e6
@@ -190,9 +191,12 @@ ON_OFF = {"on": True, "off": False}
 PARAMETERS = tuple(RADIO_FIELDS)
 
 
-def cell_parameters(name: str, overrides: dict | None = None) -> dict:
+def cell_parameters(name: str, overrides: dict | None = None, run: dict | None = None) -> dict:
     """The preset's parameters (a parameter it does not name: its declared default) with
-    ``overrides`` applied (UsageError for an unknown preset or key)."""
+    ``overrides`` applied (UsageError for an unknown preset or key, or for one given off the
+    preset's value that has no effect with the others: its declared ``requires``, ``RADIO_REQUIRES``;
+    ``handover_margin_db`` on a static cell; with ``run``, the run's settings they need too:
+    ``csi_delay_s`` a ``scheduler`` that reads the channel report)."""
     if name not in CELLS:
         raise UsageError(f"unknown cell preset {name!r}; choose from: {', '.join(CELLS)}")
     overrides = dict(overrides or {})
@@ -209,7 +213,15 @@ def cell_parameters(name: str, overrides: dict | None = None) -> dict:
         overrides["interference"] = ON_OFF[overrides["interference"].lower()]
     if isinstance(overrides.get("distances_m"), (str, int, float)):
         overrides["distances_m"] = _distances(overrides["distances_m"])
-    return {**RADIO_DEFAULTS, **CELLS[name].parameters, **overrides}
+    preset = {**RADIO_DEFAULTS, **CELLS[name].parameters}
+    parameters = {**preset, **overrides}
+    values = {**parameters, **(run or {})}
+    found = without_effect(RADIO_REQUIRES, values, [key for key, value in overrides.items() if value != preset.get(key)])
+    if found is not None:
+        key, other, wanted = found
+        named = other if other in parameters else f"--{other.replace('_', '-')}"  # a run's setting: its flag
+        raise UsageError(f"radio {key} has an effect only with {needs_words(named, wanted)} (this run has {named} {values[other]!r})")
+    return parameters
 
 
 def _distances(value) -> tuple[float, ...]:

@@ -28,30 +28,17 @@ def record(config: dict, spec) -> dict:
 
 
 def check(run) -> None:
-    """UsageError, before anything is built, for settings the orchestrator cannot take."""
+    """UsageError, before anything is built, for a budget the run cannot keep. (Which orchestrators
+    read a setting is declared with it and checked with the rest: ``settings.check_effect``.)"""
     from netsim.budget import check_limits
-    from scenarios.definitions.settings import ASYNC_SETTINGS, TIERED_SETTINGS
 
     spec = run.spec
-    given = [key for key in ASYNC_SETTINGS if key in non_default(spec)]
-    if spec.orchestrator in (SYNC, TIERED) and given:
-        raise UsageError(f"--{given[0].replace('_', '-')} applies to --orchestrator fedbuff or fedasync, not {spec.orchestrator}")
-    tiered = [key for key in TIERED_SETTINGS if key in non_default(spec)]
-    if spec.orchestrator != TIERED and tiered:
-        raise UsageError(f"--{tiered[0]} applies to --orchestrator fedat, not {spec.orchestrator}")
-    if spec.orchestrator == "fedasync" and spec.buffer_k not in (None, 1):
-        raise UsageError(f"fedasync aggregates every arrival (K = 1); for K = {spec.buffer_k} use --orchestrator fedbuff")
     try:
         limits = check_limits(spec.until)
     except ValueError as error:
         raise UsageError(f"--until: {error}") from None
     if "energy_j" in limits and not run.system.records_energy:
         raise UsageError(f"--until energy_j needs a system that records energy (a cell); {spec.system} does not")
-    if spec.orchestrator != SYNC:
-        if spec.deadline is not None:
-            raise UsageError(f"a deadline bounds a synchronous round; --orchestrator {spec.orchestrator} has none")
-        if spec.scheduler != "random":
-            raise UsageError(f"--scheduler {spec.scheduler} chooses a round's participants; {spec.orchestrator} dispatches to idle devices")
 
 
 def budget(spec):

@@ -53,6 +53,7 @@ def system_names() -> list[str]:
 
 SPEC_SEPARATOR = ":"
 SYSTEM_KEYS = ("mode", "deadline")  # what every system takes besides its own parameters
+SYSTEM_FIELDS = ("rho", "t_min", "inv_mu", *SYSTEM_KEYS)  # a system text's overrides that are run settings of their own
 
 
 @dataclass(frozen=True)
@@ -99,8 +100,7 @@ def parse_system(text: str) -> SystemSpec:
     one line naming the text, for an unknown preset, key or value."""
     import dataclasses
 
-    from contract.setting import field_setting
-    from scenarios.cli.common import parse_option
+    from contract.setting import field_setting, parse_value
     from scenarios.definitions.cells import CELLS, PARAMETERS
 
     if not isinstance(text, str) or not text:
@@ -114,7 +114,7 @@ def parse_system(text: str) -> SystemSpec:
             pieces[-1] += "," + piece
         else:
             pieces.append(piece)
-    declared = {f.name: f for f in dataclasses.fields(NetworkSystem) if f.name in ("rho", "t_min", "inv_mu", *SYSTEM_KEYS)}
+    declared = {f.name: f for f in dataclasses.fields(NetworkSystem) if f.name in SYSTEM_FIELDS}
     if name in CELLS:
         keys = (*SYSTEM_KEYS, *PARAMETERS)
     elif isinstance(SYSTEMS[name], SystemPreset):
@@ -125,7 +125,8 @@ def parse_system(text: str) -> SystemSpec:
     for piece in pieces:
         if "=" not in piece:
             raise UsageError(f"system {text!r}: {piece!r} must look like key=value (NAME:KEY=VALUE,KEY=VALUE)")
-        key, value = parse_option(piece)
+        key, raw = piece.split("=", 1)
+        value = parse_value(raw)
         if key not in keys:
             raise UsageError(f"system {text!r}: {name} has no parameter {key!r}; known: {', '.join(keys)}")
         if key in overrides:

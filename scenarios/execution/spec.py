@@ -22,7 +22,7 @@ from scenarios.definitions.registry import get_algorithm, get_scenario
 from scenarios.definitions.scenario import Scenario
 from scenarios.definitions.seeds import RunSeeds, seed_streams
 from scenarios.definitions.settings import RunSpec, check_spec, label_suffix
-from scenarios.definitions.systems import SPEC_SEPARATOR, SYSTEM_KEYS, get_system, parse_system
+from scenarios.definitions.systems import SPEC_SEPARATOR, SYSTEM_FIELDS, get_system, parse_system
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,6 @@ def run_label(spec: RunSpec) -> str:
     return get_algorithm(spec.algorithm).Options.label(spec.algorithm, spec.options) + label_suffix(spec)
 
 
-SYSTEM_FIELDS = ("rho", "t_min", "inv_mu", *SYSTEM_KEYS)  # a system text's overrides that are settings of their own
 
 
 def system_settings(spec: RunSpec) -> RunSpec:
@@ -130,8 +129,13 @@ def _training(spec: RunSpec, scenario: Scenario) -> LocalTraining:
 
 
 def _system(spec: RunSpec):
-    """The spec's network: its preset, with ``rho``/``t_min``/``inv_mu`` where given."""
+    """The spec's network: its preset, with ``rho``/``t_min``/``inv_mu`` where given (a cell's
+    radio parameters checked against the run's settings they need: ``cells.cell_parameters``)."""
+    from scenarios.definitions.cells import CELLS, cell_parameters
+
     system = get_system(spec.system, spec.mode, spec.deadline, spec.radio)
+    if spec.system in CELLS and isinstance(spec.radio, dict):
+        cell_parameters(spec.system, spec.radio, {"scheduler": spec.scheduler})
     if spec.duplex != "full":
         from netsim.system import NetworkSystem
 

@@ -133,8 +133,8 @@ def expand_points(config: dict, where: str = "sweep") -> list[tuple[RunSpec, str
             for option_combination in _combinations(option_axis):
                 chosen = f" {_words(option_combination)}" if option_combination else ""
                 for seed in seeds:
-                    specs.append((_spec(base, entry["name"], {**options, **option_combination}, seed, label),
-                                  f"{where}: {point}{label[len(where) + 1:]}{chosen}; seed {seed}"))
+                    named = f"{where}: {point}{label[len(where) + 1:]}{chosen}; seed {seed}"
+                    specs.append((_spec(base, entry["name"], {**options, **option_combination}, seed, named), named))
     for index, entry in enumerate(explicit):
         label = f"{where} [[run]] #{index + 1}"
         _known(entry, RUN_KEYS, label)
@@ -142,8 +142,8 @@ def expand_points(config: dict, where: str = "sweep") -> list[tuple[RunSpec, str
             raise UsageError(f"{label}: needs algorithm = \"ALGORITHM\"")
         base = _merge(settings, {k: v for k, v in entry.items() if k in SWEEP_KEYS})
         for seed in seeds:
-            specs.append((_spec(base, entry["algorithm"], _table(entry.get("options", {}), f"{label} options"), seed, label),
-                          f"{label}; seed {seed}"))
+            specs.append((_spec(base, entry["algorithm"], _table(entry.get("options", {}), f"{label} options"), seed,
+                                f"{label}; seed {seed}"), f"{label}; seed {seed}"))
     unique, seen = [], set()
     for spec, point in specs:
         key = repr(spec)
@@ -162,16 +162,44 @@ def _spec(settings: dict, algorithm, options: dict, seed: int, where: str) -> Ru
     if not isinstance(algorithm, str):
         raise UsageError(f"{where}: algorithm must be a name, got {algorithm!r}")
     values = {"scenario": DEFAULT_SCENARIO, **settings}
+    _given_once(values, where)
     tables = {key: dict(values.pop(key)) for key in TABLE_KEYS if key in values}
     return RunSpec(algorithm=algorithm, seed=seed, options=dict(options), **tables, **values)
+
+
+def _given_once(values: dict, where: str) -> None:
+    """UsageError when a run's ``system`` text sets what the file also sets by its own key
+    (``system = "wired:mode=barrier"`` with ``mode = "pipelined"``, from [settings], [grid] or a
+    [[run]]): the run would keep one of the two silently (``scenarios.execution.spec.system_settings``
+    refuses only a value off its default)."""
+    from scenarios.definitions.systems import SPEC_SEPARATOR, SYSTEM_FIELDS, parse_system
+
+    text = values.get("system")
+    if not isinstance(text, str) or SPEC_SEPARATOR not in text:
+        return
+    try:
+        overrides = parse_system(text).overrides
+    except UsageError:
+        return  # the run's resolve names what is wrong with the text
+    for key in overrides:
+        if key in SYSTEM_FIELDS and key in values:
+            raise UsageError(f"{where}: {key} is set twice, in system {text!r} and as {key} = {values[key]!r}; set it once")
 
 
 def _seeds(value, where: str) -> list[int]:
     if isinstance(value, int) and not isinstance(value, bool):
         return list(range(SEEDS.check(f"{where} seeds", value)))
     if isinstance(value, list) and value:
+        _once(value, f"{where}: seeds")
         return [RUN_SETTINGS["seed"].check(f"{where} seeds", seed) for seed in value]
     raise UsageError(f"{where}: seeds must be a count (an integer >= 1) or a non-empty list of seeds, got {value!r}")
+
+
+def _once(values: list, where: str) -> None:
+    """UsageError when a list names a value twice (the run would be expanded once, the value silently dropped)."""
+    for index, value in enumerate(values):
+        if value in values[:index]:
+            raise UsageError(f"{where} names {value!r} twice; give each once")
 
 
 def _known(table: dict, keys: Sequence[str], where: str) -> None:
@@ -211,6 +239,7 @@ def _axes(grid: dict, ties, where: str) -> list[tuple[tuple[str, ...], list[tupl
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise UsageError(f"{where}: {key} must be a non-empty list of values, got {values!r}")
+        _once(values, f"{where}: {key}")
     if not isinstance(ties, list) or not all(isinstance(t, list) and len(t) >= 2 and all(isinstance(k, str) for k in t) for t in ties):
         raise UsageError(f"{where}: {TIE} must be a list of lists of two or more grid keys, got {ties!r}")
     tied: dict[str, int] = {}

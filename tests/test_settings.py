@@ -168,6 +168,7 @@ def test_what_a_setting_applies_to_is_declared_with_it():
                for f in declared() if "orchestrator" in f.metadata["requires"]}
     assert readers == {"mode": ["sync"], "deadline": ["sync"], "participation": ["sync"], "scheduler": ["sync"],
                        "buffer_k": ["fedbuff"], "concurrency": ["fedbuff", "fedasync"], "server_lr": ["fedbuff"],
+                       "idle_choice": ["fedbuff", "fedasync"], "max_staleness": ["fedbuff", "fedasync"], "tiers": ["fedat"],
                        "staleness_exponent": ["fedbuff", "fedasync"], "mixing_alpha": ["fedasync"]}
     defaults = {f.name: f.default for f in dataclasses.fields(RunSpec) if f.default is not dataclasses.MISSING}
     for orchestrator in ORCHESTRATORS:

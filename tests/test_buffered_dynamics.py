@@ -300,6 +300,8 @@ def test_switching_times_and_time_switched_on_read_from_the_availability(tmp_pat
     assert dynamics.on_s(0, 2.0, 8.0, True) == 4.0 and dynamics.on_s(0, 5.0, 7.0, False) == 1.0
     assert dynamics.present_throughout(0, 1.0, 3.0) is None and dynamics.present_throughout(0, 3.0, 6.5) == "unavailable"
     assert dynamics.back_s(0, 4.5, "unavailable") == 6.0 and dynamics.back_s(0, 4.5, "battery") == math.inf
+    flat = Dynamics(availability=dynamics.availability, batteries=Batteries(1, 0.0))
+    assert flat.back_s(0, 4.5, "unavailable") == math.inf  # switched off and flat: it never comes back (no endless wake-ups)
     process = OnOff(np.random.default_rng(0), 3, 10.0, 5.0)
     for t in (0.0, 7.3, 250.0):
         switch = process.next_switch_s(1, t)

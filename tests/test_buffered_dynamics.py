@@ -80,7 +80,7 @@ def check_invariants(versions, trace, ledger, dynamics=None, capacity_j=None):
         spent = np.zeros(dynamics.batteries.remaining_j.size)
         for e in trace:
             spent[e.entity if e.kind != "downlink" else 0] += e.energy_j if e.kind != "downlink" else 0.0
-        np.testing.assert_allclose(dynamics.batteries.remaining_j, capacity_j - spent)
+        np.testing.assert_allclose(dynamics.batteries.remaining_j, capacity_j - spent, atol=1e-12)
     for e in trace:
         if e.kind not in STEPS:
             continue
@@ -284,6 +284,25 @@ def test_fedbuff_at_its_defaults_on_a_cell_with_a_real_learner_holds_a_device_tw
     twice = [v.server_round for v in versions[1:] if len({u.device for u in v.updates}) < len(v.updates)]
     assert len(versions) == 11 and twice == [2, 6, 9, 10]
     assert np.isfinite(values(learner.theta)).all()
+
+
+def test_waiting_never_draws_more_than_a_battery_has_left():
+    """umi, 20 devices, devices off for 600 s on average, 0.3 J each, 30 km/h: the intervals
+    between aggregations grow long while the server waits for devices to come back, and
+    waiting (settled at each aggregation) could draw several joules from a 0.3 J battery; it
+    stops at empty, and the run ends when every battery is."""
+    system = get_cell_system("umi-3.5ghz", overrides={"mean_off_s": 600.0, "battery_j": 0.3, "speed_kmh": 30.0})
+    network, channel_rng = system.bind(np.full(20, 100.0), np.random.SeedSequence(5))
+    trace, budget = [], Budget({})
+    ledger = Ledger(20, 1.5e5, trace)
+    versions, _ = run_buffered(ledger, network, Buffered(10), 60, np.random.default_rng(0),
+                               RunOptions(channel_rng=channel_rng, budget=budget), trace, np.random.default_rng(1))
+    waited = np.zeros(20)
+    for e in trace:
+        if e.kind == "idle":
+            waited[e.entity] += e.energy_j
+    assert waited.max() <= 0.3 + 1e-12 and budget.stopped == "stalled"
+    check_invariants(versions, trace, ledger, network.dynamics, capacity_j=0.3)
 
 
 def test_switching_times_and_time_switched_on_read_from_the_availability(tmp_path):

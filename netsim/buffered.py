@@ -340,7 +340,9 @@ class BufferedRun:
         """Every device's waiting from ``interval.start`` to ``end`` (the aggregation): the time
         it was switched on and not flat in it (``Dynamics.on_s``; until it ran flat) less its
         transfers clipped to it, at the waiting power (``energy.idle_energy_j``), as ``idle``
-        events of the version the interval made, drained from the batteries."""
+        events of the version the interval made, drained from the batteries, never more than
+        a battery has left (waiting empties it, and it waits no more). Waiting is settled at
+        the aggregations: a device that waiting alone empties is found flat then."""
         if not self.waiting_w:
             return
         start = interval.start
@@ -352,6 +354,8 @@ class BufferedRun:
             on_s = (self.dynamics.on_s(device, start, powered, on_at_start[device]) if on_at_start is not None
                     else max(powered - start, 0.0))  # nor does one switched off
             joules = energy.idle_energy_j(self.waiting_w, on_s, busy_s)
+            if self.dynamics is not None and self.dynamics.batteries is not None:  # waiting stops when the battery is empty
+                joules = min(joules, max(float(self.dynamics.batteries.remaining_j[device]), 0.0))
             interval.energy_j[device] = interval.energy_j.get(device, 0.0) + joules
             self.drain(device, joules)
             self.trace.append(TraceEvent(self.version, "idle", device, start, end, 0.0, joules))

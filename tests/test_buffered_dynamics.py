@@ -80,7 +80,7 @@ def check_invariants(versions, trace, ledger, dynamics=None, capacity_j=None):
         spent = np.zeros(dynamics.batteries.remaining_j.size)
         for e in trace:
             spent[e.entity if e.kind != "downlink" else 0] += e.energy_j if e.kind != "downlink" else 0.0
-        np.testing.assert_allclose(dynamics.batteries.remaining_j, capacity_j - spent)
+        np.testing.assert_allclose(dynamics.batteries.remaining_j, capacity_j - spent, atol=1e-12)
     for e in trace:
         if e.kind not in STEPS:
             continue
@@ -287,6 +287,25 @@ def test_fedbuff_at_its_defaults_on_a_cell_with_a_real_learner_holds_a_device_tw
     assert np.isfinite(values(learner.theta)).all()
 
 
+def test_waiting_never_draws_more_than_a_battery_has_left():
+    """umi, 20 devices, devices off for 600 s on average, 0.3 J each, 30 km/h: the intervals
+    between aggregations grow long while the server waits for devices to come back, and
+    waiting (settled at each aggregation) could draw several joules from a 0.3 J battery; it
+    stops at empty, and the run ends when every battery is."""
+    system = get_cell_system("umi-3.5ghz", overrides={"mean_off_s": 600.0, "battery_j": 0.3, "speed_kmh": 30.0})
+    network, channel_rng = system.bind(np.full(20, 100.0), np.random.SeedSequence(5))
+    trace, budget = [], Budget({})
+    ledger = Ledger(20, 1.5e5, trace)
+    versions, _ = run_buffered(ledger, network, Buffered(10), 60, np.random.default_rng(0),
+                               RunOptions(channel_rng=channel_rng, budget=budget), trace, np.random.default_rng(1))
+    waited = np.zeros(20)
+    for e in trace:
+        if e.kind == "idle":
+            waited[e.entity] += e.energy_j
+    assert waited.max() <= 0.3 + 1e-12 and budget.stopped == "stalled"
+    check_invariants(versions, trace, ledger, network.dynamics, capacity_j=0.3)
+
+
 def test_switching_times_and_time_switched_on_read_from_the_availability(tmp_path):
     """A FedScale trace (device 0 on 0-4 and 6-100, repeating every 100 s) and the on/off
     process: the next switch after any time, and the seconds on in an interval, from them."""
@@ -301,6 +320,8 @@ def test_switching_times_and_time_switched_on_read_from_the_availability(tmp_pat
     assert dynamics.on_s(0, 2.0, 8.0, True) == 4.0 and dynamics.on_s(0, 5.0, 7.0, False) == 1.0
     assert dynamics.present_throughout(0, 1.0, 3.0) is None and dynamics.present_throughout(0, 3.0, 6.5) == "unavailable"
     assert dynamics.back_s(0, 4.5, "unavailable") == 6.0 and dynamics.back_s(0, 4.5, "battery") == math.inf
+    flat = Dynamics(availability=dynamics.availability, batteries=Batteries(1, 0.0))
+    assert flat.back_s(0, 4.5, "unavailable") == math.inf  # switched off and flat: it never comes back (no endless wake-ups)
     process = OnOff(np.random.default_rng(0), 3, 10.0, 5.0)
     for t in (0.0, 7.3, 250.0):
         switch = process.next_switch_s(1, t)

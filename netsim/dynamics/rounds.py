@@ -77,13 +77,13 @@ class Dynamics:
 
     def back_s(self, device: int, t_s: float, why: str) -> float:
         """When ``device``, absent at ``t_s`` for ``why``, may be present again: never with an
-        empty battery; switched off, at its next switch; out of coverage, one layer-1 measurement
+        empty battery (even if it is also switched off or out of coverage now); switched off, at its next switch; out of coverage, one layer-1 measurement
         period later (TS 38.133 Table 9.2.5.2-1's 200 ms, ``association.L1_PERIOD_S``: the soonest
         a change of its strongest sector is measured)."""
         from netsim.dynamics.association import L1_PERIOD_S
 
-        if why == BATTERY:
-            return float("inf")
+        if why == BATTERY or (self.batteries is not None and self.batteries.empty[device]):
+            return float("inf")  # flat, whatever else keeps it away now
         if why == UNAVAILABLE:
             return self.availability.next_switch_s(device, t_s)
         return t_s + L1_PERIOD_S

@@ -136,7 +136,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     listening = {device for stream in plan.streams for device in stream.devices}
     received = {device: env.event() for device in participants if device in listening}
     if presence is not None:
-        presence.stream_starts[:] = [env.event() for _ in plan.streams]
+        presence.stream_starts = [env.event() for _ in plan.streams]
     downlink = env.process(downlink_process(env, plan, links, received, trace, server_round, presence))
     computed = {device: env.event() for device in participants}
     barrier = env.all_of(list(computed.values())) if system.mode == "barrier" else None
@@ -175,9 +175,9 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     arrived = tuple(sorted(d for d, process in processes.items() if process.value))
     if deadline and len(arrived) < len(participants) and env.now < deadline.at:
         yield deadline.event
-    upload_s = {e.entity: (links.uplink_s(e.entity, e.bits) if links.uplink_access == "tdma" else e.end - e.start)
-                for e in trace[first_event:] if e.kind == "uplink" or (e.kind == "dropped" and e.end > e.start)}
     if presence is None:
+        upload_s = {e.entity: (links.uplink_s(e.entity, e.bits) if links.uplink_access == "tdma" else e.end - e.start)
+                    for e in trace[first_event:] if e.kind == "uplink" or (e.kind == "dropped" and e.end > e.start)}
         trace.extend(idle_events(links, plan, round_start, env.now, upload_s, server_round))
     else:
         trace.extend(present_idle_events(links, presence, participants, trace[first_event:], round_start, env.now, server_round))

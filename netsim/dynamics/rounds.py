@@ -7,8 +7,9 @@ round's start (``env.now``) a participant that is out of the parameter server's 
 (``out-of-coverage``), switched off (``unavailable``) or empty (``battery``) is taken out of the
 plan (its streams go to the others; a stream left without listeners is not sent) and dropped
 with that reason, in the outcome and in the trace; the round runs on the others, its channel
-read at ``env.now``; the handovers since the last round are logged in the trace (kind
-``handover``, entity the device, ``reason`` ``sector A->B``). In the round, a device that
+read at ``env.now``; the handovers are logged in the trace (kind ``handover``, entity the
+device, ``reason`` ``sector A->B``, at their measurement instants) in the round they happened in
+(the association measured up to the round's end). In the round, a device that
 switches off or runs flat leaves at that instant, the step it was in cut there
 (``netsim.device_round.Presence``: ``RoundInTime``).
 """
@@ -132,9 +133,8 @@ def _round_in_time(env, plan: RoundPlan, network, round_args: tuple, inner: Call
     dynamics = network.dynamics
     start = env.now
     absent = dynamics.absent(start, plan.participants)  # reads the moving channel at the start: its handovers are known
+    _log_handovers(dynamics, trace, server_round)  # (those before the round: the first measurement, or a pause between rounds)
     if trace is not None:
-        trace.extend(TraceEvent(server_round, "handover", h.device, h.time_s, h.time_s, 0.0, 0.0, f"sector {h.source}->{h.target}")
-                     for h in dynamics.new_handovers())
         trace.extend(TraceEvent(server_round, "dropped", d, start, start, 0.0, 0.0, why) for d, why in sorted(absent.items()))
     present = without(plan, absent)
     if dynamics.availability is not None or dynamics.batteries is not None:
@@ -143,8 +143,19 @@ def _round_in_time(env, plan: RoundPlan, network, round_args: tuple, inner: Call
         outcome, energy, sent_bits = yield from inner(env, present, network, model_bits, rng, trace, server_round, channel_rng)
     else:
         outcome, energy, sent_bits = RoundOutcome((), (), ()), {}, 0.0
+    if dynamics.motion is not None:  # the association's measurements up to the round's end: its handovers are the round's
+        dynamics.motion.measure_until(env.now)
+        _log_handovers(dynamics, trace, server_round)
     energy = {**energy, **{d: 0.0 for d in absent}} if energy is not None else None
     return RoundOutcome(outcome.received, outcome.computed, outcome.arrived, {**outcome.dropped, **absent}), energy, sent_bits
+
+
+def _log_handovers(dynamics: Dynamics, trace, server_round: int) -> None:
+    """The handovers not logged yet, as ``handover`` events of ``server_round`` at their instants."""
+    found = dynamics.new_handovers()
+    if trace is not None:
+        trace.extend(TraceEvent(server_round, "handover", h.device, h.time_s, h.time_s, 0.0, 0.0, f"sector {h.source}->{h.target}")
+                     for h in found)
 
 
 def dynamics_of(system, layout, rng) -> Dynamics:

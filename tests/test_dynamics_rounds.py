@@ -90,6 +90,9 @@ def test_a_moving_cell_logs_handovers_and_drops_devices_out_of_the_sites_coverag
     assert records[-1].end > 10.0  # 40 rounds of ~0.5 s: the devices crossed sectors at 33 m/s
     handovers = [e for e in trace if e.kind == "handover"]
     assert handovers and all(e.reason.startswith("sector ") for e in handovers)
+    span = {r.server_round: (r.start, r.end) for r in records}
+    assert all(span[e.round][0] <= e.start <= span[e.round][1] for e in handovers)  # logged in the round they happened in
+    assert len(handovers) == len(network.dynamics.motion.handovers)  # the last round's too
     out = [d for r in records for d, why in r.outcome.dropped.items() if why == "out-of-coverage"]
     assert out
     again, rng_again = system.bind(np.full(DEVICES, 100.0), np.random.SeedSequence(3))

@@ -1,7 +1,7 @@
 """Time and energy to a target accuracy with and without batteries (``battery_j``): each device
 starts with the same charge and drops out once the energy model has spent it
-(``netsim.dynamics.battery``: dropped with reason ``battery`` at a round's start, or its upload
-lost when the round ran it flat). Batteries are fractions (``--fractions``) of the mean energy a
+(``netsim.dynamics.battery``: dropped with reason ``battery`` at a round's start, or when a step
+in the round runs it flat, the step cut there). Batteries are fractions (``--fractions``) of the mean energy a
 device spends over the whole run without one (seed ``--seeds[0]``'s run; printed), the same
 charge for every seed. ``digits-rotation`` (20 devices), FedAvg, 5 random devices a round, on the
 UMa 19-site cell; the target is 90% of the best final mean accuracy among the runs (the

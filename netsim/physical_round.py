@@ -12,7 +12,9 @@ A listener in downlink outage misses its model (no compute, no upload; dropped w
 uplink outage is tested on the narrowest share the round can give (the band split among all the
 round's uploaders of its queue that received their model). Trace
 events carry the device's energy: ``receive`` (one per device and stream it got), ``compute``
-(prorated when cut), ``uplink`` and cut FDMA uploads (``dropped``).
+(prorated when cut), ``uplink`` and cut uploads (``dropped``). With availability or batteries
+(a ``netsim.device_round.Presence``) a device that switches off or runs flat in the round leaves
+at that instant, the step it was in cut there (``unavailable``, ``battery``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 
 from contract import RoundOutcome, RoundPlan
 from netsim import energy
-from netsim.device_round import Deadline, SharedRound, device_process
+from netsim.device_round import BATTERY, Deadline, Presence, SharedRound, device_process
 from netsim.fdma import FdmaUplink
 from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
 from netsim.trace import TraceEvent
@@ -53,21 +55,45 @@ def idle_events(links, plan: RoundPlan, start: float, end: float, upload_s: dict
             for device, s in busy.items()]
 
 
-def downlink_process(env, plan: RoundPlan, links, received, trace, server_round):
+def present_idle_events(links, presence, participants, events, start: float, end: float, server_round: int) -> list[TraceEvent]:
+    """``idle_events`` of a round with a ``Presence``: each participant waits from ``start`` until
+    it left the round (``Presence.gone``), else ``end``, less its time on the air in ``events``
+    (its receptions and uploads, whole or cut); each one's energy also in ``Presence.idle_j``."""
+    power = links.network.idle_power_w
+    if not power:
+        return []
+    busy = dict.fromkeys(participants, 0.0)
+    for e in events:
+        if e.entity in busy and (e.kind in ("receive", "uplink") or (e.kind == "dropped" and e.end > e.start)):
+            busy[e.entity] += e.end - e.start
+    idle = []
+    for device, busy_s in busy.items():
+        until = presence.gone[device][0] if device in presence.gone else end
+        presence.idle_j[device] = joules = energy.idle_energy_j(power, until - start, busy_s)
+        idle.append(TraceEvent(server_round, "idle", device, start, until, 0.0, joules))
+    return idle
+
+
+def downlink_process(env, plan: RoundPlan, links, received, trace, server_round, presence=None):
     """Send the streams one after another; a device has its model when its last stream ends.
 
     A listener in downlink outage gets nothing (its ``received`` event never fires); the stream
-    runs at the rate of its weakest listener that can receive.
+    runs at the rate of its weakest listener that can receive. With a ``Presence`` each stream's
+    start is announced (``Presence.stream_starts``: its airtime and bits) and the listeners that
+    can receive time their own reception (``netsim.device_round.present_device``); a stream
+    goes out as planned even if its listeners left meanwhile (the server learns it at the round's end).
     """
     last_stream = {device: index for index, stream in enumerate(plan.streams) for device in stream.devices}
     for index, stream in enumerate(plan.streams):
         start = env.now
         airtime = links.stream_s(stream.devices, stream.bits)
+        if presence is not None:
+            presence.stream_starts[index].succeed((airtime, stream.bits))
         yield env.timeout(airtime)
         getting = [d for d in stream.devices if links.receives(d)]
         trace.append(TraceEvent(server_round, "downlink", index, start, env.now, stream.bits if getting else 0.0))
         for device in stream.devices:
-            if device not in received:
+            if device not in received or (presence is not None and links.receives(device)):
                 continue
             if not links.receives(device):
                 if last_stream[device] == index:
@@ -87,6 +113,12 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     Compute times are drawn up front in participant order, so barrier and pipelined runs of
     the same seed see the same draws (common random numbers); a physical network then draws
     the round's fading from ``channel_rng``, so the compute draws do not depend on it.
+
+    With availability or batteries (``system.dynamics``: a ``netsim.device_round.Presence``) the
+    participants switch off and run flat during the round as each step happens; one that left
+    waits no more: its idle energy runs from the round's start to when it left, less its time
+    receiving and sending. The waiting energy is drained from the batteries at the round's end:
+    a device it empties loses the upload it made in the round (``battery``).
     """
     participants = plan.participants
     draws = system.compute.sample(rng, len(participants))
@@ -94,12 +126,18 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     trace = [] if trace is None else trace
     first_event = len(trace)
     round_start = env.now
+    dynamics = system.dynamics
+    presence = None
+    if dynamics is not None and (dynamics.availability is not None or dynamics.batteries is not None):
+        presence = Presence.start(env, participants, dynamics.availability, dynamics.batteries)
     deadline = None
     if system.deadline is not None:
         deadline = Deadline(env.now + system.deadline, env.timeout(system.deadline))
     listening = {device for stream in plan.streams for device in stream.devices}
     received = {device: env.event() for device in participants if device in listening}
-    downlink = env.process(downlink_process(env, plan, links, received, trace, server_round))
+    if presence is not None:
+        presence.stream_starts = [env.event() for _ in plan.streams]
+    downlink = env.process(downlink_process(env, plan, links, received, trace, server_round, presence))
     computed = {device: env.event() for device in participants}
     barrier = env.all_of(list(computed.values())) if system.mode == "barrier" else None
     missed = {device for device in received if not links.receives(device)}
@@ -112,13 +150,17 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
     else:
         queues = {q: ResourceBlocks(env, links.band_prbs) for q in sorted(set(queue_of.values()))}
     uplink = {device: queues[q] for device, q in queue_of.items()}
-    shared = SharedRound(env, barrier, uplink, links, deadline, trace, server_round)
+    shared = SharedRound(env, barrier, uplink, links, deadline, trace, server_round, presence)
     processes = {}
     for device, draw in zip(participants, draws):
         if device in missed:  # it never gets its model: no compute, no upload
             computed[device].succeed(False)
             continue
-        if barrier is not None:
+        streams = ()
+        if presence is not None:  # it receives its own streams, then (barrier) waits for the downlink's end
+            streams = tuple(i for i, stream in enumerate(plan.streams) if device in stream.devices)
+            start_signal = downlink if barrier is not None else None
+        elif barrier is not None:
             start_signal = downlink
         else:  # a device that receives nothing this round starts at once
             start_signal = received[device] if device in received else env.timeout(0)
@@ -126,18 +168,27 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_
         scale = plan.compute_scale.get(device, 1.0)
         processes[device] = env.process(device_process(
             shared, device, start_signal, computed[device], links.compute_s(device, draw, scale), links.compute_j(device, scale), bits,
+            streams,
         ))
     yield downlink
     yield env.all_of(list(processes.values()))
     arrived = tuple(sorted(d for d, process in processes.items() if process.value))
     if deadline and len(arrived) < len(participants) and env.now < deadline.at:
         yield deadline.event
-    upload_s = {e.entity: (links.uplink_s(e.entity, e.bits) if links.uplink_access == "tdma" else e.end - e.start)
-                for e in trace[first_event:] if e.kind == "uplink" or (e.kind == "dropped" and e.end > e.start)}
-    trace.extend(idle_events(links, plan, round_start, env.now, upload_s, server_round))
+    if presence is None:
+        upload_s = {e.entity: (links.uplink_s(e.entity, e.bits) if links.uplink_access == "tdma" else e.end - e.start)
+                    for e in trace[first_event:] if e.kind == "uplink" or (e.kind == "dropped" and e.end > e.start)}
+        trace.extend(idle_events(links, plan, round_start, env.now, upload_s, server_round))
+    else:
+        trace.extend(present_idle_events(links, presence, participants, trace[first_event:], round_start, env.now, server_round))
+        if presence.batteries is not None:  # the waiting, charged at the round's end, empties some: their uploads are lost
+            ran_out = set(presence.batteries.drain(presence.idle_j)) & set(arrived)
+            arrived = tuple(d for d in arrived if d not in ran_out)
+            trace.extend(TraceEvent(server_round, "dropped", d, env.now, env.now, 0.0, 0.0, BATTERY) for d in sorted(ran_out))
     events = trace[first_event:]
+    unheard = presence.unheard if presence is not None else ()
     outcome = RoundOutcome(
-        received=tuple(sorted(d for d in participants if d not in missed)),
+        received=tuple(sorted(d for d in participants if d not in missed and d not in unheard)),
         computed=tuple(sorted(d for d in participants if computed[d].value)),
         arrived=arrived,
         dropped={e.entity: e.reason for e in events if e.kind == "dropped"},

@@ -90,6 +90,9 @@ def test_a_moving_cell_logs_handovers_and_drops_devices_out_of_the_sites_coverag
     assert records[-1].end > 10.0  # 40 rounds of ~0.5 s: the devices crossed sectors at 33 m/s
     handovers = [e for e in trace if e.kind == "handover"]
     assert handovers and all(e.reason.startswith("sector ") for e in handovers)
+    span = {r.server_round: (r.start, r.end) for r in records}
+    assert all(span[e.round][0] <= e.start <= span[e.round][1] for e in handovers)  # logged in the round they happened in
+    assert len(handovers) == len(network.dynamics.motion.handovers)  # the last round's too
     out = [d for r in records for d, why in r.outcome.dropped.items() if why == "out-of-coverage"]
     assert out
     again, rng_again = system.bind(np.full(DEVICES, 100.0), np.random.SeedSequence(3))
@@ -116,7 +119,7 @@ def test_the_fast_path_and_the_processes_agree_on_a_moving_cell():
     plans = _plans(5)
     ends = []
     for simulator in ("timeline", "processes"):
-        network, channel_rng = _bind(speed_kmh=30.0, mean_off_s=5.0, mean_on_s=5.0)
+        network, channel_rng = _bind(speed_kmh=30.0)  # (with availability or batteries both run the processes)
         records, _ = simulate_rounds(plans, network, 1e5, np.random.default_rng(0), simulator=simulator, channel_rng=channel_rng)
         ends.append([(r.end, r.outcome.arrived, dict(r.outcome.dropped)) for r in records])
     assert ends[0] == ends[1]

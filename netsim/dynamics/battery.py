@@ -2,9 +2,11 @@
 spends what its rounds cost it (receive, compute, transmit: ``netsim.energy``); an empty
 device takes no more part.
 
-The charge is checked at a round's start and settled at its end: a device whose round cost
-more than it had left ran out during the round, and what it would have uploaded is lost
-(it is dropped with reason ``battery``).
+An empty device is dropped at a round's start (``battery``). In a synchronous round each step's
+energy is drained as the step ends, and a step the charge left cannot pay for is cut when that
+charge is spent (``netsim.device_round.Presence``); the waiting energy is drained at the round's
+end (``netsim.dynamics.rounds.RoundInTime``). The buffered orchestrators drain each step's
+energy as it is spent (``netsim.buffered``).
 """
 
 from __future__ import annotations

@@ -7,9 +7,11 @@ round's start (``env.now``) a participant that is out of the parameter server's 
 (``out-of-coverage``), switched off (``unavailable``) or empty (``battery``) is taken out of the
 plan (its streams go to the others; a stream left without listeners is not sent) and dropped
 with that reason, in the outcome and in the trace; the round runs on the others, its channel
-read at ``env.now``; the handovers since the last round are logged in the trace (kind
-``handover``, entity the device, ``reason`` ``sector A->B``), and the batteries are drained by
-the round's energy (a device that ran out in it loses its upload: ``battery``).
+read at ``env.now``; the handovers are logged in the trace (kind ``handover``, entity the
+device, ``reason`` ``sector A->B``) at their measurement instants, in the round they happened in
+(the association runs on the clock: ``Dynamics.measure``). In the round, a device that
+switches off or runs flat leaves at that instant, the step it was in cut there
+(``netsim.device_round.Presence``: ``RoundInTime``).
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from typing import Callable
 
 from contract import RoundOutcome, RoundPlan, Stream
 from netsim.clock import hold_until
+from netsim.device_round import BATTERY, UNAVAILABLE
 from netsim.trace import TraceEvent
 
-OUT_OF_COVERAGE, UNAVAILABLE, BATTERY = "out-of-coverage", "unavailable", "battery"
+OUT_OF_COVERAGE = "out-of-coverage"
 
 
 @dataclass
@@ -130,7 +133,10 @@ def without(plan: RoundPlan, absent) -> RoundPlan:
 
 @dataclass(frozen=True)
 class RoundInTime:
-    """A physical round process (``inner``) run on the devices present at ``env.now``; the same contract."""
+    """A physical round process (``inner``) run on the devices present at ``env.now``; the same
+    contract. With availability or batteries the round runs as per-device processes
+    (``netsim.physical_round.physical_round_process``, whatever ``inner`` is: the vectorized
+    round cannot stop a device in a step), each device's state read as its steps happen."""
 
     inner: Callable
 
@@ -139,7 +145,17 @@ class RoundInTime:
 
 
 def _round_in_time(env, plan: RoundPlan, network, round_args: tuple, inner: Callable):
-    """The SimPy process: ``round_args`` are ``inner``'s (model bits, compute generator, trace, round, channel generator)."""
+    """The SimPy process: ``round_args`` are ``inner``'s (model bits, compute generator, trace, round, channel generator).
+
+    With availability or batteries the round is ``physical_round_process``: a participant leaves
+    when it switches off (its next switch after the round's start) or when a step's energy runs
+    its battery flat, the step cut there (``netsim.device_round.Presence``); the receive, compute
+    and transmit energies are drained from the battery as each step ends, the waiting (idle)
+    energy at the round's end (a device it empties loses the upload it made in the round,
+    ``battery``: the rule of a battery settled after the round).
+    """
+    from netsim.physical_round import physical_round_process
+
     model_bits, rng, trace, server_round, channel_rng = round_args
     dynamics = network.dynamics
     start = env.now
@@ -149,21 +165,14 @@ def _round_in_time(env, plan: RoundPlan, network, round_args: tuple, inner: Call
     if trace is not None:
         trace.extend(TraceEvent(server_round, "dropped", d, start, start, 0.0, 0.0, why) for d, why in sorted(absent.items()))
     present = without(plan, absent)
+    if dynamics.availability is not None or dynamics.batteries is not None:
+        inner = physical_round_process  # the vectorized round cannot stop a device in a step
     if present.participants:
         outcome, energy, sent_bits = yield from inner(env, present, network, model_bits, rng, trace, server_round, channel_rng)
     else:
         outcome, energy, sent_bits = RoundOutcome((), (), ()), {}, 0.0
-    dropped = {**outcome.dropped, **absent}
-    arrived = outcome.arrived
-    if dynamics.batteries is not None and energy:
-        ran_out = set(dynamics.batteries.drain(energy)) & set(arrived)
-        if ran_out:
-            arrived = tuple(d for d in arrived if d not in ran_out)
-            dropped.update({d: BATTERY for d in ran_out})
-            if trace is not None:
-                trace.extend(TraceEvent(server_round, "dropped", d, env.now, env.now, 0.0, 0.0, BATTERY) for d in sorted(ran_out))
     energy = {**energy, **{d: 0.0 for d in absent}} if energy is not None else None
-    return RoundOutcome(outcome.received, outcome.computed, arrived, dropped), energy, sent_bits
+    return RoundOutcome(outcome.received, outcome.computed, outcome.arrived, {**outcome.dropped, **absent}), energy, sent_bits
 
 
 def dynamics_of(system, layout, rng) -> Dynamics:

@@ -43,7 +43,8 @@ def plugin_registries():
 # order, so the long ones go first and the short ones fill in around them: started last, a long
 # file is one worker's long pole while the other sits idle (test_scenarios_real.py, 18 s, kept the
 # other worker idle for 10 s at the end).
-LONG_FILES = ("test_reproduce.py", "test_conformance.py", "test_sweep.py", "test_algorithm_self_fl.py",
+LONG_FILES = ("test_reproduce.py", "test_conformance.py", "test_sweep.py", "test_algorithm_self_fl.py", "test_composition.py",
+              "test_buffered_dynamics.py",
               "test_hostile_input.py", "test_lambda_study.py", "test_scenarios_real.py", "test_engine_workers.py",
               "test_worker_start.py", "test_plugins.py", "test_concept_shift_ordering.py", "test_trust.py",
               "test_engine_batched.py", "test_datasets_real.py", "test_multicell.py", "test_bad_input.py", "test_docs.py",

@@ -1,8 +1,13 @@
 """SimPy network engine: the clock of the co-simulation.
 
-It owns the one round loop (``cosimulation_process``) and drives any learner that
-satisfies ``contract.Learner``; each round is one vectorized timeline (``netsim.timeline``),
-checked against one SimPy process per device (``netsim.reference``). It never imports torch.
+It owns the synchronous round loop (``cosimulation_process``), which drives any learner that
+satisfies ``contract.Learner`` (each round one vectorized timeline, ``netsim.timeline``, checked
+against one SimPy process per device, ``netsim.reference``), and the orchestrators that drive a
+``contract.BufferedLearner`` by messages: buffered asynchronous aggregation (``netsim.buffered``:
+FedBuff, FedAsync) and FedAT's latency tiers (``netsim.tiered``). A physical cell is
+``netsim.physical`` (its geometry ``cell``, ``multicell``, ``pathloss``), the cell in time
+``netsim.dynamics`` (motion and the association on the clock, availability, batteries), the NR
+link layer ``netsim.link``. It never imports torch.
 The learner-clock contract (``RoundPlan``, ``Stream``, ``RoundOutcome``, ``Learner``) lives in
 ``contract``, which learners import without SimPy; it is re-exported here for convenience.
 """

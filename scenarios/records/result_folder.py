@@ -405,13 +405,13 @@ def configuration_names(configs: Sequence[dict]) -> list[str]:
     names = [[] for _ in configs]
     for part in DIFFERENCES:
         values = [part(c) for c in configs]
-        if len({json.dumps(v) for v in values if v is not None}) > 1:  # a speed tells cells apart, not a cell from the rest
+        if len({json.dumps(v, sort_keys=True, allow_nan=False) for v in values if v is not None}) > 1:  # a speed tells cells apart, not a cell from the rest
             for name, value in zip(names, values):
                 if value is not None:  # a normalized system has no speed
                     name.append(str(value))
     if not any(names):
         flats = [_flat({k: v for k, v in c.items() if k not in SEED_KEYS}) for c in configs]
-        keys = sorted({k for f in flats for k in f if len({json.dumps(g.get(k)) for g in flats}) > 1})
+        keys = sorted({k for f in flats for k in f if len({json.dumps(g.get(k), allow_nan=False) for g in flats}) > 1})
         for name, flat in zip(names, flats):
             name.extend(f"{key.rsplit('.', 1)[-1]}={flat.get(key, 'none')}" for key in keys[:3])
     return [", ".join(name) for name in names]

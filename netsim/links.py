@@ -7,15 +7,13 @@ The normalized systems answer the same questions with ``round_durations``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from netsim import energy
 from netsim.device_round import DEADLINE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
-
-if TYPE_CHECKING:  # the network's type, for annotations: netsim.physical gives these rounds
-    from netsim.physical import PhysicalNetwork, RoundChannel
+from netsim.physical_protocol import PhysicalNetworkProtocol, RoundChannelProtocol
 
 DOWNLINK_OUTAGE = "downlink-outage"
 
@@ -23,7 +21,7 @@ DOWNLINK_OUTAGE = "downlink-outage"
 class PhysicalLinks:
     """A physical network's round: rates and outages of this round's fading draw."""
 
-    def __init__(self, network: PhysicalNetwork, channel: RoundChannel):
+    def __init__(self, network: PhysicalNetworkProtocol, channel: RoundChannelProtocol):
         self.network = network
         self.channel = channel
         self.uplink_access = network.system.uplink_access
@@ -34,7 +32,7 @@ class PhysicalLinks:
         self.fdma_sharing: dict[int, int] = {}  # FDMA: per queue, how many share its band at most this round (set by the round)
 
     @classmethod
-    def draw(cls, network: PhysicalNetwork, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> "PhysicalLinks":
+    def draw(cls, network: PhysicalNetworkProtocol, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> "PhysicalLinks":
         """The round starting at ``now_s`` (a moving cell's channel is that instant's)."""
         if channel_rng is None:
             raise ValueError("a physical network needs a channel generator (its own child of the network seed)")

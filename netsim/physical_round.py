@@ -19,8 +19,6 @@ at that instant, the step it was in cut there (``unavailable``, ``battery``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from contract import RoundOutcome, RoundPlan
@@ -30,9 +28,7 @@ from netsim.fdma import FdmaUplink
 from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
 from netsim.trace import TraceEvent
 from netsim.transport import ResourceBlocks
-
-if TYPE_CHECKING:  # the network's type, for annotations: netsim.physical gives these rounds
-    from netsim.physical import PhysicalNetwork
+from netsim.physical_protocol import PhysicalNetworkProtocol
 
 ENERGY_KINDS = ("receive", "compute", "uplink", "dropped", "idle")
 
@@ -104,7 +100,7 @@ def downlink_process(env, plan: RoundPlan, links, received, trace, server_round,
                 received[device].succeed()
 
 
-def physical_round_process(env, plan: RoundPlan, system: PhysicalNetwork, model_bits: float, rng: np.random.Generator, trace,
+def physical_round_process(env, plan: RoundPlan, system: PhysicalNetworkProtocol, model_bits: float, rng: np.random.Generator, trace,
                            server_round, channel_rng=None):
     """One round on a physical network; returns its ``RoundOutcome`` (who received, computed,
     arrived, was dropped and why), each participant's energy in the round (J) and the bits of

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from itertools import chain, repeat
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from contract import RoundOutcome, RoundPlan
@@ -29,12 +27,10 @@ from netsim.physical_round import idle_events, physical_round_process
 from netsim.durations import RoundDurations
 from netsim.timeline import ARRIVED, DROPPED_COMPUTING, round_timeline
 from netsim.trace import TraceEvent
-
-if TYPE_CHECKING:  # the network's type, for annotations: netsim.physical gives these rounds
-    from netsim.physical import PhysicalNetwork
+from netsim.physical_protocol import PhysicalNetworkProtocol
 
 
-def physical_round_fast(env, plan: RoundPlan, network: PhysicalNetwork, model_bits: float, rng: np.random.Generator, trace,
+def physical_round_fast(env, plan: RoundPlan, network: PhysicalNetworkProtocol, model_bits: float, rng: np.random.Generator, trace,
                         server_round, channel_rng=None):
     """Same contract and same random draws as ``physical_round_process``; FDMA rounds go there."""
     if network.system.uplink_access != "tdma":

@@ -184,6 +184,16 @@ class BufferedRun:
             self.links, self.links_s = self._draw_links(), self.env.now
         return self.links
 
+    @classmethod
+    def start(cls, learner, network, settings: Buffered, versions: int, rng, options: RunOptions = RunOptions(), idle_rng=None):
+        """A run of this orchestrator (``cls``: ``BufferedRun`` or one built on it that changes when to
+        aggregate) on a clock of its own, for ``drive``; ValueError for fewer than one version or a scheduler."""
+        if versions < 1:
+            raise ValueError(f"versions must be >= 1, got {versions}")
+        if options.scheduler is not None:
+            raise ValueError("a scheduler chooses a round's participants; buffered aggregation dispatches to idle devices")
+        return cls(simpy.Environment(), learner, network, settings, rng, options, versions, idle_rng)
+
     # --- the device's state ------------------------------------------------------------
     def absent(self, devices) -> dict[int, str]:
         """Of ``devices``, those that cannot take a step now, with why (``Dynamics.absent``)."""
@@ -472,12 +482,7 @@ def run_buffered(learner, network, settings: Buffered, versions: int, rng, optio
     run stopped by an exception keeps what happened). ``rng`` draws the compute times;
     ``idle_rng`` the random choice of idle devices (``contract.seeds.idle_seed``: its own stream,
     so the choice shifts no other draw)."""
-    if versions < 1:
-        raise ValueError(f"versions must be >= 1, got {versions}")
-    if options.scheduler is not None:
-        raise ValueError("a scheduler chooses a round's participants; buffered aggregation dispatches to idle devices")
-    env = simpy.Environment()
-    return drive(BufferedRun(env, learner, network, settings, rng, options, versions, idle_rng), trace)
+    return drive(BufferedRun.start(learner, network, settings, versions, rng, options, idle_rng), trace)
 
 
 def drive(run: BufferedRun, trace: list | None = None):

@@ -4,7 +4,8 @@ It owns the synchronous round loop (``cosimulation_process``), which drives any 
 satisfies ``contract.Learner`` (each round one vectorized timeline, ``netsim.timeline``, checked
 against one SimPy process per device, ``netsim.reference``), and the orchestrators that drive a
 ``contract.BufferedLearner`` by messages: buffered asynchronous aggregation (``netsim.buffered``:
-FedBuff, FedAsync) and FedAT's latency tiers (``netsim.tiered``). A physical cell is
+FedBuff, FedAsync) and FedAT's latency tiers (``netsim.tiered``); each keeps its records through
+the one recorder (``netsim.recorder``: the records, which are evaluated, the budget). A physical cell is
 ``netsim.physical`` (its geometry ``cell``, ``multicell``, ``pathloss``), the cell in time
 ``netsim.dynamics`` (motion and the association on the clock, availability, batteries), the NR
 link layer ``netsim.link``. It never imports torch.

@@ -59,10 +59,10 @@ import simpy
 
 from contract import Dispatch, RoundOutcome, Update
 from netsim import energy
-from netsim.budget import Budget
 from netsim.device_round import UPLINK_OUTAGE
 from netsim.engine import RoundRecord, RunOptions
 from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
+from netsim.recorder import Recorder
 from netsim.trace import TraceEvent
 from netsim.transport import ACCESS, NormalizedLinks, ResourceBlocks, Tdma
 
@@ -164,9 +164,8 @@ class BufferedRun:
         self.updates = 0  # the updates that arrived so far (each its sequence number)
         self.inbox = [simpy.Store(env) for _ in range(self.num_devices)]
         self.interval = _Interval(0.0)
-        self.records: list[RoundRecord] = []
+        self.recorder = Recorder.of(env, versions, options)  # the records, the evaluations, the budget
         self.finished = env.event()
-        self.stop = env.event()
         self.stalled = False  # nobody could train any more (outages, empty batteries): the run ended early
 
     def _draw_links(self):
@@ -184,6 +183,16 @@ class BufferedRun:
         if self.moving and self.links_s != self.env.now:
             self.links, self.links_s = self._draw_links(), self.env.now
         return self.links
+
+    @classmethod
+    def start(cls, learner, network, settings: Buffered, versions: int, rng, options: RunOptions = RunOptions(), idle_rng=None):
+        """A run of this orchestrator (``cls``: ``BufferedRun`` or one built on it that changes when to
+        aggregate) on a clock of its own, for ``drive``; ValueError for fewer than one version or a scheduler."""
+        if versions < 1:
+            raise ValueError(f"versions must be >= 1, got {versions}")
+        if options.scheduler is not None:
+            raise ValueError("a scheduler chooses a round's participants; buffered aggregation dispatches to idle devices")
+        return cls(simpy.Environment(), learner, network, settings, rng, options, versions, idle_rng)
 
     # --- the device's state ------------------------------------------------------------
     def absent(self, devices) -> dict[int, str]:
@@ -383,7 +392,7 @@ class BufferedRun:
         """An update arrived: too stale, dropped (``stale``); else the learner's local update,
         into the buffer; the K-th aggregates. Once the run has ended (its last version, or its
         budget), an update that arrives at the same instant stays in flight."""
-        if self.finished.triggered or self.stop.triggered:
+        if self.finished.triggered or self.recorder.stopped:
             return
         self.updates += 1
         limit = self.settings.max_staleness
@@ -403,7 +412,7 @@ class BufferedRun:
         updates, self.buffer = tuple(self.buffer), []
         self.learner.aggregate(self.version, updates)
         self.version += 1
-        evaluation = self.learner.evaluate(self.version) if self.evaluates(self.version) else None
+        evaluation = self.recorder.evaluation(self.learner, self.version)
         interval, self.interval = self.interval, _Interval(self.env.now)
         if self.cell:
             self.charge_waiting(interval, self.env.now)
@@ -412,23 +421,11 @@ class BufferedRun:
         record = RoundRecord(self.version, interval.start, self.env.now, interval.downlink_bits, interval.uplink_bits,
                              interval.streams, arrived, None, evaluation, outcome,
                              dict(interval.energy_j) if self.cell else None, updates)
-        self.keep(record)
+        self.recorder.keep(record)
         if self.cell and not self.moving:
             self.links = self._draw_links()
         if self.version >= self.versions and not self.finished.triggered:
             self.finished.succeed()
-
-    def evaluates(self, version: int) -> bool:
-        """Evaluated after version 0, every ``evaluate_every`` versions and the last (as rounds are)."""
-        return version % self.options.evaluate_every == 0 or version == self.versions
-
-    def keep(self, record: RoundRecord) -> None:
-        self.records.append(record)
-        if self.options.on_round is not None:
-            self.options.on_round(record)
-        budget = self.options.budget
-        if budget is not None and budget.spend(record) and not self.stop.triggered:
-            self.stop.succeed()
 
     # --- a device ----------------------------------------------------------------------
     def device_process(self, device: int):
@@ -485,32 +482,26 @@ def run_buffered(learner, network, settings: Buffered, versions: int, rng, optio
     run stopped by an exception keeps what happened). ``rng`` draws the compute times;
     ``idle_rng`` the random choice of idle devices (``contract.seeds.idle_seed``: its own stream,
     so the choice shifts no other draw)."""
-    if versions < 1:
-        raise ValueError(f"versions must be >= 1, got {versions}")
-    if options.scheduler is not None:
-        raise ValueError("a scheduler chooses a round's participants; buffered aggregation dispatches to idle devices")
-    env = simpy.Environment()
-    return drive(BufferedRun(env, learner, network, settings, rng, options, versions, idle_rng), trace)
+    return drive(BufferedRun.start(learner, network, settings, versions, rng, options, idle_rng), trace)
 
 
 def drive(run: BufferedRun, trace: list | None = None):
     """Run ``run`` (a ``BufferedRun`` or an orchestrator built on it) to its end: (records, trace)."""
-    env, learner, options = run.env, run.learner, run.options
+    env, learner, recorder = run.env, run.learner, run.recorder
     if trace is not None:
         trace.extend(run.trace)
         run.trace = trace
-    run.keep(RoundRecord(0, 0.0, 0.0, 0.0, 0.0, 0, (), None, learner.evaluate(0), None, None))
+    recorder.keep(RoundRecord(0, 0.0, 0.0, 0.0, 0.0, 0, (), None, recorder.evaluation(learner, 0), None, None))
     if run.dynamics is not None:  # the moving channel's handovers, logged as they happen
         run.dynamics.measure(env, run.trace, lambda: run.version + 1)
     for device in range(run.num_devices):
         env.process(run.device_process(device))
     run.dispatch_idle()
     run.keep_going()
-    budget = options.budget if options.budget is not None else Budget({})
-    env.run(until=budget.horizon(env, run.finished, run.stop))
-    if run.stalled and budget.stopped is None:
-        budget.stopped = "stalled"
-    return run.records, run.trace
+    records = recorder.run(run.finished)
+    if run.stalled and recorder.budget.stopped is None:
+        recorder.budget.stopped = "stalled"
+    return records, run.trace
 
 
 class NetworkOnly:

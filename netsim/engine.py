@@ -32,6 +32,7 @@ import simpy
 from contract import Learner, RoundOutcome, RoundPlan
 from contract.checks import check_outcome, check_plan, check_schedule, who
 from netsim.budget import Budget
+from netsim.recorder import Recorder
 from netsim.durations import TimedSystem
 from netsim.kind import SIMULATORS, Network, adopted
 from netsim.scheduling import Policy
@@ -123,13 +124,12 @@ class RunOptions:
 @dataclass(frozen=True)
 class LoopHooks:
     """What the round loop calls besides the learner: the round process
-    (``round_process(env, plan, system, model_bits, rng, trace, server_round)``), the per-round
-    callback, whether to evaluate after a round, and the network's scheduler on the clock (None:
-    the learner samples its own participants)."""
+    (``round_process(env, plan, system, model_bits, rng, trace, server_round)``), the run's
+    recorder (``netsim.recorder.Recorder``: which rounds are evaluated, where each record goes),
+    and the network's scheduler on the clock (None: the learner samples its own participants)."""
 
     round_process: Callable
-    on_round: Callable[[RoundRecord], None]
-    evaluate_round: Callable[[int], bool]
+    recorder: Recorder
     schedule: ScheduleOnClock | None = None
 
 
@@ -168,8 +168,8 @@ def cosimulation_process(env, learner: Learner, system: TimedSystem, rounds: int
                 schedule.observe(server_round, outcome.arrived)
         elif server_round > 0:
             raise ValueError(f"learner gave no plan for round {server_round}")
-        evaluation = learner.evaluate(server_round) if hooks.evaluate_round(server_round) else None
-        hooks.on_round(_record(server_round, start, env.now, plan, result, evaluation))
+        evaluation = hooks.recorder.evaluation(learner, server_round)
+        hooks.recorder.keep(_record(server_round, start, env.now, plan, result, evaluation))
 
 
 def run_cosimulation(
@@ -184,28 +184,13 @@ def run_cosimulation(
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1, got {rounds}")
     env = simpy.Environment()
-    records: list[RoundRecord] = []
     trace: list[TraceEvent] = []
-    on_round, evaluate_every = options.on_round, options.evaluate_every
-    budget = options.budget if options.budget is not None else Budget({})
-    stop = env.event()
-
-    def keep(record: RoundRecord) -> None:
-        records.append(record)
-        if on_round is not None:
-            on_round(record)
-        if budget.spend(record) and not stop.triggered:
-            stop.succeed()
-
-    def evaluate_round(server_round: int) -> bool:
-        return server_round % evaluate_every == 0 or server_round == rounds
-
+    recorder = Recorder.of(env, rounds, options)
     network = adopted(system)
     process = _round_process(options.simulator, network, options.channel_rng)
     schedule = None if options.scheduler is None else ScheduleOnClock(options.scheduler, network, options.channel_rng)
-    loop = env.process(cosimulation_process(env, learner, network, rounds, rng, trace, LoopHooks(process, keep, evaluate_round, schedule)))
-    env.run(until=budget.horizon(env, loop, stop))
-    return records, trace
+    loop = env.process(cosimulation_process(env, learner, network, rounds, rng, trace, LoopHooks(process, recorder, schedule)))
+    return recorder.run(loop), trace
 
 
 def simulate_rounds(

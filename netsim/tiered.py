@@ -116,7 +116,7 @@ class TieredRun(BufferedRun):
 
     def arrive(self, update) -> None:
         """An update of a tier's round: the learner's local update, kept until the round ends."""
-        if self.finished.triggered or self.stop.triggered:
+        if self.finished.triggered or self.recorder.stopped:
             return
         self.updates += 1
         self.learner.local_update(update)

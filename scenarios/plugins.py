@@ -1,5 +1,5 @@
-"""Plugins: algorithms, scenarios, models, network systems, scheduling policies and codecs that
-live outside the package.
+"""Plugins: algorithms, scenarios, models, network systems, scheduling policies, codecs and
+orchestrators that live outside the package.
 
 A plugin is a Python module that declares what it adds in module-level names (any of them):
 
@@ -9,6 +9,8 @@ A plugin is a Python module that declares what it adds in module-level names (an
     SYSTEMS = [SystemFactory(...)]       # network systems with ``round_durations``
     SCHEDULERS = [MyPolicy]              # netsim.scheduling.Policy subclasses, each with ``name``
     CODECS = [MyCodec]                   # learning.codecs.Codec subclasses (frozen dataclasses), each with ``name``
+    ORCHESTRATORS = [MyOrchestrator()]   # scenarios.definitions.orchestrators.Orchestrator objects, each with
+                                         # ``name``, the existing settings it ``reads`` and ``run``
 
 It is named by ``--plugin PATH_OR_MODULE`` (a ``.py`` file, a folder whose every ``.py`` file
 is one such module, or an importable module name), by ``plugins = [...]`` in a sweep file, or
@@ -40,7 +42,7 @@ from scenarios.errors import UsageError
 from scenarios.plugin_source import SourceLoader, from_source
 
 ENTRY_POINT_GROUP = "fl_cosim.plugins"
-KINDS = ("algorithm", "scenario", "model", "system", "scheduler", "codec")
+KINDS = ("algorithm", "scenario", "model", "system", "scheduler", "codec", "orchestrator")
 NAME = re.compile(r"[a-z0-9][a-z0-9._+-]{0,63}")  # as the built-in names: a run's folder name starts with them
 
 ORIGINS: dict[tuple[str, str], dict] = {}  # (kind, name) -> {"module", "version", "sha256"} of the plugin that added it
@@ -284,6 +286,7 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
     from learning.models import MODELS
     from learning.options import Options
     from netsim.scheduling import POLICIES, Policy
+    from scenarios.definitions.orchestrators import ORCHESTRATORS, Orchestrator
     from scenarios.definitions.registry import SCENARIOS
     from scenarios.definitions.scenario import Scenario
     from scenarios.definitions.systems import SYSTEMS, SystemFactory, system_names
@@ -292,9 +295,10 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
     record = {"module": module.__name__, "version": None if version is None else str(version), "sha256": _source_sha256(module)}
     declared = {kind: getattr(module, attribute, None) for kind, attribute in
                 (("algorithm", "ALGORITHMS"), ("scenario", "SCENARIOS"), ("model", "MODELS"), ("system", "SYSTEMS"),
-                 ("scheduler", "SCHEDULERS"), ("codec", "CODECS"))}
+                 ("scheduler", "SCHEDULERS"), ("codec", "CODECS"), ("orchestrator", "ORCHESTRATORS"))}
     if all(value is None for value in declared.values()):
-        raise UsageError(f"{where} declares nothing: give it ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, SCHEDULERS or CODECS")
+        raise UsageError(f"{where} declares nothing: give it ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, SCHEDULERS, CODECS "
+                         "or ORCHESTRATORS")
     additions = []
     for cls in _listed(declared["algorithm"], where, "ALGORITHMS"):
         if not (isinstance(cls, type) and issubclass(cls, FederatedLearner)) or not isinstance(cls.__dict__.get("name"), str):
@@ -333,6 +337,9 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
         except (TypeError, ValueError) as error:
             raise UsageError(f"{where}: codec {cls.name}: {error}") from None
         additions.append(("codec", cls.name, CODECS, cls))
+    for orchestrator in _listed(declared["orchestrator"], where, "ORCHESTRATORS"):
+        _check_orchestrator(orchestrator, where, Orchestrator)
+        additions.append(("orchestrator", orchestrator.name, ORCHESTRATORS, orchestrator))
     for kind, name, _, scenario in additions:
         if kind == "scenario" and scenario.model_name not in MODELS and scenario.model_name not in models:
             raise UsageError(f"{where}: scenario {name!r} names model {scenario.model_name!r}, which is neither built in nor in "
@@ -342,7 +349,7 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
             raise UsageError(f"{where}: {kind} name {name!r} must be lower-case letters, digits and . _ + - "
                              "(at most 64, starting with a letter or digit)")
     taken = {"algorithm": set(ALGORITHMS), "scenario": set(SCENARIOS), "model": set(MODELS), "system": set(system_names()),
-             "scheduler": set(POLICIES), "codec": set(CODECS)}
+             "scheduler": set(POLICIES), "codec": set(CODECS), "orchestrator": set(ORCHESTRATORS)}
     mine = set()
     for kind, name, _, _ in additions:
         if (kind, name) in mine:
@@ -357,6 +364,29 @@ def _register(source: str, module: ModuleType, version: str | None, files: list[
         ORIGINS[(kind, name)] = record
     LOADED[source] = module
     FILES[source] = list(files)
+
+
+def _check_orchestrator(orchestrator, where: str, base: type) -> None:
+    """UsageError unless ``orchestrator`` is an ``Orchestrator`` object (not its class) with a name,
+    its own ``run``, ``by_messages`` a bool and ``reads`` a set of the run settings an orchestrator
+    may read (those declared ``requires={"orchestrator": read_by(...)}``)."""
+    from scenarios.definitions.settings import declared
+
+    if isinstance(orchestrator, type) or not isinstance(orchestrator, base) or not isinstance(orchestrator.name, str):
+        raise UsageError(f"{where}: ORCHESTRATORS holds {orchestrator!r}, not a scenarios.definitions.orchestrators.Orchestrator "
+                         "object with a name")
+    if type(orchestrator).run is base.run:
+        raise UsageError(f"{where}: orchestrator {orchestrator.name!r} has no run of its own")
+    if not isinstance(orchestrator.by_messages, bool):
+        raise UsageError(f"{where}: orchestrator {orchestrator.name!r}: by_messages must be True or False")
+    readable = [f.name for f in declared() if "orchestrator" in f.metadata["requires"]]
+    reads = orchestrator.reads
+    if not isinstance(reads, (set, frozenset)) or not all(isinstance(key, str) for key in reads):
+        raise UsageError(f"{where}: orchestrator {orchestrator.name!r}: reads must be a set of setting names")
+    unknown = sorted(set(reads) - set(readable))
+    if unknown:
+        raise UsageError(f"{where}: orchestrator {orchestrator.name!r} reads {', '.join(map(repr, unknown))}, which no "
+                         f"orchestrator can read; choose from {', '.join(readable)}")
 
 
 def _listed(value, where: str, attribute: str) -> list:

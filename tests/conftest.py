@@ -21,10 +21,11 @@ def plugin_registries():
     from learning.models import MODELS
     from netsim.scheduling import POLICIES
     from scenarios import plugins
+    from scenarios.definitions.orchestrators import ORCHESTRATORS
     from scenarios.definitions.registry import SCENARIOS
     from scenarios.definitions.systems import SYSTEMS
 
-    tables = (ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, POLICIES, CODECS, plugins.ORIGINS, plugins.LOADED, plugins.FILES)
+    tables = (ALGORITHMS, SCENARIOS, MODELS, SYSTEMS, POLICIES, CODECS, plugins.ORIGINS, plugins.LOADED, plugins.FILES, ORCHESTRATORS)
     saved = [(table, dict(table)) for table in tables]
     installed = plugins._installed_loaded
     yield

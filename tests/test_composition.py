@@ -25,10 +25,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from netsim.buffered import run_buffered
-from netsim.engine import RunOptions, run_cosimulation
-from netsim.tiered import Tiered, run_tiered
+from netsim.engine import RunOptions
 from scenarios.definitions import clock
+from scenarios.definitions.orchestrators import Job
 from scenarios.errors import UsageError
 from scenarios.execution.spec import RunSpec, resolve
 from tests.test_buffered_dynamics import check_invariants
@@ -78,17 +77,11 @@ def attempt(orchestrator, system, dynamics, algorithm):
         learner = _learner(algorithm)
         network, channel_rng = copy.deepcopy(_bound(run.system))
         options = RunOptions(channel_rng=channel_rng)
-        if run.spec.orchestrator == clock.SYNC:
-            records, trace = run_cosimulation(learner, network, AGGREGATIONS, np.random.default_rng(0), options)
-            return "ran", records, trace, network, None
-        server, settings = clock.orchestrate(run.spec, learner, network)
+        orchestrator, server, settings = clock.orchestrate(run.spec, learner, network)  # the registry's, by name
         trace: list = []
-        ledger = Ledger(server, trace)
-        if isinstance(settings, Tiered):
-            records, _ = run_tiered(ledger, network, settings, AGGREGATIONS, np.random.default_rng(0), options, trace)
-        else:
-            records, _ = run_buffered(ledger, network, settings, AGGREGATIONS, np.random.default_rng(0), options, trace,
-                                      np.random.default_rng(1))
+        ledger = Ledger(server, trace) if orchestrator.by_messages else None
+        records, trace = orchestrator.run(Job(ledger or server, settings, network, AGGREGATIONS, np.random.default_rng(0),
+                                              np.random.SeedSequence(0), options, trace))
         return "ran", records, trace, network, ledger
     except (UsageError, ValueError) as error:
         return "refused", str(error)

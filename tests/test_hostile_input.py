@@ -528,7 +528,7 @@ def test_a_non_utf8_out_under_the_c_locale_is_written(tmp_path):
 
 
 def test_a_symlinked_old_folder_is_refused_before_training(capsys, tmp_path, monkeypatch):
-    from scenarios.execution import runner
+    from scenarios.definitions import orchestrators
     from scenarios.execution.runner import RunSpec, prepare, resolve
 
     name = prepare(resolve(RunSpec("digits-rotation", "fedavg", rounds=1, training={"backend": "loop"}))).name
@@ -538,7 +538,7 @@ def test_a_symlinked_old_folder_is_refused_before_training(capsys, tmp_path, mon
     def never(*args, **kwargs):
         raise AssertionError("trained although its folder cannot be written")
 
-    monkeypatch.setattr(runner, "run_cosimulation", never)
+    monkeypatch.setattr(orchestrators, "run_cosimulation", never)  # the synchronous orchestrator's loop
     code = main(["run", "--algorithm", "fedavg", "--rounds", "1", "--backend", "loop", "--out", str(tmp_path), "--no-figure"])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("fl-cosim: error: ") and "is a symbolic link, not a run folder" in err
@@ -810,7 +810,7 @@ def test_the_api_keeps_the_command_line_s_promises(tmp_path, hostile):
 @pytest.mark.parametrize("command,taken", [("compare", "file"), ("compare", "link"), ("sweep", "file"), ("sweep", "link")])
 def test_a_seed_s_folder_name_taken_is_found_before_any_run_trains(capsys, tmp_path, monkeypatch, command, taken):
     """compare and sweep once trained and wrote the other seeds, then refused the taken name."""
-    from scenarios.execution import runner
+    from scenarios.definitions import orchestrators
     from scenarios.execution.runner import RunSpec, prepare, resolve
 
     out = tmp_path / "out"
@@ -824,7 +824,7 @@ def test_a_seed_s_folder_name_taken_is_found_before_any_run_trains(capsys, tmp_p
     def never(*args, **kwargs):
         raise AssertionError("trained before a refusal")
 
-    monkeypatch.setattr(runner, "run_cosimulation", never)
+    monkeypatch.setattr(orchestrators, "run_cosimulation", never)  # the synchronous orchestrator's loop
     if command == "compare":
         argv = ["compare", "--algorithm", "fedavg", "--seeds", "2", "--rounds", "1", "--backend", "loop", "--jobs", "1"]
     else:

@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "plugin"
 PLUGIN_MODULES = ("tempered_fedavg", "mirrored_digits", "slow_half_uplink", "half_precision", "fl_cosim_example_entry",
                   "clash", "empty_plugin", "codec_clash", "not_a_codec", "modelless", "helped_plugin", "plugin_helper",
-                  "chatty", "quitter", "badly_named", "zero_time_unit", "round_robin", "strongest_first", "renamed_plugin")
+                  "chatty", "quitter", "badly_named", "zero_time_unit", "round_robin", "strongest_first", "renamed_plugin",
+                  "fedbuff_periodic")
 # on the CPU: runs compared file for file are the same run on one device (a GPU's reductions need not be)
 SMALL = ["--scenario", "mirrored-digits", "--system", "slow-half-uplink", "--rounds", "2", "--quiet", "--device", "cpu"]
 

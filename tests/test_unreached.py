@@ -17,6 +17,7 @@ import simpy
 
 from contract import RoundOutcome
 from netsim.engine import LoopHooks, cosimulation_process
+from netsim.recorder import Recorder
 from scenarios.errors import UsageError
 from scenarios.execution.runner import RunSpec, run_experiment
 from tiny_learners import build, scalar_data
@@ -36,7 +37,8 @@ def missing_round(missed_by_round: dict[int, tuple[int, ...]]):
 def run_loop(learner, rounds: int, missed_by_round: dict[int, tuple[int, ...]]) -> list:
     """The engine's round loop on ``learner`` with the absences given; each round's evaluation."""
     env, evaluations = simpy.Environment(), []
-    hooks = LoopHooks(missing_round(missed_by_round), lambda record: evaluations.append(record.evaluation), lambda r: True)
+    recorder = Recorder(env, rounds, on_round=lambda record: evaluations.append(record.evaluation))  # every round evaluated
+    hooks = LoopHooks(missing_round(missed_by_round), recorder)
     env.process(cosimulation_process(env, learner, None, rounds, None, [], hooks))
     env.run()
     return evaluations

@@ -1,4 +1,4 @@
-"""``fl-cosim list``: registered scenarios, algorithms (with their options), the run settings and network systems."""
+"""``fl-cosim list``: registered scenarios, algorithms (with their options), the run settings, network systems, codecs and orchestrators."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ def execute(args):
     from learning.algorithms.base import first_sentence, summary
     from learning.codecs import CODECS
     from learning.options import allowed_text as allowed
+    from scenarios.definitions.orchestrators import ORCHESTRATORS
     from scenarios.definitions.settings import reference
     from scenarios.definitions.registry import SCENARIOS
     from scenarios.definitions.cells import CELLS
@@ -36,6 +37,7 @@ def execute(args):
     data = {"scenarios": list(SCENARIOS), "algorithms": list(ALGORITHMS), "systems": system_names(), "algorithm_options": options,
             "algorithm_option_ranges": ranges, "algorithm_option_docs": docs,
             "codecs": {name: cls.defaults() for name, cls in CODECS.items()},
+            "orchestrators": {name: {"doc": o.doc, "reads": sorted(o.reads)} for name, o in ORCHESTRATORS.items()},
             "plugins": [{"kind": kind, "name": name, **record} for (kind, name), record in ORIGINS.items()],
             "run_settings": reference()}
     lines = ["scenarios:"] + [f"  {s.name} (v{s.version}): {s.description}{from_plugin('scenario', s.name)}" for s in SCENARIOS.values()]
@@ -56,6 +58,9 @@ def execute(args):
         parameters = "".join(f"\n      {key}={value!r} ({allowed(setting, {})}): {cls.docs()[key]}"
                              for (key, value), setting in zip(cls.defaults().items(), cls.settings().values()))
         lines.append(f"  {name}: {first_sentence(cls.__doc__ or name)}{from_plugin('codec', name)}{parameters}")
+    lines += ["orchestrators (--orchestrator NAME; the settings each reads):"]
+    lines += [f"  {name}: {o.doc} ({', '.join(sorted(o.reads)) or 'none'}){from_plugin('orchestrator', name)}"
+              for name, o in ORCHESTRATORS.items()]
     return data, "\n".join(lines)
 
 

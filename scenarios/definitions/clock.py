@@ -1,6 +1,7 @@
 """A run's clock settings (RunSpec's section ``clock``): the orchestrator that drives the learner
-(synchronous rounds, ``netsim.engine``; buffered asynchronous aggregation, ``netsim.buffered``
-with ``learning.asynchronous``) and its budget (``netsim.budget``).
+(``scenarios.definitions.orchestrators``: synchronous rounds, ``netsim.engine``; buffered
+asynchronous aggregation, ``netsim.buffered``; FedAT's tiers, ``netsim.tiered``; a plugin's) and
+its budget (``netsim.budget``).
 
 With the defaults (``sync``, no budget) nothing is added to a run's config, label or summary but
 ``stopped`` (why it ended), so existing runs keep their folders. Otherwise the config records
@@ -10,8 +11,6 @@ With the defaults (``sync``, no budget) nothing is added to a run's config, labe
 from __future__ import annotations
 
 from scenarios.errors import UsageError
-
-SYNC, TIERED = "sync", "fedat"
 
 
 def non_default(spec) -> dict:
@@ -49,37 +48,23 @@ def budget(spec):
 
 
 def orchestrate(spec, learner, network):
-    """(the ``contract.BufferedLearner`` over ``learner``, the settings: ``netsim.buffered.Buffered``,
-    or fedat's ``netsim.tiered.Tiered``, its tiers from ``network``'s expected latencies) of an
-    asynchronous run; ValueError for an algorithm it cannot drive."""
-    from learning.asynchronous import AsyncRule, BufferedServer, TieredServer
-    from netsim.buffered import Buffered
-    from netsim.tiered import Tiered, expected_latency_s, latency_tiers
+    """(the orchestrator named by ``spec``, the learner it drives over ``learner``, its settings
+    from ``spec`` and ``network``): ``scenarios.definitions.orchestrators``; ValueError for
+    settings or an algorithm it cannot take."""
+    from scenarios.definitions.orchestrators import get_orchestrator
 
-    if spec.orchestrator == TIERED:
-        tiers = latency_tiers(expected_latency_s(network, learner.num_devices, learner.model_bits), spec.tiers)
-        return TieredServer(learner, tiers), Tiered(tiers)
-
-    rule = AsyncRule(spec.orchestrator, spec.server_lr, spec.mixing_alpha, spec.staleness_exponent)
-    server = BufferedServer(learner, rule)
-    concurrency = learner.num_devices if spec.concurrency is None else spec.concurrency
-    if "idle_choice" in non_default(spec) and concurrency >= learner.num_devices:
-        raise ValueError(f"--idle-choice chooses which idle devices get a version when --concurrency leaves fewer places than "
-                         f"devices; at concurrency {concurrency} (every device) every idle device is sent it")
-    if spec.orchestrator == "fedasync":
-        k = 1
-    else:
-        k = max(1, concurrency // 2) if spec.buffer_k is None else spec.buffer_k
-    settings = Buffered(k, spec.concurrency, idle_choice=spec.idle_choice, max_staleness=spec.max_staleness)
-    settings.check(learner.num_devices)
-    return server, settings
+    orchestrator = get_orchestrator(spec.orchestrator)
+    settings = orchestrator.settings(spec, learner, network)
+    return orchestrator, orchestrator.wrap(learner, settings), settings
 
 
 def summary(spec, records, budget, clock_end: float) -> dict:
-    """``stopped`` (why the run ended: its rounds, or a budget) and, under an asynchronous
-    orchestrator, the updates aggregated and their staleness (mean, max: versions behind)."""
+    """``stopped`` (why the run ended: its rounds, or a budget) and, under an orchestrator that
+    drives the learner by messages (``Orchestrator.by_messages``), the updates aggregated and their staleness (mean, max: versions behind)."""
+    from scenarios.definitions.orchestrators import get_orchestrator
+
     found = {"stopped": budget.summary(clock_end)}
-    if spec.orchestrator != SYNC:
+    if get_orchestrator(spec.orchestrator).by_messages:
         staleness = [u.staleness(r.server_round - 1) for r in records for u in r.updates]
         found.update({"orchestrator": spec.orchestrator, "updates": len(staleness),
                       "staleness_mean": sum(staleness) / len(staleness) if staleness else 0.0,

@@ -22,6 +22,7 @@ from contract.setting import (MAX_COUNT, MAX_DEVICES, MAX_ROUNDS, Setting, Usage
 from learning.options import allowed_text, check_field, default_words, doc_of, field_setting, option
 from netsim.durations import EXACT_TIME, MAX_COMPUTE_TIME, MAX_DEADLINE, MAX_RHO, TIMING_MODES  # noqa: F401 (the clock's bounds)
 from netsim.system import NetworkSystem
+from scenarios.definitions.orchestrators import ORCHESTRATORS, read_by
 
 MAX_SEED = 2**63 - 1  # numpy's SeedSequence takes any non-negative int; this keeps it a JSON/CSV int
 MAX_SEEDS = 10_000  # seeds of one command (compare, sweep, reproduce): each is a whole run
@@ -46,13 +47,20 @@ SECTIONS = {  # a field's ``section``: where it belongs, and so how it is checke
     "training": "overrides of the scenario's training settings (learning.training.LocalTraining)",
     "clock": "the orchestrator (synchronous rounds, or buffered asynchronous aggregation: netsim.buffered) and the run's budget",
 }
-ORCHESTRATORS = ("sync", "fedbuff", "fedasync", "fedat")
-# Which orchestrators read a setting: a field declares ``requires={"orchestrator": ...}`` with one
-# of these (or its own ``among``), and ``check_spec`` refuses it, set, under any other. A new
-# orchestrator joins ORCHESTRATORS and each group whose settings it reads; a new setting of an
-# orchestrator declares the group (or ``among(...)``) of those that read it.
-SYNCHRONOUS = among("sync")  # the synchronous rounds (netsim.engine): timing mode, deadline, participation, scheduler
-BUFFERED = among("fedbuff", "fedasync")  # buffered asynchronous aggregation (netsim.buffered, learning.asynchronous)
+# Which orchestrators read a setting: each orchestrator says the settings it reads
+# (``scenarios.definitions.orchestrators.Orchestrator.reads``; a plugin's too), a field read by
+# some declares ``requires={"orchestrator": read_by(its name)}``, and ``check_spec`` refuses it,
+# set, under any orchestrator that does not read it.
+
+
+def _orchestrators() -> tuple[str, ...]:
+    return tuple(ORCHESTRATORS)
+
+
+def _orchestrators_doc() -> str:
+    """Who drives the learner: each registered orchestrator with its one-line doc."""
+    return ("who drives the learner: " + "; ".join(f"{name}, {o.doc}" for name, o in ORCHESTRATORS.items())
+            + "; the asynchronous ones drive fedavg and fedprox")
 
 
 def _codec(downlink: bool):
@@ -118,10 +126,10 @@ class RunSpec:
     options: dict = option(dict, "algorithm option, repeatable (e.g. mu=0.5); goes to every algorithm of the run that takes it",
                            flag="--option", metavar="KEY=VALUE", section="spec", sweep=False, default_text="the scenario's")
     mode: Literal[TIMING_MODES] = option("pipelined", "timing mode", flag="--mode", label="mode", section="network", recorded="system.mode",
-                                         requires={"orchestrator": SYNCHRONOUS})
+                                         requires={"orchestrator": read_by("mode")})
     deadline: float | None = option(None, "round deadline (T_dl units; seconds on a physical cell); late devices are dropped "
                                     "from aggregation", **bounds(NetworkSystem, "deadline"), flag="--deadline", label="deadline", section="network",
-                                    recorded="system.deadline", requires={"orchestrator": SYNCHRONOUS})
+                                    recorded="system.deadline", requires={"orchestrator": read_by("deadline")})
     duplex: Literal[("full", "half")] = option("full", "a normalized system's medium: full (downlink and uplink each their own) "
                                                "or half (one transfer at a time either way: synchronous rounds then take --mode "
                                                "barrier); a cell's is --radio duplex=tdd|fdd", flag="--duplex", label="duplex",
@@ -129,7 +137,7 @@ class RunSpec:
     evaluate_every: int = option(1, "evaluate every N rounds", low=1, high=MAX_ROUNDS, flag="--eval-every", section="run", recorded="evaluate_every")
     participation: float | None = option(None, "fraction of devices sampled per round", low=0, high=1, low_open=True,
                                          flag="--participation", section="run", default_text="the scenario's", recorded="participation",
-                                         requires={"orchestrator": SYNCHRONOUS})
+                                         requires={"orchestrator": read_by("participation")})
     unreached: Literal[("held", "excluded")] = option("held", "how a device is scored while the models sent to it do not reach "
                                                       "it (absent: offline, flat, out of coverage; or a downlink outage): on the model "
                                                       "it holds (held: the last it received, else the initial one) or left out of "
@@ -155,38 +163,35 @@ class RunSpec:
                                  metavar="CODEC", label="dl", check=_codec(downlink=True), section="communication", recorded="communication.downlink_codec")
     scheduler: str = option("random", _policies_doc, words=_policies,
                             flag="--scheduler", metavar="POLICY", label="sched", section="communication", recorded="communication.scheduler",
-                            requires={"orchestrator": SYNCHRONOUS})
-    orchestrator: Literal[ORCHESTRATORS] = option("sync", "who drives the learner: synchronous rounds (sync), buffered asynchronous "
-                                                   "aggregation every K arrivals (fedbuff, Nguyen et al. 2022) or at each (fedasync, "
-                                                   "Xie et al. 2019), or latency tiers, synchronous within a tier and asynchronous "
-                                                   "across (fedat, Chai et al. 2021); the asynchronous ones drive fedavg and fedprox",
-                                                   flag="--orchestrator", label="orch", section="clock", recorded="clock.orchestrator")
+                            requires={"orchestrator": read_by("scheduler")})
+    orchestrator: str = option("sync", _orchestrators_doc, words=_orchestrators, flag="--orchestrator", metavar="ORCHESTRATOR",
+                               label="orch", section="clock", recorded="clock.orchestrator")
     buffer_k: int | None = option(None, "fedbuff: aggregate every K arrivals", low=1, high=MAX_DEVICES, flag="--buffer-k", label="K",
                                   section="clock", default_text="half the concurrency", recorded="clock.buffer_k",
-                                  requires={"orchestrator": among("fedbuff")})
+                                  requires={"orchestrator": read_by("buffer_k")})
     concurrency: int | None = option(None, "fedbuff, fedasync: devices training at once", low=1, high=MAX_DEVICES, flag="--concurrency",
                                      label="C", section="clock", default_text="every device", recorded="clock.concurrency",
-                                     requires={"orchestrator": BUFFERED})
+                                     requires={"orchestrator": read_by("concurrency")})
     idle_choice: Literal[("random", "fifo")] = option("random", "fedbuff, fedasync: which idle devices get the next version when "
                                                     "more are idle than --concurrency leaves places for: uniformly at random "
                                                     "(FedBuff's, FLSim's), or in the order they became idle (fifo)",
                                                     flag="--idle-choice", label="idle", section="clock", recorded="clock.idle_choice",
-                                                    requires={"orchestrator": BUFFERED})
+                                                    requires={"orchestrator": read_by("idle_choice")})
     max_staleness: int | None = option(None, "fedbuff, fedasync: drop an update more than N versions old (reason stale, as "
                                        "FLSim's max_staleness)", low=0, high=MAX_ROUNDS, flag="--max-staleness", label="smax",
                                        section="clock", default_text="none: every update is aggregated", recorded="clock.max_staleness",
-                                       requires={"orchestrator": BUFFERED})
+                                       requires={"orchestrator": read_by("max_staleness")})
     tiers: int = option(2, "fedat: the latency tiers M (devices sorted by expected latency, split into M tiers of near-equal size)",
                         low=1, high=MAX_DEVICES, flag="--tiers", label="M", section="clock", recorded="clock.tiers",
-                        requires={"orchestrator": among("fedat")})
+                        requires={"orchestrator": read_by("tiers")})
     server_lr: float = option(1.0, "fedbuff: the server learning rate eta_g", low=0, low_open=True, high=100, flag="--server-lr",
-                              label="eta_g", section="clock", recorded="clock.server_lr", requires={"orchestrator": among("fedbuff")})
+                              label="eta_g", section="clock", recorded="clock.server_lr", requires={"orchestrator": read_by("server_lr")})
     staleness_exponent: float = option(0.5, "fedbuff, fedasync: staleness weight (1 + tau)^-a of an update tau versions old "
                                        "(0: none; 0.5: FedBuff's 1/sqrt(1 + tau))", low=0, high=10, flag="--staleness-exponent",
-                                       label="a", section="clock", recorded="clock.staleness_exponent", requires={"orchestrator": BUFFERED})
+                                       label="a", section="clock", recorded="clock.staleness_exponent", requires={"orchestrator": read_by("staleness_exponent")})
     mixing_alpha: float = option(0.6, "fedasync: mixing weight alpha, x <- (1 - alpha s) x + alpha s y", low=0, high=1, low_open=True,
                                  flag="--mixing-alpha", label="alpha", section="clock", recorded="clock.mixing_alpha",
-                                 requires={"orchestrator": among("fedasync")})
+                                 requires={"orchestrator": read_by("mixing_alpha")})
     until: dict = option(dict, "stop at a budget, repeatable: time (the clock's unit), downlink_bits, uplink_bits or energy_j "
                          "(all devices, J; a cell), e.g. time=20", flag="--until", metavar="KEY=VALUE", section="clock",
                          default_text="none: all rounds")

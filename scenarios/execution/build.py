@@ -36,7 +36,7 @@ class PreparedRun:
     samples: np.ndarray  # training samples per device in one local update
     config: dict  # the config record (``config.json``)
     scheduler: object = None  # a netsim.scheduling.Policy, None: the learner samples
-    orchestration: tuple | None = None  # asynchronous: (contract.BufferedLearner, netsim.buffered.Buffered); None: rounds
+    orchestration: tuple = ()  # (the Orchestrator, the learner it drives, its settings): clock.orchestrate
 
     @property
     def name(self) -> str:
@@ -60,9 +60,7 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
     config = json.loads(json_text(clock.record(communication.record(record, run.spec), run.spec)))
     try:
         scheduler = communication.build_scheduler(run.spec, learner, network)
-        orchestration = None if run.spec.orchestrator == clock.SYNC else clock.orchestrate(run.spec, learner, network)
-        if orchestration is not None and network.records_energy and network.system.uplink_access != "tdma":
-            raise ValueError(f"--orchestrator {run.spec.orchestrator} takes a TDMA uplink on a cell (give --radio uplink_access=tdma)")
+        orchestration = clock.orchestrate(run.spec, learner, network)
     except ValueError as error:
         raise UsageError(str(error)) from None
     return PreparedRun(run, learner, network, channel_rng, samples, config, scheduler, orchestration)
@@ -71,11 +69,14 @@ def prepare(run: ResolvedRun, data_dir: str | None = None) -> PreparedRun:
 def check_unreached(run: ResolvedRun, network) -> None:
     """UsageError for ``--unreached excluded`` where no model can miss a device (so it would
     change nothing): a network without outages or a cell in time (a normalized system, a static
-    cell without an outage threshold), and the buffered orchestrators, which report no misses."""
+    cell without an outage threshold), and the orchestrators that drive the learner by messages
+    (``Orchestrator.by_messages``: buffered, tiered), which report no misses."""
+    from scenarios.definitions.orchestrators import get_orchestrator
+
     spec = run.spec
     if spec.unreached == "held":
         return
-    if spec.orchestrator != clock.SYNC:
+    if get_orchestrator(spec.orchestrator).by_messages:
         raise UsageError(f"--unreached {spec.unreached}: --orchestrator {spec.orchestrator} reports no missed models; "
                          "it takes synchronous rounds (--orchestrator sync)")
     if not (network.has_outages or getattr(network, "dynamics", None) is not None):
@@ -232,7 +233,7 @@ def plugin_record(run: ResolvedRun) -> dict:
     spec = run.spec
     used = {"algorithm": ("algorithm", spec.algorithm), "scenario": ("scenario", spec.scenario),
             "model": ("model", run.scenario.model_name), "system": ("system", spec.system),
-            "scheduler": ("scheduler", spec.scheduler),
+            "scheduler": ("scheduler", spec.scheduler), "orchestrator": ("orchestrator", spec.orchestrator),
             **{link: ("codec", getattr(spec, link).partition(":")[0]) for link in ("uplink_codec", "downlink_codec")}}
     found = {use: {"name": name, **origin(kind, name)} for use, (kind, name) in used.items() if origin(kind, name)}
     return {"plugins": found} if found else {}

@@ -14,18 +14,16 @@ import numpy as np
 import torch
 
 from contract.plan import DROP_REASONS
-from netsim import RoundRecord, RunOptions, TraceEvent, run_cosimulation, simulate_rounds
-from netsim.buffered import run_buffered
-from netsim.tiered import Tiered, run_tiered
-from contract.seeds import idle_seed
+from netsim import RoundRecord, RunOptions, TraceEvent, simulate_rounds
 from netsim.durations import NonFiniteTime
 from scenarios.definitions import clock, communication
+from scenarios.definitions.orchestrators import Job, check_handed, record_problem
 from scenarios.records.atomic import check_output_dir, check_replaceable
 from scenarios.errors import UsageError
 from scenarios.execution.build import PreparedRun, prepare
 from scenarios.execution.progress import Progress
 from scenarios.execution.spec import RunSpec, resolve
-from scenarios.plugins import blame, executed_files
+from scenarios.plugins import blame, executed_files, origin
 from scenarios.records.health import training_health
 from scenarios.records.provenance import code_record, provenance_problem
 from scenarios.reports.over_seeds import TIME_FORMATS
@@ -83,8 +81,15 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
     records: list[RoundRecord] = []
     has_validation = np.array([d.y_val.shape[0] > 0 for d in learner.data.devices])
     totals = np.zeros(3)  # downlink bits, uplink bits, joules so far
+    orchestrator, driven, settings = prepared.orchestration
+    plugin = origin("orchestrator", orchestrator.name)
+    who = f"orchestrator {orchestrator.name}" + (f" (plugin {plugin['module']})" if plugin else "")
 
     def watch(record: RoundRecord) -> None:
+        if plugin:  # what a plugin's orchestrator hands the engine is input: checked before it is read
+            problem = record_problem(record, records[-1] if records else None, learner.num_devices)
+            if problem is not None:
+                raise ValueError(f"{who} handed back {problem}")
         records.append(record)
         check_simulated(record, totals)
         check_finite(record, learner, has_validation)
@@ -102,22 +107,15 @@ def run_prepared(prepared: PreparedRun, out_root: Path, progress: bool = False, 
             options = RunOptions(watch, run.spec.evaluate_every, channel_rng=prepared.channel_rng, scheduler=prepared.scheduler,
                                  budget=budget)
             rng = np.random.default_rng(run.seeds.network)
-            if prepared.orchestration is None:
-                records, trace = run_cosimulation(learner, prepared.network, run.rounds, rng, options)
-            else:
-                server, settings = prepared.orchestration
-                if isinstance(settings, Tiered):
-                    records, _ = run_tiered(server, prepared.network, settings, run.rounds, rng, options, trace)
-                else:
-                    idle_rng = np.random.default_rng(idle_seed(run.seeds.network))
-                    records, _ = run_buffered(server, prepared.network, settings, run.rounds, rng, options, trace, idle_rng)
+            handed = orchestrator.run(Job(driven, settings, prepared.network, run.rounds, rng, run.seeds.network, options, trace))
+            records, trace = check_handed(handed, learner.num_devices, who) if plugin else handed
             if budget.stopped and records[-1].evaluation is None:  # the horizon came between evaluations
                 records[-1] = dataclasses.replace(records[-1], evaluation=learner.evaluate(records[-1].server_round))
     except (Diverged, NonFiniteTime) as stop:
         if isinstance(stop, NonFiniteTime):  # a round's durations overflowed before it was recorded
             stop = Diverged(records[-1].server_round + 1 if records else 0, f"the simulated time is no longer a finite number ({stop})")
         diverged = {"round": stop.server_round, "reason": stop.reason}
-        if prepared.orchestration is None:
+        if not orchestrator.by_messages:
             # the network does not depend on the learning: the recorded plans on the same draws give the trace
             network, channel_rng = run.system.bind(prepared.samples, run.seeds.network)
             _, trace = simulate_rounds([r.plan for r in records], network, learner.model_bits,

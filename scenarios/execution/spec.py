@@ -141,7 +141,9 @@ def _system(spec: RunSpec):
 
         if not isinstance(system, NetworkSystem):
             raise UsageError(f"--duplex applies to the normalized preset systems, not to {spec.system!r} (a cell: --radio duplex=tdd|fdd)")
-        if spec.orchestrator == "sync" and spec.mode == "pipelined":
+        from scenarios.definitions.orchestrators import get_orchestrator
+
+        if "mode" in get_orchestrator(spec.orchestrator).reads and spec.mode == "pipelined":
             raise UsageError("--duplex half: a pipelined round would upload while the streams are on the air; give --mode barrier")
         system = replace(system, duplex=spec.duplex)
     overrides = {key: getattr(spec, key) for key in ("rho", "t_min", "inv_mu") if getattr(spec, key) is not None}

@@ -60,7 +60,7 @@ import simpy
 from contract import Dispatch, RoundOutcome, Update
 from netsim import energy
 from netsim.budget import Budget
-from netsim.device_round import UPLINK_OUTAGE
+from netsim.lifecycle import UPLINK_OUTAGE
 from netsim.engine import RoundRecord, RunOptions
 from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
 from netsim.trace import TraceEvent

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from netsim import energy
-from netsim.device_round import DEADLINE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
+from netsim.lifecycle import DEADLINE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
 
 if TYPE_CHECKING:  # the network's type, for annotations: netsim.physical gives these rounds
     from netsim.physical import PhysicalNetwork, RoundChannel

@@ -15,7 +15,7 @@ from contract import RoundOutcome, RoundPlan
 from netsim.lifecycle import Deadline, SharedRound, round_device
 from netsim.durations import RoundDurations, TimedSystem
 from netsim.trace import TraceEvent
-from netsim.transport import Tdma
+from netsim.transport import NormalizedLinks, Tdma
 
 
 def downlink_process(env, plan: RoundPlan, stream_s, received, trace, server_round):
@@ -30,26 +30,17 @@ def downlink_process(env, plan: RoundPlan, stream_s, received, trace, server_rou
                 received[device].succeed()
 
 
-class FixedLinks:
-    """The ``links`` of ``netsim.lifecycle`` for a normalized system: no outage, one TDMA
-    uplink, each participant's airtime from its durations, no energy."""
-
-    uplink_access = "tdma"
+class FixedLinks(NormalizedLinks):
+    """The ``links`` of ``netsim.lifecycle`` for a normalized system (``NormalizedLinks``: no
+    outage, one TDMA uplink, the whole band as each grant, no energy), each participant's uplink
+    airtime from its durations."""
 
     def __init__(self, participants, uplink_s):
+        super().__init__(None, 0.0)
         self._uplink_s = dict(zip(participants, uplink_s))
-
-    def can_upload(self, device: int, uploading: bool = False) -> bool:
-        return True
 
     def uplink_s(self, device: int, bits: float) -> float:
         return self._uplink_s[device]
-
-    def grant_prbs(self, device: int) -> int:
-        return 1
-
-    def transmit_j(self, device: int, airtime_s: float) -> float:
-        return 0.0
 
 
 def round_process_reference(env, plan: RoundPlan, system: TimedSystem, model_bits: float, rng: np.random.Generator, trace, server_round):

@@ -14,9 +14,13 @@ transfer the medium, ``_do_get`` gives it back):
   as the closed forms of renewal theory assume.
 
 A transfer asks ``transmit(airtime)``: a process that ends when the transfer has ended (its
-grant, its airtime, its release all inside), its value the time the transfer started. The links (``NormalizedLinks``, or a cell's
-``netsim.links.PhysicalLinks`` of the current fading draw) say what a transfer takes: a
-stream's and an upload's airtime, a device's compute time and the energies.
+grant, its airtime, its release all inside), its value the time the transfer started; or
+``carry(prbs, timing)`` (``yield from``), its airtime asked of ``timing()`` when its grant starts
+(on ``Tdma`` and ``Unshared`` a process of its own, on ``ResourceBlocks`` held by the asking
+process). What a transfer or a step takes is asked of the links, the one declared protocol
+``Links``: ``NormalizedLinks`` answers it for a normalized system, a cell's
+``netsim.links.PhysicalLinks`` for one fading draw (stream and upload airtimes, who receives and
+can upload, each upload's receiver and grant, compute time, the energies, the media).
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ against one SimPy process per device, ``netsim.reference``), and the orchestrato
 ``contract.BufferedLearner`` by messages: buffered asynchronous aggregation (``netsim.buffered``:
 FedBuff, FedAsync) and FedAT's latency tiers (``netsim.tiered``); each keeps its records through
 the one recorder (``netsim.recorder``: the records, which are evaluated, the budget). A physical cell is
-``netsim.physical`` (its geometry ``cell``, ``multicell``, ``pathloss``), the cell in time
+``netsim.physical`` (its geometry ``cell``, ``multicell``, ``pathloss``); a device's steps on the
+clock (receive, compute, upload) are ``netsim.lifecycle``, what they ask of the channel the
+``Links`` protocol of ``netsim.transport`` (``NormalizedLinks``, a cell's ``netsim.links``); the cell in time
 ``netsim.dynamics`` (motion and the association on the clock, availability, batteries), the NR
 link layer ``netsim.link``. It never imports torch.
 The learner-clock contract (``RoundPlan``, ``Stream``, ``RoundOutcome``, ``Learner``) lives in

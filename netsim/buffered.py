@@ -2,7 +2,9 @@
 the server aggregates every K updates that arrive) and FedAsync (Xie et al. 2019: K = 1), the
 orchestrator beside the synchronous round loop of ``netsim.engine``.
 
-The transport lives for the whole run (``netsim.transport``): on a normalized system a downlink
+The transport lives for the whole run (``netsim.transport``), its media and every duration and
+energy the links' (``netsim.transport.Links``, from ``Network.transfer_links``: one code for
+every system, no test of its kind): on a normalized system a downlink
 and an uplink medium (``Tdma``: one transfer at a time, FIFO; ``Unshared``: no contention); on a
 cell, as in its synchronous rounds (``netsim.physical_round``), the downlink sends one stream at a
 time and each uplink receiver (``PhysicalLinks.uplink_queue``: each sector of the site, or the
@@ -59,12 +61,12 @@ import simpy
 
 from contract import Dispatch, RoundOutcome, Update
 from netsim import energy
-from netsim.device_round import UPLINK_OUTAGE
 from netsim.engine import RoundRecord, RunOptions
-from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
+from netsim.lifecycle import UPLINK_OUTAGE
+from netsim.links import DOWNLINK_OUTAGE
 from netsim.recorder import Recorder
 from netsim.trace import TraceEvent
-from netsim.transport import ACCESS, NormalizedLinks, ResourceBlocks, Tdma
+from netsim.transport import ACCESS, ResourceBlocks
 
 STALE = "stale"
 IDLE_CHOICES = ("random", "fifo")
@@ -131,29 +133,25 @@ class BufferedRun:
         self.concurrency = self.num_devices if settings.concurrency is None else settings.concurrency
         if settings.idle_choice == "random" and self.concurrency < self.num_devices and idle_rng is None:
             raise ValueError("a random choice of idle devices needs its generator (idle_rng: contract.seeds.idle_seed)")
-        self.cell = options.channel_rng is not None
-        self.dynamics = getattr(network, "dynamics", None) if self.cell else None  # netsim.dynamics.rounds.Dynamics
+        self.dynamics = getattr(network, "dynamics", None)  # netsim.dynamics.rounds.Dynamics (None: none)
         self.moving = self.dynamics is not None and self.dynamics.motion is not None
-        if self.cell:
-            if network.system.uplink_access != "tdma":
-                raise ValueError("buffered aggregation on a cell takes uplink_access=tdma (an FDMA share changes with every upload)")
-            if (settings.downlink_access, settings.uplink_access) != ("tdma", "tdma"):
-                raise ValueError("on a cell the media are the cell's (one stream at a time, each receiver's resource blocks): "
-                                 "leave the access schemes tdma")
-            self.downlink = Tdma(env)
-            self.receivers: dict[int, ResourceBlocks] = {}  # each uplink receiver's blocks, made when first asked
-            self.waiting_w = network.idle_power_w  # 0: waiting is not charged (no state model)
-            self.busy: dict[int, list] = {d: [] for d in range(self.num_devices)}  # (start, end) of transfers not charged past
-        else:
-            self.downlink = ACCESS[settings.downlink_access](env)
-            # a half-duplex normalized system: streams and uploads take turns on one medium
-            self.uplink = self.downlink if getattr(network, "duplex", "full") == "half" else ACCESS[settings.uplink_access](env)
         if network.deadline is not None:
             raise ValueError("a deadline bounds a synchronous round; buffered aggregation has none (leave --deadline out)")
         self.version = 0
         self.trace: list[TraceEvent] = []
         self.links_s = 0.0
-        self.links = self._draw_links()
+        self.links = links = self._draw_links()
+        if links.uplink_access not in ACCESS:
+            raise ValueError("buffered aggregation on a cell takes uplink_access=tdma (an FDMA share changes with every upload)")
+        if (settings.downlink_access, settings.uplink_access) != (links.downlink_access, links.uplink_access):
+            raise ValueError("on a cell the media are the cell's (one stream at a time, each receiver's resource blocks): "
+                             "leave the access schemes tdma")
+        self.downlink = links.downlink_medium(env)
+        self.half_duplex = getattr(network, "duplex", "full") == "half"  # streams and uploads take turns on one medium
+        self.receivers: dict[int, object] = {}  # each uplink receiver's medium, made when first asked
+        self.records_energy = network.records_energy  # energy on the records and receptions on the trace
+        self.waiting_w = getattr(network, "idle_power_w", 0.0)  # 0 (or no state model): waiting is not charged
+        self.busy: dict[int, list] = {d: [] for d in range(self.num_devices)}  # (start, end) of transfers not charged past
         self.offered = [-1] * self.num_devices  # the last version dispatched to each device
         self.idle = deque(range(self.num_devices))
         self.skipped: dict[int, str] = {}  # idle devices passed over for their state, and why (until dispatched)
@@ -169,12 +167,11 @@ class BufferedRun:
         self.stalled = False  # nobody could train any more (outages, empty batteries): the run ended early
 
     def _draw_links(self):
-        """The links of now: a cell's fading draw (a moving cell: its channel at ``env.now``)."""
-        if self.cell:
-            return PhysicalLinks.draw(self.network, self.options.channel_rng, self.env.now)
-        if not (hasattr(self.network, "downlink_time") and hasattr(self.network, "uplink_time")):
-            raise ValueError("buffered aggregation needs a system that times a payload (downlink_time, uplink_time)")
-        return NormalizedLinks(self.network, self.model_bits)
+        """The links of now (``netsim.transport.Links``, ``Network.transfer_links``): a cell's
+        fading draw (a moving cell: its channel at ``env.now``), a normalized system's links with
+        the settings' access schemes."""
+        access = (self.settings.downlink_access, self.settings.uplink_access)
+        return self.network.transfer_links(self.model_bits, self.options.channel_rng, self.env.now, access)
 
     def links_now(self):
         """The links a step starting now reads: on a moving cell the channel at ``env.now``
@@ -295,11 +292,7 @@ class BufferedRun:
                 self.drop(device, why)
             return links.stream_s(listeners, self.model_bits) if listeners else 0.0
 
-        if self.cell:
-            start, links = yield from self.carry(self.downlink, 1, timing, devices)
-        else:
-            links = self.links
-            start = yield self.downlink.transmit(timing(links))
+        start, links = yield from self.carry(self.downlink, 1, timing, devices)
         interval, now = self.interval, self.env.now
         getting, listeners = listen["getting"], listen["listeners"]
         interval.streams += 1
@@ -310,9 +303,9 @@ class BufferedRun:
             if device not in getting:
                 self.drop(device, DOWNLINK_OUTAGE)
                 continue
-            if self.cell:
-                joules = links.receive_j(device, now - start)
-                self.spend(device, joules)
+            joules = links.receive_j(device, now - start)
+            self.spend(device, joules)
+            if self.records_energy:
                 self.trace.append(TraceEvent(self.version + 1, "receive", device, start, now, self.model_bits, joules))
             why = self.lost(device, start)
             if why is not None:
@@ -322,27 +315,29 @@ class BufferedRun:
             self.inbox[device].put((version, draws[device]))
 
     def carry(self, medium: ResourceBlocks, prbs: int, timing, devices):
-        """A transfer on a cell, in the asking process: ``prbs`` of ``medium``'s blocks held for
+        """A transfer, in the asking process: ``prbs`` of ``medium``'s blocks held for
         the airtime ``timing(links)`` gives from the links at the grant's start (the channel of
         that instant); ``devices`` receive or send on it (busy, not waiting) from its start.
         Returns (its start, those links)."""
-        env = self.env
-        with medium.request(prbs) as grant:
-            yield grant
-            start = env.now
-            links = self.links_now()
-            airtime = timing(links)
-            if self.waiting_w and airtime > 0:
+        env, got = self.env, {}
+
+        def airtime():
+            got["links"] = links = self.links_now()
+            seconds = timing(links)
+            if self.waiting_w and seconds > 0:
                 for device in devices:
-                    self.busy[device].append((start, start + airtime))
-            yield env.timeout(airtime)
-        return start, links
+                    self.busy[device].append((env.now, env.now + seconds))
+            return seconds
+
+        start = yield from medium.carry(prbs, airtime)
+        return start, got["links"]
 
     def receiver(self, links, device: int) -> ResourceBlocks:
-        """The resource blocks of ``device``'s uplink receiver on ``links``: one per receiver for the run."""
+        """The medium of ``device``'s uplink receiver on ``links`` (its resource blocks, TDMA): one
+        per receiver for the run; on a half-duplex system the downlink's."""
         queue = int(links.uplink_queue[device])
         if queue not in self.receivers:
-            self.receivers[queue] = ResourceBlocks(self.env, links.band_prbs)
+            self.receivers[queue] = self.downlink if self.half_duplex else links.uplink_medium(self.env)
         return self.receivers[queue]
 
     def charge_waiting(self, interval: _Interval, end: float) -> None:
@@ -414,15 +409,14 @@ class BufferedRun:
         self.version += 1
         evaluation = self.recorder.evaluation(self.learner, self.version)
         interval, self.interval = self.interval, _Interval(self.env.now)
-        if self.cell:
-            self.charge_waiting(interval, self.env.now)
+        self.charge_waiting(interval, self.env.now)
         arrived = tuple(sorted(u.device for u in updates))
         outcome = RoundOutcome(tuple(sorted(interval.received)), tuple(sorted(interval.computed)), arrived, dict(interval.dropped))
         record = RoundRecord(self.version, interval.start, self.env.now, interval.downlink_bits, interval.uplink_bits,
                              interval.streams, arrived, None, evaluation, outcome,
-                             dict(interval.energy_j) if self.cell else None, updates)
+                             dict(interval.energy_j) if self.records_energy else None, updates)
         self.recorder.keep(record)
-        if self.cell and not self.moving:
+        if not self.moving:  # the next version's block-fading draw (a moving cell's is drawn at each step)
             self.links = self._draw_links()
         if self.version >= self.versions and not self.finished.triggered:
             self.finished.succeed()
@@ -437,7 +431,7 @@ class BufferedRun:
             version, draw = yield self.inbox[device].get()
             links, start = self.links_now(), env.now
             yield env.timeout(links.compute_s(device, draw, 1.0))
-            joules = links.compute_j(device, 1.0) if self.cell else 0.0
+            joules = links.compute_j(device, 1.0)
             self.spend(device, joules)
             self.interval.computed.add(device)
             self.trace.append(TraceEvent(self.version + 1, "compute", device, start, env.now, 0.0, joules))
@@ -447,23 +441,19 @@ class BufferedRun:
             if why is not None:
                 self.drop(device, why)
                 continue
-            if self.cell:
-                links = self.links_now()  # its receiver and grant: the channel when it asks
-                sent: dict = {}
+            links = self.links_now()  # its receiver and grant: the channel when it asks
+            sent: dict = {}
 
-                def timing(now_links, device=device, sent=sent):
-                    why = self.absent((device,)).get(device) or (None if now_links.can_upload(device) else UPLINK_OUTAGE)
-                    sent.update(why=why, links=now_links)
-                    return 0.0 if why else now_links.uplink_s(device, self.model_bits)
+            def timing(now_links, device=device, sent=sent):
+                why = self.absent((device,)).get(device) or (None if now_links.can_upload(device) else UPLINK_OUTAGE)
+                sent.update(why=why, links=now_links)
+                return 0.0 if why else now_links.uplink_s(device, self.model_bits)
 
-                start, _ = yield from self.carry(self.receiver(links, device), links.grant_prbs(device), timing, (device,))
-                if sent["why"] is not None:  # gone or in outage when its grant came: nothing sent
-                    self.drop(device, sent["why"])
-                    continue
-                joules = sent["links"].transmit_j(device, env.now - start)
-            else:
-                start = yield self.uplink.transmit(links.uplink_s(device, self.model_bits))
-                joules = 0.0
+            start, _ = yield from self.carry(self.receiver(links, device), links.grant_prbs(device), timing, (device,))
+            if sent["why"] is not None:  # gone or in outage when its grant came: nothing sent
+                self.drop(device, sent["why"])
+                continue
+            joules = sent["links"].transmit_j(device, env.now - start)
             self.spend(device, joules)
             self.interval.uplink_bits += self.model_bits
             self.trace.append(TraceEvent(self.version + 1, "uplink", device, start, env.now, self.model_bits, joules))

@@ -23,6 +23,7 @@ from contract.setting import recorded
 from netsim.reference import round_process_reference
 from netsim.scheduling import ChannelReport, Expectations
 from netsim.timeline import round_process
+from netsim.transport import NormalizedLinks
 
 OVERRIDES = ("rho", "t_min", "inv_mu")
 SIMULATORS = ("timeline", "processes")  # the vectorized round, or one SimPy process per device (the reference)
@@ -94,6 +95,15 @@ class Network:
     def channel_report(self, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> ChannelReport:
         """The round's channel as the base station learns it at the round's start ``now_s`` (none here)."""
         return ChannelReport()
+
+    def transfer_links(self, model_bits: float, channel_rng: np.random.Generator | None, now_s: float,
+                       access: tuple[str, str] = ("tdma", "tdma")):
+        """The ``netsim.transport.Links`` a transfer or step starting at ``now_s`` reads: here the
+        normalized system's (``NormalizedLinks``, no channel drawn), its downlink and uplink
+        media of the orchestrator's ``access`` schemes."""
+        if not (hasattr(self, "downlink_time") and hasattr(self, "uplink_time")):
+            raise ValueError("buffered aggregation needs a system that times a payload (downlink_time, uplink_time)")
+        return NormalizedLinks(self, model_bits, *access)
 
     def expectations(self, num_devices: int, model_bits: float, uplink_bits: float) -> Expectations:
         """What a deadline-aware scheduler expects before a round: each device's mean compute

@@ -12,14 +12,19 @@ from typing import Sequence
 import numpy as np
 
 from netsim import energy
-from netsim.device_round import DEADLINE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
+from netsim.lifecycle import DEADLINE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
 from netsim.physical_protocol import PhysicalNetworkProtocol, RoundChannelProtocol
+from netsim.transport import ResourceBlocks
 
 DOWNLINK_OUTAGE = "downlink-outage"
 
 
 class PhysicalLinks:
-    """A physical network's round: rates and outages of this round's fading draw."""
+    """A physical network's round: rates and outages of this round's fading draw (the
+    ``netsim.transport.Links`` of a cell). Its downlink sends one stream at a time (TDMA); its
+    uplink is the system's (``tdma``: each receiver's resource blocks; ``fdma``)."""
+
+    downlink_access = "tdma"
 
     def __init__(self, network: PhysicalNetworkProtocol, channel: RoundChannelProtocol):
         self.network = network
@@ -73,6 +78,14 @@ class PhysicalLinks:
     def uplink_share_w(self, devices: np.ndarray, sharing: int) -> np.ndarray:
         """FDMA: the devices' transmit powers on ``1/sharing`` of the band each (W)."""
         return self.network.share_power_w(devices, sharing)
+
+    def downlink_medium(self, env) -> ResourceBlocks:
+        """The cell's downlink: one stream at a time (one block, every stream's)."""
+        return ResourceBlocks(env, 1)
+
+    def uplink_medium(self, env) -> ResourceBlocks:
+        """An uplink receiver's resource blocks (TDMA: each upload holds its grant's, ``grant_prbs``)."""
+        return ResourceBlocks(env, self.band_prbs)
 
     @property
     def band_prbs(self) -> int:

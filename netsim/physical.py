@@ -29,6 +29,7 @@ from netsim.dynamics.rounds import RoundInTime, dynamics_of
 from netsim.durations import MAX_DEADLINE, TIMING_MODES
 from netsim.kind import Network, SystemKind
 from netsim.link.abstraction import expected_efficiency
+from netsim.links import PhysicalLinks
 from netsim.physical_round import physical_round_process
 from netsim.physical_timeline import physical_round_fast
 from netsim.scheduling import ChannelReport, Expectations
@@ -465,6 +466,13 @@ class PhysicalNetwork(Network):
         if self.dynamics is not None:
             return functools.partial(RoundInTime(process), channel_rng=channel_rng)
         return functools.partial(process, channel_rng=channel_rng)
+
+    def transfer_links(self, model_bits: float, channel_rng: np.random.Generator | None, now_s: float,
+                       access: tuple[str, str] = ("tdma", "tdma")) -> PhysicalLinks:
+        """The cell's links of a fading draw from ``channel_rng`` (a moving cell: its channel at
+        ``now_s``); its media are the cell's own (``PhysicalLinks.downlink_access``, ``uplink_access``),
+        whatever ``access`` an orchestrator would choose."""
+        return PhysicalLinks.draw(self, channel_rng, now_s)
 
     def channel_report(self, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> ChannelReport:
         """The round's channel as the base station learns it at the round's start: the fading

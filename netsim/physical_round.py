@@ -13,7 +13,7 @@ uplink outage is tested on the narrowest share the round can give (the band spli
 round's uploaders of its queue that received their model). Trace
 events carry the device's energy: ``receive`` (one per device and stream it got), ``compute``
 (prorated when cut), ``uplink`` and cut uploads (``dropped``). With availability or batteries
-(a ``netsim.device_round.Presence``) a device that switches off or runs flat in the round leaves
+(a ``netsim.lifecycle.Presence``) a device that switches off or runs flat in the round leaves
 at that instant, the step it was in cut there (``unavailable``, ``battery``).
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from contract import RoundOutcome, RoundPlan
 from netsim import energy
-from netsim.device_round import BATTERY, Deadline, Presence, SharedRound, device_process
+from netsim.lifecycle import BATTERY, Deadline, Presence, SharedRound, round_device
 from netsim.fdma import FdmaUplink
 from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
 from netsim.trace import TraceEvent
@@ -76,7 +76,7 @@ def downlink_process(env, plan: RoundPlan, links, received, trace, server_round,
     A listener in downlink outage gets nothing (its ``received`` event never fires); the stream
     runs at the rate of its weakest listener that can receive. With a ``Presence`` each stream's
     start is announced (``Presence.stream_starts``: its airtime and bits) and the listeners that
-    can receive time their own reception (``netsim.device_round.present_device``); a stream
+    can receive time their own reception (``netsim.lifecycle.round_device``); a stream
     goes out as planned even if its listeners left meanwhile (the server learns it at the round's end).
     """
     last_stream = {device: index for index, stream in enumerate(plan.streams) for device in stream.devices}
@@ -110,7 +110,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetworkProtocol
     the same seed see the same draws (common random numbers); a physical network then draws
     the round's fading from ``channel_rng``, so the compute draws do not depend on it.
 
-    With availability or batteries (``system.dynamics``: a ``netsim.device_round.Presence``) the
+    With availability or batteries (``system.dynamics``: a ``netsim.lifecycle.Presence``) the
     participants switch off and run flat during the round as each step happens; one that left
     waits no more: its idle energy runs from the round's start to when it left, less its time
     receiving and sending. The waiting energy is drained from the batteries at the round's end:
@@ -162,7 +162,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetworkProtocol
             start_signal = received[device] if device in received else env.timeout(0)
         bits = plan.uplink_bits.get(device, 0.0)
         scale = plan.compute_scale.get(device, 1.0)
-        processes[device] = env.process(device_process(
+        processes[device] = env.process(round_device(
             shared, device, start_signal, computed[device], links.compute_s(device, draw, scale), links.compute_j(device, scale), bits,
             streams,
         ))

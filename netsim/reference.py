@@ -2,7 +2,7 @@
 
 The downlink sends the streams one after another; each device waits for its model, computes,
 (barrier mode: waits for everyone) and queues for the shared uplink (FIFO): the device process
-of ``netsim.device_round``, shared with the cell, its airtimes given by ``FixedLinks``. The fast engine
+of ``netsim.lifecycle``, shared with the cell, its airtimes given by ``FixedLinks``. The fast engine
 (``netsim.timeline``) is tested against these processes on the same durations: same arrivals,
 same round end, same trace in the same order.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from contract import RoundOutcome, RoundPlan
-from netsim.device_round import Deadline, SharedRound, device_process
+from netsim.lifecycle import Deadline, SharedRound, round_device
 from netsim.durations import RoundDurations, TimedSystem
 from netsim.trace import TraceEvent
-from netsim.transport import Tdma
+from netsim.transport import NormalizedLinks, Tdma
 
 
 def downlink_process(env, plan: RoundPlan, stream_s, received, trace, server_round):
@@ -30,26 +30,17 @@ def downlink_process(env, plan: RoundPlan, stream_s, received, trace, server_rou
                 received[device].succeed()
 
 
-class FixedLinks:
-    """The ``links`` of ``netsim.device_round`` for a normalized system: no outage, one TDMA
-    uplink, each participant's airtime from its durations, no energy."""
-
-    uplink_access = "tdma"
+class FixedLinks(NormalizedLinks):
+    """The ``links`` of ``netsim.lifecycle`` for a normalized system (``NormalizedLinks``: no
+    outage, one TDMA uplink, the whole band as each grant, no energy), each participant's uplink
+    airtime from its durations."""
 
     def __init__(self, participants, uplink_s):
+        super().__init__(None, 0.0)
         self._uplink_s = dict(zip(participants, uplink_s))
-
-    def can_upload(self, device: int, uploading: bool = False) -> bool:
-        return True
 
     def uplink_s(self, device: int, bits: float) -> float:
         return self._uplink_s[device]
-
-    def grant_prbs(self, device: int) -> int:
-        return 1
-
-    def transmit_j(self, device: int, airtime_s: float) -> float:
-        return 0.0
 
 
 def round_process_reference(env, plan: RoundPlan, system: TimedSystem, model_bits: float, rng: np.random.Generator, trace, server_round):
@@ -83,7 +74,7 @@ def _processes(env, plan: RoundPlan, durations: RoundDurations, mode: str, deadl
             start_signal = downlink
         else:  # a device that receives nothing this round starts at once
             start_signal = received[device] if device in received else env.timeout(0)
-        processes.append(env.process(device_process(
+        processes.append(env.process(round_device(
             shared, device, start_signal, computed[device], compute_s[index], 0.0, plan.uplink_bits.get(device, 0.0),
         )))
     yield downlink

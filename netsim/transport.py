@@ -6,7 +6,7 @@ transfer the medium, ``_do_get`` gives it back):
 
 - ``ResourceBlocks``: a receiver's resource blocks, each transfer granted some of them,
   concurrent grants packed in frequency (the uplink of a cell, in its rounds,
-  ``netsim.device_round``, and under buffered aggregation, ``netsim.buffered``).
+  ``netsim.lifecycle``, and under buffered aggregation, ``netsim.buffered``).
 - ``Tdma``: one transfer at a time, first come first served (one block, every grant: the
   uplink of the normalized systems, in rounds and under buffered aggregation; the downlink
   sends its streams one after another the same way).
@@ -14,14 +14,18 @@ transfer the medium, ``_do_get`` gives it back):
   as the closed forms of renewal theory assume.
 
 A transfer asks ``transmit(airtime)``: a process that ends when the transfer has ended (its
-grant, its airtime, its release all inside), its value the time the transfer started. The links (``NormalizedLinks``, or a cell's
-``netsim.links.PhysicalLinks`` of the current fading draw) say what a transfer takes: a
-stream's and an upload's airtime, a device's compute time and the energies.
+grant, its airtime, its release all inside), its value the time the transfer started; or
+``carry(prbs, timing)`` (``yield from``), its airtime asked of ``timing()`` when its grant starts
+(on ``Tdma`` and ``Unshared`` a process of its own, on ``ResourceBlocks`` held by the asking
+process). What a transfer or a step takes is asked of the links, the one declared protocol
+``Links``: ``NormalizedLinks`` answers it for a normalized system, a cell's
+``netsim.links.PhysicalLinks`` for one fading draw (stream and upload airtimes, who receives and
+can upload, each upload's receiver and grant, compute time, the energies, the media).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from simpy.resources.base import BaseResource, Get, Put
 
@@ -70,6 +74,18 @@ class ResourceBlocks(BaseResource):
     def request(self, prbs: int = 1) -> Grant:
         return Grant(self, prbs)
 
+    def carry(self, prbs: int, timing):
+        """A transfer held by the asking process (``yield from``): wait for ``prbs`` blocks, hold
+        them for the airtime ``timing()`` gives at the grant's start, give them back as the
+        process goes on (a cell's receiver: what the sender does next comes before the next
+        grant at that instant); its value the time it started."""
+        env = self._env
+        with self.request(prbs) as grant:
+            yield grant
+            start = env.now
+            yield env.timeout(timing())
+        return start
+
     def _do_put(self, event: Grant) -> bool:
         """Grant ``event`` when its blocks fit; while blocks are left free, the requests behind
         it are tried too (True)."""
@@ -86,7 +102,8 @@ class ResourceBlocks(BaseResource):
 
 
 class Tdma(ResourceBlocks):
-    """One transfer at a time, in the order they asked (FIFO): one resource block, every grant."""
+    """One transfer at a time, in the order they asked (FIFO): one resource block, every grant.
+    As an orchestrator's access scheme (``ACCESS``) each transfer is a process of its own."""
 
     def __init__(self, env):
         super().__init__(env, 1)
@@ -94,21 +111,26 @@ class Tdma(ResourceBlocks):
     def transmit(self, airtime: float):
         """The transfer's process: wait for the medium, hold it ``airtime``, give it back; its
         value is the time it started."""
-        return self._env.process(_hold(self, airtime))
+        return self._env.process(_hold(self, lambda: airtime))
+
+    def carry(self, prbs: int, timing):
+        """A transfer as a process of its own (``transmit``, its airtime ``timing()`` at the
+        grant's start), waited for by the asking process (``yield from``); its start."""
+        return (yield self._env.process(_hold(self, timing)))
 
 
-def _hold(medium: Tdma, airtime: float):
+def _hold(medium: Tdma, timing):
     grant = Grant(medium)
     yield grant
     start = medium._env.now
-    yield medium._env.timeout(airtime)
+    yield medium._env.timeout(timing())
     yield Release(medium, grant)
     return start
 
 
-def _alone(env, airtime: float):
+def _alone(env, timing):
     start = env.now
-    yield env.timeout(airtime)
+    yield env.timeout(timing())
     return start
 
 
@@ -119,27 +141,102 @@ class Unshared:
         self._env = env
 
     def transmit(self, airtime: float):
-        return self._env.process(_alone(self._env, airtime))
+        return self._env.process(_alone(self._env, lambda: airtime))
+
+    def carry(self, prbs: int, timing):
+        """``Tdma.carry``'s way: the transfer a process of its own, from now."""
+        return (yield self._env.process(_alone(self._env, timing)))
 
 
 ACCESS = {"tdma": Tdma, "unshared": Unshared}
 
 
+class Links(Protocol):
+    """What a transfer or a step on the clock asks of the channel, whatever the system: the one
+    declared links protocol (``NormalizedLinks``: a normalized system; ``netsim.links.PhysicalLinks``:
+    a cell's links of one fading draw, or of one instant on a moving cell). Orchestrators and the
+    device lifecycle (``netsim.lifecycle``, ``netsim.buffered``) ask these questions and never what
+    kind of system they run on.
+
+    ``downlink_access``, ``uplink_access``: the media's access schemes (``ACCESS``, or ``"fdma"``:
+    the band shared equally, ``netsim.fdma``); ``uplink_queue[device]``: the device's uplink
+    receiver (each receiver has its own medium, ``uplink_medium``); ``band_prbs``: each
+    receiver's resource blocks."""
+
+    downlink_access: str
+    uplink_access: str
+    uplink_queue: Sequence[int]
+    band_prbs: int
+
+    def downlink_medium(self, env):
+        """The downlink's medium for a run (one stream at a time: ``Tdma``, or ``ResourceBlocks`` of one block)."""
+
+    def uplink_medium(self, env):
+        """One uplink receiver's medium for a run (``ResourceBlocks`` of ``band_prbs``, ``Tdma``, ``Unshared``)."""
+
+    def stream_s(self, devices: Sequence[int], bits: float) -> float:
+        """A stream's airtime for its listeners ``devices`` (0: nobody can receive)."""
+
+    def receives(self, device: int) -> bool:
+        """Whether ``device`` can receive a stream (not in downlink outage)."""
+
+    def compute_s(self, device: int, draw: float, scale: float) -> float:
+        """A local update's compute time from its ``draw``, ``scale`` times the work."""
+
+    def compute_j(self, device: int, scale: float) -> float:
+        """A local update's compute energy (J)."""
+
+    def can_upload(self, device: int, uploading: bool = False) -> bool:
+        """Whether ``device`` can upload (not in uplink outage)."""
+
+    def grant_prbs(self, device: int) -> int:
+        """The resource blocks ``device``'s upload holds of its receiver's ``band_prbs``."""
+
+    def uplink_s(self, device: int, bits: float) -> float:
+        """An upload's airtime on its grant (0: nothing to send)."""
+
+    def transmit_j(self, device: int, airtime_s: float) -> float:
+        """The energy of an upload of ``airtime_s`` (J)."""
+
+    def receive_j(self, device: int, listening_s: float) -> float:
+        """The energy of listening to a stream for ``listening_s`` (J)."""
+
+
+class OneReceiver:
+    """Every device's uplink receiver is receiver 0."""
+
+    def __getitem__(self, device: int) -> int:
+        return 0
+
+
 class NormalizedLinks:
-    """The links of a normalized system (``netsim.system.NetworkSystem``, the journal's V-D):
-    ``t_dl`` per model down, ``rho t_dl`` up, every device receives and uploads, no energy."""
+    """The ``Links`` of a normalized system (``netsim.system.NetworkSystem``, the journal's V-D):
+    ``t_dl`` per model down, ``rho t_dl`` up, every device receives and uploads, one uplink
+    receiver whose whole band (one block) is every upload's grant, no energy. Its media's access
+    schemes are the orchestrator's choice (``ACCESS``; TDMA by default)."""
 
-    uplink_access = "tdma"
+    band_prbs = 1
+    uplink_queue = OneReceiver()
 
-    def __init__(self, system, model_bits: float):
+    def __init__(self, system, model_bits: float, downlink_access: str = "tdma", uplink_access: str = "tdma"):
         self.system = system
         self.model_bits = model_bits
+        self.downlink_access, self.uplink_access = downlink_access, uplink_access
 
     def receives(self, device: int) -> bool:
         return True
 
     def can_upload(self, device: int, uploading: bool = False) -> bool:
         return True
+
+    def grant_prbs(self, device: int) -> int:
+        return self.band_prbs
+
+    def downlink_medium(self, env):
+        return ACCESS[self.downlink_access](env)
+
+    def uplink_medium(self, env):
+        return ACCESS[self.uplink_access](env)
 
     def stream_s(self, devices: Sequence[int], bits: float) -> float:
         return self.system.downlink_time(bits, self.model_bits)

@@ -19,7 +19,7 @@ from netsim.buffered import Buffered, NetworkOnly, run_buffered
 from netsim.engine import RunOptions, run_cosimulation
 from netsim.physical import LinkBudget, PhysicalSystem
 from netsim.scripted import Scripted, ScriptedSystem
-from netsim.transport import Tdma
+from netsim.transport import ResourceBlocks, Tdma
 from tests.tiny_learners import build, scalar_data, values
 
 
@@ -246,9 +246,16 @@ class OneSector:
 
     uplink_queue = (0, 0)
     band_prbs = 2
+    downlink_access = uplink_access = "tdma"
 
     def __init__(self, upload_s):
         self.upload_s = upload_s
+
+    def downlink_medium(self, env):
+        return ResourceBlocks(env, 1)
+
+    def uplink_medium(self, env):
+        return ResourceBlocks(env, self.band_prbs)
 
     def receives(self, device):
         return True
@@ -286,6 +293,7 @@ class HandCell:
     compute: Scripted
     system = types.SimpleNamespace(uplink_access="tdma")
     deadline = None
+    records_energy = True
 
 
 @pytest.mark.parametrize("idle_power_w", [0.25, 0.0])

@@ -1,5 +1,5 @@
 """A synchronous round on a cell with availability or batteries reads each device's state as
-its steps happen (issue 56 item 3; ``netsim.device_round.Presence``): a device that switches off
+its steps happen (issue 56 item 3; ``netsim.lifecycle.Presence``): a device that switches off
 in the round leaves at that instant, one whose battery cannot pay for a step runs flat in it;
 the step it was in is cut there, its energy spent until then; it sends nothing. Event traces by
 hand, with exact SimPy times, on a hand-made cell (``HandLinks``)."""

@@ -22,7 +22,7 @@ EXPECTED = {"a": (0.0, 4.0), "b": (1.0, 3.0), "c": (4.0, 5.0), "d": (2.0, 5.0), 
 
 
 def simpy_queue(ready, airtime, prbs, capacity, deadline_at=None):
-    """One process per request, as ``netsim.device_round`` sends an upload: ask for the blocks,
+    """One process per request, as ``netsim.lifecycle`` sends an upload: ask for the blocks,
     and once granted either send, or (it would end after the deadline) give them back at once."""
     env = simpy.Environment()
     medium = ResourceBlocks(env, capacity)

@@ -4,7 +4,7 @@ device takes no more part.
 
 An empty device is dropped at a round's start (``battery``). In a synchronous round each step's
 energy is drained as the step ends, and a step the charge left cannot pay for is cut when that
-charge is spent (``netsim.device_round.Presence``); the waiting energy is drained at the round's
+charge is spent (``netsim.lifecycle.Presence``); the waiting energy is drained at the round's
 end (``netsim.dynamics.rounds.RoundInTime``). The buffered orchestrators drain each step's
 energy as it is spent (``netsim.buffered``).
 """

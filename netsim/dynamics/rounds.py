@@ -11,7 +11,7 @@ read at ``env.now``; the handovers are logged in the trace (kind ``handover``, e
 device, ``reason`` ``sector A->B``) at their measurement instants, in the round they happened in
 (the association runs on the clock: ``Dynamics.measure``). In the round, a device that
 switches off or runs flat leaves at that instant, the step it was in cut there
-(``netsim.device_round.Presence``: ``RoundInTime``).
+(``netsim.lifecycle.Presence``: ``RoundInTime``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Callable
 
 from contract import RoundOutcome, RoundPlan, Stream
 from netsim.clock import hold_until
-from netsim.device_round import BATTERY, UNAVAILABLE
+from netsim.lifecycle import BATTERY, UNAVAILABLE
 from netsim.trace import TraceEvent
 
 OUT_OF_COVERAGE = "out-of-coverage"
@@ -149,7 +149,7 @@ def _round_in_time(env, plan: RoundPlan, network, round_args: tuple, inner: Call
 
     With availability or batteries the round is ``physical_round_process``: a participant leaves
     when it switches off (its next switch after the round's start) or when a step's energy runs
-    its battery flat, the step cut there (``netsim.device_round.Presence``); the receive, compute
+    its battery flat, the step cut there (``netsim.lifecycle.Presence``); the receive, compute
     and transmit energies are drained from the battery as each step ends, the waiting (idle)
     energy at the round's end (a device it empties loses the upload it made in the round,
     ``battery``: the rule of a battery settled after the round).

@@ -183,6 +183,7 @@ BROKEN = [  # what the liar hands back, and the line that names it
     ("records[:1] + records[2:], trace", "record 2 where record 1 was due"),
     ("[], trace", "not a non-empty list of records"),
     ("[replace(r, energy_j={0: -1.0}) for r in records], trace", "record 0: energies {0: -1.0} not finite joules"),
+    ("records, trace + [trace[0]._replace(end=float('inf'))]", "a trace event"),
 ]
 
 

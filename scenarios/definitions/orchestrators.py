@@ -33,6 +33,7 @@ from contract.plan import DROP_REASONS, RoundOutcome
 from contract.setting import Needs
 from netsim.buffered import Buffered, BufferedRun, drive
 from netsim.engine import RoundRecord, RunOptions, run_cosimulation
+from netsim.trace import TraceEvent
 
 
 @dataclass(frozen=True)
@@ -263,7 +264,8 @@ def record_problem(record, previous, num_devices: int) -> str | None:
 
 def check_handed(handed, num_devices: int, who: str) -> tuple[list, list]:
     """What ``run`` handed back, (records, trace); ValueError (one line, ``who`` handed back ...)
-    unless it is a pair of a non-empty list of good records (``record_problem``) and a list."""
+    unless it is a pair of a non-empty list of good records (``record_problem``) and a list of
+    trace events, each with a finite span from 0 on and finite bits and joules >= 0."""
     if not (isinstance(handed, tuple) and len(handed) == 2 and isinstance(handed[1], list)):
         raise ValueError(f"{who} handed back {type(handed).__name__} {handed!r:.60}, not (records, trace)")
     records = handed[0]
@@ -275,4 +277,9 @@ def check_handed(handed, num_devices: int, who: str) -> tuple[list, list]:
         if problem is not None:
             raise ValueError(f"{who} handed back {problem}")
         previous = record
+    for event in handed[1]:
+        if not (isinstance(event, TraceEvent) and _finite(event.start) and _finite(event.end) and event.start <= event.end
+                and _finite(event.bits) and _finite(event.energy_j)):
+            raise ValueError(f"{who} handed back a trace event {event!r:.80} that is not a TraceEvent with a finite span "
+                             "from 0 on and finite bits and joules >= 0")
     return handed

@@ -1,7 +1,7 @@
 """FedBuff with a period: a semi-asynchronous orchestrator in one file. The server aggregates its
 buffer at the K-th arrival (FedBuff, Nguyen et al. 2022, Algorithm 1) or PERIOD after the last
-aggregation, whichever comes first, so no version waits longer than T for slow devices (a timer
-on FedBuff's buffer, not one paper's algorithm). A buffer still empty at T is looked at again T later."""
+aggregation, whichever comes first (a timer on FedBuff's buffer, not one paper's algorithm): a
+buffer still empty then is looked at again PERIOD later. The period is this file's constant."""
 
 from netsim.buffered import BufferedRun
 from scenarios.definitions.orchestrators import FedBuff

@@ -38,6 +38,9 @@ CASES = [
     (["reproduce", "--jobs", "0"], "--jobs must be an integer in 1..256"),
     (["cell", "uma-3.5ghz", "--devices", "0"], "--devices must be an integer in 1..100000"),
     (["cell", "uma-3.5ghz", "--radio", "bogus=1"], "unknown radio parameter bogus"),
+    (["cell", "uma-3.5ghz", "--radio", "fading_in_time=sometimes"], "radio fading_in_time must be one of block, doppler, got 'sometimes'"),
+    (["cell", "uma-3.5ghz", "--radio", "fading_in_time=doppler", "--radio", "fading=none"],
+     "fading_in_time=doppler times a fading the cell does not have (fading=none)"),
     # run
     (RUN + ["--scenario", "nope"], "unknown scenario 'nope'"),
     (RUN + ["--uplink-codec", "qsgd:bits=1"], "uplink-codec: codec qsgd parameter bits must be an integer in 2..16, got '1'"),

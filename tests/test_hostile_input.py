@@ -600,18 +600,23 @@ def test_export_on_a_full_disk_is_one_line_and_leaves_nothing(capsys, hostile, t
 
 def test_at_least_250_malformed_inputs_and_faults_in_the_suite():
     """The count the issue asks for: the malformed inputs and faults of tests/test_bad_input.py,
-    this file's cases and named faults, and the settings without effect of tests/test_settings.py."""
+    this file's cases and named faults, the settings without effect of tests/test_settings.py and the
+    plugin orchestrators refused in tests/test_orchestrators.py."""
     import test_bad_input
+    import test_orchestrators
     import test_settings
 
     named = [name for name in globals() if name.startswith("test_") and name != "test_hostile_input_is_one_line"
              and "at_least" not in name]
     total = len(test_bad_input.CASES) + len(test_bad_input.FAULTS) + len(CASES) + len(named) + len(test_settings.WITHOUT_EFFECT)
+    plugin_orchestrators = len(test_orchestrators.NOT_READ) + len(test_orchestrators.BROKEN) + len(test_orchestrators.REGISTRATION)
+    total += plugin_orchestrators
     assert total >= 250, total
     trust = (ROOT / "docs" / "trust.md").read_text()  # the numbers the page quotes are these
     assert f"**{len(test_bad_input.CASES)} malformed inputs**" in trust and f"**{len(test_bad_input.FAULTS)} faults**" in trust
     assert f"**{len(CASES)} hostile inputs**" in trust and f"**{len(named)} named faults**" in trust
     assert f"**{len(test_settings.WITHOUT_EFFECT)} settings without effect**" in trust
+    assert f"**{plugin_orchestrators} plugin orchestrators refused**" in trust
     assert f"the total, **{total}**" in trust and f"hold {total} malformed inputs" in (ROOT / "docs" / "cli.md").read_text()
 
 

@@ -142,11 +142,14 @@ def test_the_periodic_plugin_runs_from_its_own_folder_and_elsewhere_and_is_recor
     assert Path(again["result_dir"]) == result  # the same config: the plugin's digest, wherever it is run from
 
 
-@pytest.mark.parametrize("given,message", [
+NOT_READ = [  # a setting the plugin orchestrator does not read, and the line that refuses it
     (["--mixing-alpha", "0.3"], "--mixing-alpha has an effect only with --orchestrator fedasync (this run has --orchestrator fedbuff-periodic)"),
     (["--tiers", "3"], "--tiers has an effect only with --orchestrator fedat (this run has --orchestrator fedbuff-periodic)"),
     (["--mode", "barrier"], "--mode has an effect only with --orchestrator sync (this run has --orchestrator fedbuff-periodic)"),
-])
+]
+
+
+@pytest.mark.parametrize("given,message", NOT_READ)
 def test_a_setting_the_plugin_orchestrator_does_not_read_is_refused_before_training(capsys, tmp_path, given, message):
     code, _, err = cli(capsys, RUN + ["--plugin", str(PERIODIC), "--orchestrator", "fedbuff-periodic", "--out", str(tmp_path / "out"),
                                       *given])
@@ -197,7 +200,7 @@ def test_what_a_plugin_orchestrator_hands_back_is_checked_as_input(capsys, tmp_p
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
-@pytest.mark.parametrize("module,text,needle", [
+REGISTRATION = [  # a plugin orchestrator refused when it is registered
     ("clashing_orchestrator", "class Mine(FedBuff):\n    pass\n\n\nORCHESTRATORS = [Mine()]\n",
      "orchestrator 'fedbuff' is already registered (by a built-in one)"),
     ("reads_nonsense", "class Mine(FedBuff):\n    name = 'mine'\n    reads = frozenset({'until'})\n\n\nORCHESTRATORS = [Mine()]\n",
@@ -206,7 +209,10 @@ def test_what_a_plugin_orchestrator_hands_back_is_checked_as_input(capsys, tmp_p
      "not a scenarios.definitions.orchestrators.Orchestrator object"),
     ("orchestrator_class", "class Mine(FedBuff):\n    name = 'Mine!'\n\n\nORCHESTRATORS = [Mine()]\n",
      "orchestrator name 'Mine!' must be lower-case letters"),
-])
+]
+
+
+@pytest.mark.parametrize("module,text,needle", REGISTRATION)
 def test_a_plugin_orchestrator_is_checked_as_the_other_kinds_are(capsys, tmp_path, module, text, needle):
     plugin = tmp_path / f"{module}.py"
     plugin.write_text("from scenarios.definitions.orchestrators import FedBuff\n\n\n" + text)

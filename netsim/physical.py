@@ -117,8 +117,9 @@ class PhysicalSystem(SystemKind):
     (Rayleigh: diversity order N). Uplink: ``tdma`` (each upload
     on its grant, ``ul_allocation``: the whole band, one device at a time, the blocks on which
     ``P_CMAX`` reaches the outage floor (``headroom``), or its power headroom limit in
-    DFT-s-OFDM sizes (``power-limit``: ``RoundChannel.allocated_prbs``), concurrent grants side by side while their blocks fit in the band, first
-    come first served: ``netsim.transport.ResourceBlocks``) or ``fdma`` (the band split equally
+    DFT-s-OFDM sizes (``power-limit``: ``RoundChannel.allocated_prbs``), concurrent grants side
+    by side while their blocks fit in the band, first come first served:
+    ``netsim.transport.ResourceBlocks``) or ``fdma`` (the band split equally
     among the devices transmitting at that moment, each at its power for its share).
 
     A link's spectral efficiency in a round is the mean over ``subbands`` independently faded
@@ -398,7 +399,8 @@ class PhysicalSystem(SystemKind):
         not capped at the band."""
         loss_db = np.asarray(coupling_loss_db, dtype=float)
         per_prb_hz = self.uplink_allocation_hz / self.uplink_prbs  # 12 subcarriers: 2^mu x 180 kHz
-        blocks = 10.0 ** ((self.uplink.tx_power_dbm - self.p0_dbm_per_prb - self.alpha * loss_db) / 10.0) * PRB_REFERENCE_HZ / per_prb_hz
+        headroom_db = self.uplink.tx_power_dbm - self.p0_dbm_per_prb - self.alpha * loss_db  # P_CMAX less the power on 180 kHz
+        blocks = 10.0 ** (headroom_db / 10.0) * PRB_REFERENCE_HZ / per_prb_hz
         return np.floor(blocks * (1.0 + 1e-12)).astype(np.int64)  # the tolerance: a limit of exactly m blocks is m
 
     def power_limited_grant_prbs(self, coupling_loss_db) -> np.ndarray:

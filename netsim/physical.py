@@ -40,7 +40,7 @@ PLANNING_DRAWS = 1000
 PLANNING_BLOCK = 100  # planning draws per block (bounds memory: block x devices x subbands)
 UPLINK_ACCESS = ("tdma", "fdma")
 UL_POWER_CONTROL = ("off", "fractional")
-UL_ALLOCATIONS = ("whole-band", "headroom")
+UL_ALLOCATIONS = ("whole-band", "headroom", "power-limit")
 UPLINK_QUEUES = ("sector", "site")
 LINK_ABSTRACTIONS = ("shannon", "attenuated-shannon", "nr")
 PRB_REFERENCE_HZ = 180e3  # 12 subcarriers at 15 kHz: 2^mu M_RB of these span an allocation of M_RB PRBs at 15 2^mu kHz
@@ -53,6 +53,32 @@ def pusch_power_dbm(p_cmax_dbm: float, p0_dbm_per_prb: float, alpha: float, allo
     and ``PL`` the coupling loss the device measures (reference signal power minus RSRP)."""
     p0_total = p0_dbm_per_prb + 10.0 * np.log10(allocation_hz / PRB_REFERENCE_HZ)
     return np.minimum(p_cmax_dbm, p0_total + alpha * np.asarray(coupling_loss_db, dtype=float))
+
+
+def dft_s_ofdm_prbs(prbs) -> np.ndarray:
+    """The largest PRB count ``2^a 3^b 5^c`` at most ``prbs`` (each at least 1): the sizes a
+    transform-precoded PUSCH may occupy (TS 38.211 6.3.1.4, ``M_RB = 2^a2 3^a3 5^a5``)."""
+    prbs = np.asarray(prbs, dtype=np.int64)
+    if np.any(prbs < 1):
+        raise ValueError(f"a DFT-s-OFDM allocation holds at least 1 PRB, got {int(prbs.min())}")
+    sizes = _dft_sizes(int(prbs.max(initial=1)))
+    return sizes[np.searchsorted(sizes, prbs, side="right") - 1]
+
+
+@functools.lru_cache(maxsize=8)
+def _dft_sizes(largest: int) -> np.ndarray:
+    """Every ``2^a 3^b 5^c`` from 1 to ``largest``, ascending."""
+    sizes, two = [], 1
+    while two <= largest:
+        three = two
+        while three <= largest:
+            five = three
+            while five <= largest:
+                sizes.append(five)
+                five *= 5
+            three *= 3
+        two *= 2
+    return np.array(sorted(sizes), dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -90,9 +116,11 @@ class PhysicalSystem(SystemKind):
     ``mean_snr_db``'s uplink carries the array gain ``10 log10 N`` and the round's uplink fade
     is ``(|h_1|^2 + ... + |h_N|^2) / N``, the branches independent with the link's fading model
     (Rayleigh: diversity order N). Uplink: ``tdma`` (each upload
-    on its grant, ``ul_allocation``: the whole band, one device at a time, or the blocks its power
-    headroom drives, concurrent grants side by side while their blocks fit in the band, first
-    come first served: ``netsim.transport.ResourceBlocks``) or ``fdma`` (the band split equally
+    on its grant, ``ul_allocation``: the whole band, one device at a time, the blocks on which
+    ``P_CMAX`` reaches the outage floor (``headroom``), or its power headroom limit in
+    DFT-s-OFDM sizes (``power-limit``: ``RoundChannel.allocated_prbs``), concurrent grants side
+    by side while their blocks fit in the band, first come first served:
+    ``netsim.transport.ResourceBlocks``) or ``fdma`` (the band split equally
     among the devices transmitting at that moment, each at its power for its share).
 
     A link's spectral efficiency in a round is the mean over ``subbands`` independently faded
@@ -152,7 +180,7 @@ class PhysicalSystem(SystemKind):
                                           low=15e3, high=240e3)
     ul_power_control: str = "off"
     link_abstraction: str = "shannon"  # rate per SNR: Shannon with a gap and the CQI cap, TR 36.942 A.2's, or NR's MCS/BLER/HARQ (efficiency)
-    ul_allocation: str = "whole-band"  # TDMA grant: every resource block, or sized by the power headroom (allocated_prbs)
+    ul_allocation: str = "whole-band"  # TDMA grant: every resource block, the widest reaching the floor at P_CMAX (headroom) or the power limit (RoundChannel.allocated_prbs)
     uplink_queues: Literal[UPLINK_QUEUES] = option(
         "sector", "the parameter server's uplink receivers: one queue per sector of its site (sector) or one for the site",
         omit_default=True)
@@ -203,6 +231,9 @@ class PhysicalSystem(SystemKind):
             raise ValueError(f"unknown uplink allocation {self.ul_allocation!r}; choose from {', '.join(UL_ALLOCATIONS)}")
         if self.ul_power_control not in UL_POWER_CONTROL:
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
+        if self.ul_allocation == "power-limit" and (self.ul_power_control != "fractional" or self.uplink_access != "tdma"):
+            raise ValueError("ul_allocation=power-limit sizes TDMA grants by TS 38.213 7.1.1's open-loop power: it needs "
+                             "ul_power_control=fractional and uplink_access=tdma")
         if self.mean_off_s > 0 and self.availability_trace is not None:
             raise ValueError("give on/off availability (mean_off_s > 0) or an availability_trace, not both")
         if self.fading_in_time == "doppler" and self.fading == "none":
@@ -342,18 +373,42 @@ class PhysicalSystem(SystemKind):
             return np.asarray(full_band_dbm, dtype=float)
         return self._pusch_power_dbm(coupling_loss_db, self.uplink_allocation_hz / np.asarray(sharing, dtype=float))
 
-    def grant_gain_db(self, prbs, full_band_power_dbm) -> np.ndarray:
+    def grant_gain_db(self, prbs, full_band_power_dbm, coupling_loss_db=None) -> np.ndarray:
         """A device's mean SINR on a TDMA grant of ``prbs`` of the ``M`` blocks over its SINR on the
         whole band (the noise and the interference fall with the grant's bandwidth): ``M / m``
         times ``grant_power_dbm`` over its whole-band power; 0 dB on the whole band."""
         prbs = np.asarray(prbs, dtype=float)
-        return radio.linear_to_db(self.uplink_prbs / prbs) + self.grant_power_dbm(prbs, full_band_power_dbm) - full_band_power_dbm
+        power_dbm = self.grant_power_dbm(prbs, full_band_power_dbm, coupling_loss_db)
+        return radio.linear_to_db(self.uplink_prbs / prbs) + power_dbm - full_band_power_dbm
 
-    def grant_power_dbm(self, prbs, full_band_power_dbm) -> np.ndarray:
-        """A device's power on a TDMA grant of ``prbs`` blocks: its whole-band power on the whole
-        band; ``P_CMAX`` on a headroom grant narrower than the band (the closed-loop term of TS
-        38.213 7.1.1 raises it to the maximum its power headroom report shows)."""
+    def grant_power_dbm(self, prbs, full_band_power_dbm, coupling_loss_db=None) -> np.ndarray:
+        """A device's power on a TDMA grant of ``prbs`` blocks. ``headroom``, ``whole-band``: its
+        whole-band power on the whole band; ``P_CMAX`` on a headroom grant narrower than the band
+        (the closed-loop term of TS 38.213 7.1.1 raises it to the maximum its power headroom
+        report shows). ``power-limit``: TS 38.213 7.1.1's open-loop power on the grant's blocks,
+        ``min(P_CMAX, P0 + 10 log10(2^mu m) + alpha PL)`` (``coupling_loss_db``: its PL)."""
+        if self.ul_allocation == "power-limit":
+            prbs = np.asarray(prbs, dtype=float)
+            return self._pusch_power_dbm(coupling_loss_db, self.uplink_allocation_hz * prbs / self.uplink_prbs)
         return np.where(np.asarray(prbs) < self.uplink_prbs, self.uplink.tx_power_dbm, full_band_power_dbm)
+
+    def power_limit_prbs(self, coupling_loss_db) -> np.ndarray:
+        """The power headroom limit: per device, the most PRBs ``m`` on which TS 38.213 7.1.1's
+        open-loop power ``P0 + 10 log10(2^mu m) + alpha PL`` stays at most ``P_CMAX``, i.e.
+        ``floor(10^((P_CMAX - P0 - alpha PL) / 10) / 2^mu)`` (the power headroom TS 38.321 5.4.6
+        reports, turned into blocks); 0 where even one block needs more than ``P_CMAX``, and
+        not capped at the band."""
+        loss_db = np.asarray(coupling_loss_db, dtype=float)
+        per_prb_hz = self.uplink_allocation_hz / self.uplink_prbs  # 12 subcarriers: 2^mu x 180 kHz
+        headroom_db = self.uplink.tx_power_dbm - self.p0_dbm_per_prb - self.alpha * loss_db  # P_CMAX less the power on 180 kHz
+        blocks = 10.0 ** (headroom_db / 10.0) * PRB_REFERENCE_HZ / per_prb_hz
+        return np.floor(blocks * (1.0 + 1e-12)).astype(np.int64)  # the tolerance: a limit of exactly m blocks is m
+
+    def power_limited_grant_prbs(self, coupling_loss_db) -> np.ndarray:
+        """``ul_allocation=power-limit``'s grant: the power headroom limit (``power_limit_prbs``),
+        at least 1 block and at most the band, rounded down to a DFT-s-OFDM size (``dft_s_ofdm_prbs``;
+        51 blocks: 50)."""
+        return dft_s_ofdm_prbs(np.clip(self.power_limit_prbs(coupling_loss_db), 1, self.uplink_prbs))
 
     def uplink_interference_dbm(self, layout: CellLayout) -> np.ndarray | None:
         """Per device, the uplink interference at its serving sector (dBm; None: no network): one
@@ -589,6 +644,12 @@ class PhysicalNetwork(Network):
     def coupling_loss_db(self) -> np.ndarray:
         return self.system.coupling_loss_db(self.layout)
 
+    @functools.cached_property
+    def power_limited_grant_prbs(self) -> np.ndarray:
+        """Each device's ``ul_allocation=power-limit`` grant (``PhysicalSystem.power_limited_grant_prbs``):
+        fixed by its coupling loss, so for the run on a static cell."""
+        return self.system.power_limited_grant_prbs(self.coupling_loss_db)
+
     def share_power_dbm(self, devices, sharing: int) -> np.ndarray:
         """FDMA: the devices' power (dBm) on ``1/sharing`` of the band (``PhysicalSystem.share_power_dbm``)."""
         return self.system.share_power_dbm(self.uplink_power_dbm[devices], self.coupling_loss_db[devices], sharing)
@@ -664,10 +725,15 @@ class RoundChannel:
         below the outage floor is granted, as a scheduler that reads its power headroom report
         (TS 38.321 5.4.6) and the round's channel (its sounding) would, the most blocks ``m`` on
         which it reaches the floor at ``P_CMAX`` (``PhysicalSystem.grant_gain_db``); where even
-        one block does not, one block (its best). The others keep the whole band. The grants of a
-        receiver held at once share its blocks (TS 38.214 6.1.2.2; ``netsim.transport.ResourceBlocks``):
+        one block does not, one block (its best). The others keep the whole band.
+        ``power-limit``: every device the most blocks its open-loop power reaches within
+        ``P_CMAX`` (TS 38.213 7.1.1), rounded down to a DFT-s-OFDM size, at least 1, at most the
+        band (``PhysicalSystem.power_limited_grant_prbs``; the channel plays no part). The grants
+        of a receiver held at once share its blocks (TS 38.214 6.1.2.2; ``netsim.transport.ResourceBlocks``):
         narrow grants that fit together send together, a whole-band grant sends alone."""
         system, total = self.system, self.system.uplink_prbs
+        if system.ul_allocation == "power-limit":
+            return self.network.power_limited_grant_prbs
         prbs = np.full(self.uplink_fade.shape[0], total)
         if system.ul_allocation == "whole-band" or system.min_bps_per_hz is None:
             return prbs
@@ -680,13 +746,17 @@ class RoundChannel:
         return prbs
 
     @functools.cached_property
+    def _grant_power_dbm(self) -> np.ndarray:
+        return self.system.grant_power_dbm(self.allocated_prbs, self.network.uplink_power_dbm, self.network.coupling_loss_db)
+
+    @functools.cached_property
     def _grant_gain_db(self) -> np.ndarray:
-        return self.system.grant_gain_db(self.allocated_prbs, self.network.uplink_power_dbm)
+        return self.system.grant_gain_db(self.allocated_prbs, self.network.uplink_power_dbm, self.network.coupling_loss_db)
 
     @functools.cached_property
     def uplink_power_w(self) -> np.ndarray:
         """Each device's transmit power on its TDMA grant this round (W)."""
-        return radio.dbm_to_w(self.system.grant_power_dbm(self.allocated_prbs, self.network.uplink_power_dbm))
+        return radio.dbm_to_w(self._grant_power_dbm)
 
     def transmit_j(self, airtime_s, devices):
         """Transmit energy of the ``devices``' TDMA uploads lasting ``airtime_s`` (wall clock):

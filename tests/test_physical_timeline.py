@@ -1,6 +1,6 @@
 """The vectorized physical round (TDMA) against the per-device SimPy processes on randomized
-rounds (one uplink queue, or one per sector of the site; whole-band or headroom grants, which
-share a queue's resource blocks): same outcome, round end, per-device energies and bits sent,
+rounds (one uplink queue, or one per sector of the site; whole-band, headroom or power-limit
+grants, which share a queue's resource blocks): same outcome, round end, per-device energies and bits sent,
 bit for bit, and the same trace events."""
 
 import numpy as np
@@ -17,6 +17,7 @@ def random_round(rng, mode, deadline):
     snr_db = rng.uniform(-15.0, 25.0, n)
     loss = 30.0 + 114.0 - snr_db
     sector = rng.integers(0, 3, n) if rng.random() < 0.7 else None  # the site's three receivers (their own uplink queues)
+    allocation = str(rng.choice(["whole-band", "headroom", "power-limit"]))  # power-limit: sized by the open-loop power
     layout = CellLayout(np.full(n, 50.0), np.zeros(n), rng.random(n) < 0.5, np.zeros(n), loss, rng.uniform(0.0, 10.0, n),
                         sector=sector)
     system = PhysicalSystem(
@@ -26,7 +27,7 @@ def random_round(rng, mode, deadline):
         snr_gap_db=float(rng.choice([0.0, 3.0])), cycles_per_sample=1e4, cpu_hz=1e9, kappa=1e-28,
         compute_extra_s=float(rng.choice([0.0, 0.3])), receive_power_w=0.1, mode=mode, deadline=deadline,
         power_unit_w=float(rng.choice([0.0, 1e-3])), uplink_queues=str(rng.choice(["sector", "site"])),
-        ul_allocation=str(rng.choice(["whole-band", "headroom"])),
+        ul_allocation=allocation, ul_power_control="fractional" if allocation == "power-limit" else "off",
     )
     samples = rng.choice([0.0, 100.0, 3000.0], n)
     network = system.network(layout, samples)

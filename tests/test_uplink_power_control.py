@@ -11,7 +11,7 @@ import pytest
 from contract import RoundPlan, Stream
 from netsim import radio, simulate_rounds
 from netsim.cell import Cell, CellLayout
-from netsim.physical import LinkBudget, PhysicalSystem, pusch_power_dbm
+from netsim.physical import LinkBudget, PhysicalSystem, dft_s_ofdm_prbs, pusch_power_dbm
 from scenarios.definitions.cells import get_cell_system
 from scenarios.errors import UsageError
 
@@ -205,6 +205,53 @@ def test_headroom_grant_by_hand(simulator):
     records, trace = simulate_rounds([RoundPlan((), {0: 1e6}, (0,))], network, 1e6, np.random.default_rng(0),
                                      simulator=simulator, channel_rng=np.random.default_rng(1))
     assert records[0].end == pytest.approx(1e6 / rate) and records[0].energy_j[0] == pytest.approx(1e6 / rate, rel=1e-12)
+
+
+def test_dft_s_ofdm_sizes_are_2a_3b_5c_rounded_down():
+    """TS 38.211 6.3.1.4: a transform-precoded PUSCH spans ``2^a 3^b 5^c`` PRBs."""
+    assert dft_s_ofdm_prbs(np.arange(1, 17)).tolist() == [1, 2, 3, 4, 5, 6, 6, 8, 9, 10, 10, 12, 12, 12, 15, 16]
+    assert dft_s_ofdm_prbs([51, 106, 273]).tolist() == [50, 100, 270]
+    with pytest.raises(ValueError, match="at least 1 PRB"):
+        dft_s_ofdm_prbs([0])
+
+
+@pytest.mark.parametrize("simulator", ["timeline", "processes"])
+def test_power_limited_grant_by_hand(simulator):
+    """11 PRBs (1.98 of 2 MHz at 15 kHz: 2^mu M = M), P_CMAX 30 dBm, P0 -50 dBm, alpha 0.5, no
+    fading. Device 0 at 142.4 dB: ``P0 + alpha PL`` = 21.2 dBm, so ``m`` blocks need
+    21.2 + 10 log10(m) dBm, within 30 dBm up to m = 10^0.88 = 7.586: the limit is 7 blocks, the
+    DFT-s-OFDM size below it 6, sent at 21.2 + 7.7815 = 28.9815 dBm; its SNR on the grant is
+    28.9815 - 142.4 + 174 - 10 log10(2e6 x 6/11) = 0.2036 dB. Device 1 at 100 dB: the limit
+    (1,000 blocks) is capped at the band's 11, rounded down to 10. Device 2 at 170 dB: 0.316
+    blocks, so 1 block, at P_CMAX."""
+    loss = np.array([142.4, 100.0, 170.0])
+    layout = CellLayout(np.full(3, 50.0), np.zeros(3), np.ones(3, bool), np.zeros(3), loss)
+    system = PhysicalSystem(Cell(distances_m=(50.0,) * 3), LinkBudget(2e6, 1.0, 0.0), LinkBudget(2e6, 1.0, 0.0), fading="none",
+                            max_bps_per_hz=6.0, bandwidth_occupancy=0.99, mode="barrier", ul_power_control="fractional",
+                            p0_dbm_per_prb=-50.0, alpha=0.5, ul_allocation="power-limit")
+    assert system.uplink_prbs == 11
+    assert system.power_limit_prbs(loss).tolist() == [7, 1000, 0]
+    network = system.network(layout, np.zeros(3))
+    channel = network.draw_round(np.random.default_rng(0))
+    assert channel.allocated_prbs.tolist() == [6, 10, 1]
+    power_dbm = np.array([-50 + 10 * math.log10(6) + 71.2, -50 + 10 * math.log10(10) + 50, 30.0])
+    np.testing.assert_allclose(channel.uplink_power_w, 10 ** (power_dbm / 10) / 1e3, rtol=1e-12)
+    snr_db = power_dbm - loss + 174 - 10 * np.log10(2e6 * np.array([6, 10, 1]) / 11)
+    assert snr_db[0] == pytest.approx(0.2036, abs=1e-4)
+    rate = 0.99 * 2e6 * np.array([6, 10, 1]) / 11 * np.minimum(6.0, np.log2(1 + 10 ** (snr_db / 10)))
+    np.testing.assert_allclose(channel.uplink_bps, rate, rtol=1e-12)
+    records, trace = simulate_rounds([RoundPlan((), {0: 1e6}, (0,))], network, 1e6, np.random.default_rng(0),
+                                     simulator=simulator, channel_rng=np.random.default_rng(1))
+    assert records[0].end == pytest.approx(1e6 / rate[0], rel=1e-12)
+    assert records[0].energy_j[0] == pytest.approx(10 ** (power_dbm[0] / 10) / 1e3 * 1e6 / rate[0], rel=1e-12)
+
+
+@pytest.mark.parametrize("overrides", [{"ul_power_control": "off"}, {"uplink_access": "fdma"}])
+def test_power_limited_grants_need_open_loop_power_on_tdma(overrides):
+    """Without TS 38.213's open-loop power (``off``) there is no limit to size a grant by; FDMA
+    has no grants: the setting would have no effect, so it is refused."""
+    with pytest.raises(UsageError, match="ul_allocation=power-limit .* needs ul_power_control=fractional and uplink_access=tdma"):
+        get_cell_system("uma-3.5ghz", overrides={"ul_allocation": "power-limit", **overrides})
 
 
 @pytest.mark.parametrize("simulator", ["timeline", "processes"])

@@ -1,0 +1,84 @@
+"""Uplink outage and user throughput of one FL upload round at many devices: TDMA on each
+grant policy (``ul_allocation`` ``whole-band``, ``headroom``, ``power-limit``) against FDMA
+(not a test: the table ``docs/physical-layer.md`` quotes).
+
+    python3 -m benchmarks.uplink_access [--preset uma-3.5ghz] [--devices 1000] [--rounds 5] [--megabits 1] [--seeds 0 1 2 3 4]
+
+Per seed: one drop of ``devices`` devices on the preset's centre site; ``rounds`` rounds on the
+clock (``netsim.simulate_rounds``, the vectorized timeline), each one in which every device
+uploads ``megabits`` at once (no downlink, no compute: the uplink alone), its fading drawn anew.
+Per round:
+
+- *uplink outage*: the share of the devices dropped for uplink outage;
+- *user throughput*: a device's bits over the time from the round's start to its upload's end
+  (waiting for its grant or its share included), mean and 5th percentile over the devices that
+  uploaded (the outage is counted apart);
+- *round*: the last upload's end; *transmit energy*: mean over the devices that uploaded.
+
+Then the mean over the rounds of each seed, and the mean and sample standard deviation (and
+range) over the seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from contract import RoundPlan
+from netsim import simulate_rounds
+from scenarios.definitions.cells import get_cell_system
+
+POLICIES = {"TDMA whole-band": {"ul_allocation": "whole-band"}, "TDMA headroom (default)": {"ul_allocation": "headroom"},
+            "TDMA power-limit": {"ul_allocation": "power-limit"}, "FDMA": {"uplink_access": "fdma"}}
+
+
+def measure(preset: str, overrides: dict, devices: int, rounds: int, bits: float, seed: int) -> dict:
+    system = get_cell_system(preset, overrides=overrides)
+    layout = system.cell.place(devices, np.random.default_rng([seed, 0]))
+    network = system.network(layout, np.zeros(devices))
+    plan = RoundPlan((), {d: bits for d in range(devices)}, tuple(range(devices)))
+    records, trace = simulate_rounds([plan] * rounds, network, bits, np.random.default_rng([seed, 1]),
+                                     channel_rng=np.random.default_rng([seed, 2]))
+    out = {"outage": [], "mean_mbps": [], "p5_mbps": [], "round_s": [], "energy_mj": []}
+    for record in records:
+        ups = [e for e in trace if e.round == record.server_round and e.kind == "uplink"]
+        dropped = sum(1 for e in trace if e.round == record.server_round and e.kind == "dropped")
+        throughput_mbps = np.array([e.bits / (e.end - record.start) for e in ups]) / 1e6
+        out["outage"].append(dropped / devices)
+        out["mean_mbps"].append(throughput_mbps.mean())
+        out["p5_mbps"].append(np.percentile(throughput_mbps, 5))
+        out["round_s"].append(record.end - record.start)
+        out["energy_mj"].append(1e3 * np.mean([e.energy_j for e in ups]))
+    return {key: float(np.mean(values)) for key, values in out.items()}
+
+
+COLUMNS = (("outage", "uplink outage", 100, "%", 2), ("mean_mbps", "mean user throughput (Mbit/s)", 1, "", 3),
+           ("p5_mbps", "5th-percentile user throughput (Mbit/s)", 1, "", 4), ("round_s", "round (s)", 1, "", 1),
+           ("energy_mj", "transmit energy per upload (mJ)", 1, "", 1))
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="uma-3.5ghz")
+    parser.add_argument("--devices", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--megabits", type=float, default=1.0)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    args = parser.parse_args(argv)
+    print(f"{args.preset}, {args.devices} devices each uploading {args.megabits:g} Mbit at once, {args.rounds} rounds per seed, "
+          f"seeds {' '.join(map(str, args.seeds))}: mean +- sample std over the seeds [min-max]\n")
+    print("| uplink | " + " | ".join(label for _, label, _, _, _ in COLUMNS) + " |")
+    print("|---|" + "---|" * len(COLUMNS))
+    for name, overrides in POLICIES.items():
+        results = [measure(args.preset, overrides, args.devices, args.rounds, 1e6 * args.megabits, seed) for seed in args.seeds]
+        cells = []
+        for key, _, scale, unit, digits in COLUMNS:
+            values = np.array([scale * r[key] for r in results])
+            std = values.std(ddof=1) if values.size > 1 else 0.0
+            cells.append(f"{values.mean():.{digits}f}{unit} +- {std:.{digits}f} [{values.min():.{digits}f}-{values.max():.{digits}f}]")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

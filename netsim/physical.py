@@ -107,10 +107,11 @@ class PhysicalSystem(SystemKind):
     UE power (``uplink.tx_power_w``); ``fractional``, each device's open-loop PUSCH power for the
     whole band, capped at that power (``pusch_power_dbm``, ``p0_dbm_per_prb`` and ``alpha``), and
     in the 19-site network each interfering device's from its own coupling loss; on FDMA a device
-    keeps that power in its share. In the network each sector of the parameter server's site is
-    a receiver of its own (``uplink_queues`` ``sector``): its devices queue (TDMA) or share the
-    band (FDMA) among themselves, the three sectors at once; ``site`` puts the whole site in one
-    queue, one upload at a time. Compute: ``cycles_per_sample x samples / cpu_hz`` plus an
+    keeps that power in its share. In the network each serving sector is a receiver of its own
+    (``uplink_queues`` ``sector``): its devices queue (TDMA) or share the band (FDMA) among
+    themselves, the sectors at once; ``site`` puts a whole site in one queue, one upload at a
+    time. A static drop's devices are all the centre site's; a moving device under
+    ``coverage`` ``network`` queues at whichever site's sector serves it (``uplink_queue``). Compute: ``cycles_per_sample x samples / cpu_hz`` plus an
     exponential extra delay of mean ``compute_extra_s`` (the shifted exponential of the
     normalized model, now in seconds), both times the plan's compute scale.
     """

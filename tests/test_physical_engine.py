@@ -114,6 +114,17 @@ def test_fdma_shares_the_band_of_each_sector_among_its_own_devices():
     assert records[0].end == pytest.approx(t1 + 2)
 
 
+def test_fdma_devices_served_by_two_sites_each_have_their_sectors_band():
+    # coverage=network: devices 0 and 1 served by the sectors of orientation 0 of sites 0 and 2 (queues 0 and 6),
+    # each alone on its sector's band at 1 Mbit/s: 1 Mbit by 1 s, 2 Mbit by 2 s (one band shared at
+    # log2(3)/2 Mbit/s each, as before: 2/log2(3) and 1 + 2/log2(3) s)
+    net = network([0.0] * 2, uplink_access="fdma")
+    net = dataclasses.replace(net, layout=dataclasses.replace(net.layout, sector=np.array([0, 0]), site=np.array([0, 2])))
+    records, trace = run([uploads([MBIT, 2 * MBIT])], net)
+    assert sorted(events(trace, "uplink"), key=lambda e: e[0]) == [(0, 0, 1), (1, 0, 2)]
+    assert records[0].end == pytest.approx(2.0)
+
+
 def test_fdma_uplink_hand_computed_three_devices():
     # n devices share 1 MHz: each (1/n) MHz at SNR n (its power in its share): (1/n) log2(1 + n) Mbit/s
     # three at 2/3 Mbit/s: device 0 (1 Mbit) done at 1.5 s, devices 1 and 2 have sent 1 Mbit each;

@@ -215,7 +215,10 @@ class CellLayout:
     also: ``bs_gain_db``, the serving sector's antenna gain towards it (None: the system's
     constant gain), ``path_loss_db`` with the O2I loss in it, the interference gains
     (``netsim.multicell.Served``; None: no interference), its indoor state, height and sector, and
-    the uplink interferers' gains to the centre sectors and losses to their own."""
+    the uplink interferers' gains to the centre sectors and losses to their own. ``sector`` is the
+    serving sector's orientation (0..2); ``site`` the serving site (TR 38.901's 19, the centre
+    0; None: every device the centre's, as a static drop serves them): a moving device served by
+    another site's sector (``Cell.coverage`` ``network``) has that site's."""
 
     x_m: np.ndarray
     y_m: np.ndarray
@@ -229,6 +232,7 @@ class CellLayout:
     indoor: np.ndarray | None = None
     height_m: np.ndarray | None = None
     sector: np.ndarray | None = None
+    site: np.ndarray | None = None
     interferer_gain_db: np.ndarray | None = None
     interferer_coupling_loss_db: np.ndarray | None = None
     draws: LinkDraws | None = None  # the drop's per-link draws (a layout the cell placed), which a channel in time continues

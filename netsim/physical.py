@@ -136,10 +136,11 @@ class PhysicalSystem(SystemKind):
     UE power (``uplink.tx_power_w``); ``fractional``, each device's open-loop PUSCH power for the
     whole band, capped at that power (``pusch_power_dbm``, ``p0_dbm_per_prb`` and ``alpha``), and
     in the 19-site network each interfering device's from its own coupling loss; on FDMA a device
-    keeps that power in its share. In the network each sector of the parameter server's site is
-    a receiver of its own (``uplink_queues`` ``sector``): its devices queue (TDMA) or share the
-    band (FDMA) among themselves, the three sectors at once; ``site`` puts the whole site in one
-    queue, one upload at a time. Compute: ``cycles_per_sample x samples / cpu_hz`` plus an
+    keeps that power in its share. In the network each serving sector is a receiver of its own
+    (``uplink_queues`` ``sector``): its devices queue (TDMA) or share the band (FDMA) among
+    themselves, the sectors at once; ``site`` puts a whole site in one queue, one upload at a
+    time. A static drop's devices are all the centre site's; a moving device under
+    ``coverage`` ``network`` queues at whichever site's sector serves it (``uplink_queue``). Compute: ``cycles_per_sample x samples / cpu_hz`` plus an
     exponential extra delay of mean ``compute_extra_s`` (the shifted exponential of the
     normalized model, now in seconds), both times the plan's compute scale.
     """
@@ -182,7 +183,7 @@ class PhysicalSystem(SystemKind):
     link_abstraction: str = "shannon"  # rate per SNR: Shannon with a gap and the CQI cap, TR 36.942 A.2's, or NR's MCS/BLER/HARQ (efficiency)
     ul_allocation: str = "whole-band"  # TDMA grant: every resource block, the widest reaching the floor at P_CMAX (headroom) or the power limit (RoundChannel.allocated_prbs)
     uplink_queues: Literal[UPLINK_QUEUES] = option(
-        "sector", "the parameter server's uplink receivers: one queue per sector of its site (sector) or one for the site",
+        "sector", "the uplink receivers: one queue per serving sector (sector) or one per serving site (site)",
         omit_default=True)
     p0_dbm_per_prb: float = option(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
                                       low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1], requires={"ul_power_control": "fractional"})
@@ -622,13 +623,20 @@ class PhysicalNetwork(Network):
 
     @functools.cached_property
     def uplink_queue(self) -> np.ndarray:
-        """Each device's uplink queue: its serving sector (``uplink_queues`` ``sector`` in the
-        network: each sector of the site a receiver of its own), else 0 (one queue: the site, or
-        the isolated cell's one base station)."""
-        sector = self.layout.sector
-        if self.system.uplink_queues == "site" or sector is None:
-            return np.zeros(self.layout.num_devices, dtype=np.int64)
-        return np.asarray(sector, dtype=np.int64)
+        """Each device's uplink queue, the receiver that serves it: in the network its serving
+        sector, ``3 site + orientation`` over TR 38.901's 57 (``uplink_queues`` ``sector``: each
+        sector a cell with its own receiver and resource blocks), or its serving site
+        (``site``: one queue per site); a moving device served by another site's sector
+        (``Cell.coverage`` ``network``) queues there, not at the centre's, and its queue is its
+        serving sector of the instant the layout is read (a handover moves it). The isolated
+        cell: 0 (its one base station)."""
+        layout = self.layout
+        if layout.sector is None:
+            return np.zeros(layout.num_devices, dtype=np.int64)
+        site = np.zeros(layout.num_devices, dtype=np.int64) if layout.site is None else np.asarray(layout.site, dtype=np.int64)
+        if self.system.uplink_queues == "site":
+            return site
+        return 3 * site + np.asarray(layout.sector, dtype=np.int64)
 
     @functools.cached_property
     def uplink_power_dbm(self) -> np.ndarray:

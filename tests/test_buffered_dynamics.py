@@ -326,3 +326,28 @@ def test_switching_times_and_time_switched_on_read_from_the_availability(tmp_pat
     for t in (0.0, 7.3, 250.0):
         switch = process.next_switch_s(1, t)
         assert switch > t and process.available(switch - 1e-9)[1] != process.available(switch)[1]
+
+
+def test_under_coverage_network_each_upload_queues_at_the_sector_serving_it_when_it_asks():
+    """120 km/h, whole-band grants, every site serving (coverage=network): an upload asks at its
+    compute's end for the blocks of the sector serving it then (3 site + orientation of the 57);
+    two uploads on the air together are at two sectors, some of them of one orientation at two
+    sites (which the centre's one queue per orientation never let send together)."""
+    system = get_cell_system("umi-3.5ghz", overrides={"speed_kmh": 120.0, "ul_allocation": "whole-band"})
+    network, channel_rng = system.bind(np.full(12, 100.0), np.random.SeedSequence(5))
+    trace = []
+    ledger = Ledger(12, 2e5, trace)
+    versions, _ = run_buffered(ledger, network, Buffered(4), 40, np.random.default_rng(0), RunOptions(channel_rng=channel_rng),
+                               trace, np.random.default_rng(1))
+    check_invariants(versions, trace, ledger, network.dynamics)
+    motion = network.dynamics.motion
+    asked, ups = {}, []
+    for e in trace:
+        if e.kind == "compute":
+            asked[e.entity] = e.end
+        elif e.kind == "uplink":
+            ups.append((e, int(motion.serving_at(asked[e.entity])[e.entity])))
+    assert len(ups) >= 100 and any(sector // 3 for _, sector in ups)
+    together = [(sa, sb) for a, sa in ups for b, sb in ups if a.start < b.start < a.end]
+    assert together and all(sa != sb for sa, sb in together)  # a whole-band grant holds its sector's band alone
+    assert any(sa % 3 == sb % 3 for sa, sb in together)  # one orientation, two sites, on the air together

@@ -225,3 +225,23 @@ def test_a_measurement_of_the_candidate_sites_reads_what_the_full_one_reads_ther
     untouched[rows, sectors] = False
     np.testing.assert_array_equal(channel.measured_db[untouched], held[untouched])
     assert not np.array_equal(channel.measured_db[~untouched], held[~untouched])
+
+
+@pytest.mark.parametrize("queues", ["sector", "site"])
+def test_a_moving_device_queues_at_the_sector_serving_it_at_that_instant(queues):
+    # coverage=network: each device's uplink receiver is its serving sector of the instant the links are
+    # read (3 site + orientation of the 57), or its serving site; a handover to another site's sector moves it there
+    from netsim.links import PhysicalLinks
+
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 120.0, "uplink_queues": queues})
+    network, channel_rng = system.bind(np.full(12, 100.0), np.random.SeedSequence(3))
+    motion = network.dynamics.motion
+    seen = set()
+    for t_s in (0.0, 5.0, 10.0, 20.0):
+        queue = PhysicalLinks.draw(network, channel_rng, t_s).uplink_queue
+        serving = motion.serving_at(t_s)
+        np.testing.assert_array_equal(queue, serving if queues == "sector" else serving // 3)
+        seen.update((serving // 3).tolist())
+    assert len(seen) > 3  # devices served by several sites over the run
+    moved = [h for h in motion.handovers if h.source // 3 != h.target // 3]
+    assert moved  # handovers between sites

@@ -83,6 +83,26 @@ def test_each_sector_of_the_site_is_an_uplink_queue_of_its_own(simulator):
         assert records[0].end == end and records[0].arrived == (0, 1, 2)
 
 
+@pytest.mark.parametrize("simulator", ["timeline", "processes"])
+def test_devices_served_by_two_sites_upload_at_once_each_on_its_sectors_blocks(simulator):
+    # coverage=network on a moving cell: device 0 served by the centre site's sector of orientation 1,
+    # devices 1 and 2 by site 4's sectors of orientations 1 and 2 (3 site + orientation: queues 1, 13, 14);
+    # every device at 0 dB: 1 Mbit/s alone on the band (whole-band grants). One queue per serving sector:
+    # all three at once, 0-1, 0-2, 0-3 s (before, device 1 queued behind device 0 at the centre's
+    # sector 1: 1-3 s). One queue per serving site: site 0's device 0 0-1 s beside site 4's device 1 0-2 s,
+    # device 2 after it 2-5 s (before, one queue for all: 0-1, 1-3, 3-6 s).
+    plan = uploads([MBIT, 2 * MBIT, 3 * MBIT])
+    for queues, expected, end in (("sector", [(0, 0, 1), (1, 0, 2), (2, 0, 3)], 3.0),
+                                  ("site", [(0, 0, 1), (1, 0, 2), (2, 2, 5)], 5.0)):
+        net = network([0.0] * 3, uplink_queues=queues)
+        net = dataclasses.replace(net, layout=dataclasses.replace(net.layout, sector=np.array([1, 1, 2]), site=np.array([0, 4, 4])))
+        assert net.uplink_queue.tolist() == ([1, 13, 14] if queues == "sector" else [0, 4, 4])
+        records, trace = simulate_rounds([plan], net, MBIT, np.random.default_rng(0), simulator=simulator,
+                                         channel_rng=np.random.default_rng(1))
+        assert sorted(events(trace, "uplink"), key=lambda e: e[0]) == expected
+        assert records[0].end == end and records[0].arrived == (0, 1, 2)
+
+
 def test_fdma_shares_the_band_of_each_sector_among_its_own_devices():
     # sector 0's devices 0 (1 Mbit) and 2 (3 Mbit) share its band at log2(3)/2 Mbit/s each: device 0
     # done at 2/log2(3) = 1.26186 s, device 2's last 2 Mbit alone at 1 Mbit/s: done at 3.26186 s;
@@ -92,6 +112,17 @@ def test_fdma_shares_the_band_of_each_sector_among_its_own_devices():
     t1 = 2 / LOG2_3
     assert sorted(events(trace, "uplink"), key=lambda e: e[0]) == [(0, 0, t1), (1, 0, 2), (2, 0, t1 + 2)]
     assert records[0].end == pytest.approx(t1 + 2)
+
+
+def test_fdma_devices_served_by_two_sites_each_have_their_sectors_band():
+    # coverage=network: devices 0 and 1 served by the sectors of orientation 0 of sites 0 and 2 (queues 0 and 6),
+    # each alone on its sector's band at 1 Mbit/s: 1 Mbit by 1 s, 2 Mbit by 2 s (one band shared at
+    # log2(3)/2 Mbit/s each, as before: 2/log2(3) and 1 + 2/log2(3) s)
+    net = network([0.0] * 2, uplink_access="fdma")
+    net = dataclasses.replace(net, layout=dataclasses.replace(net.layout, sector=np.array([0, 0]), site=np.array([0, 2])))
+    records, trace = run([uploads([MBIT, 2 * MBIT])], net)
+    assert sorted(events(trace, "uplink"), key=lambda e: e[0]) == [(0, 0, 1), (1, 0, 2)]
+    assert records[0].end == pytest.approx(2.0)
 
 
 def test_fdma_uplink_hand_computed_three_devices():

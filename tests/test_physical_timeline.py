@@ -1,6 +1,7 @@
 """The vectorized physical round (TDMA) against the per-device SimPy processes on randomized
-rounds (one uplink queue, or one per sector of the site; whole-band, headroom or power-limit
-grants, which share a queue's resource blocks): same outcome, round end, per-device energies and bits sent,
+rounds (one uplink queue, or one per serving sector or site, the sectors of other sites too as
+``coverage=network`` serves a moving cell's devices; whole-band, headroom or power-limit grants, which
+share a queue's resource blocks): same outcome, round end, per-device energies and bits sent,
 bit for bit, and the same trace events."""
 
 import numpy as np
@@ -18,8 +19,10 @@ def random_round(rng, mode, deadline):
     loss = 30.0 + 114.0 - snr_db
     sector = rng.integers(0, 3, n) if rng.random() < 0.7 else None  # the site's three receivers (their own uplink queues)
     allocation = str(rng.choice(["whole-band", "headroom", "power-limit"]))  # power-limit: sized by the open-loop power
+    # coverage=network on a moving cell: devices served by the sectors of other sites too (3 site + sector: their own queues)
+    site = rng.integers(0, 3, n) if sector is not None and rng.random() < 0.5 else None
     layout = CellLayout(np.full(n, 50.0), np.zeros(n), rng.random(n) < 0.5, np.zeros(n), loss, rng.uniform(0.0, 10.0, n),
-                        sector=sector)
+                        sector=sector, site=site)
     system = PhysicalSystem(
         Cell(distances_m=(50.0,) * n), LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 0.2, float(rng.uniform(0, 10))),
         fading=str(rng.choice(["ricean", "rayleigh", "none"])), subbands=int(rng.integers(1, 4)),
@@ -65,3 +68,34 @@ def test_vectorized_physical_round_equals_the_processes(mode):
         queue = network.uplink_queue
         packed += sum(1 for a in ups for b in ups if (a.round, queue[a.entity]) == (b.round, queue[b.entity]) and a.start < b.start < a.end)
     assert packed > 0
+
+
+@pytest.mark.parametrize("queues", ["sector", "site"])
+def test_vectorized_round_equals_the_processes_on_a_moving_network_with_every_site_serving(queues):
+    """coverage=network (the default of a moving cell): devices wander over the 19 sites, each
+    queueing at the sector (or site) serving it at the round's start. Whole-band grants: two
+    uploads on the air at once are at two receivers, so one pair of the same orientation at two
+    sites is what the centre's one queue per orientation never let happen."""
+    from scenarios.definitions.cells import get_cell_system
+
+    system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 120.0, "uplink_queues": queues, "ul_allocation": "whole-band"})
+    devices, bits = 12, 2e5
+    every = tuple(range(devices))
+    plans = [RoundPlan((Stream(every, bits),), {d: bits for d in every}, every) for _ in range(30)]
+    runs = {}
+    for simulator in ("timeline", "processes"):
+        network, channel_rng = system.bind(np.full(devices, 100.0), np.random.SeedSequence(3))
+        runs[simulator] = simulate_rounds(plans, network, 1e6, np.random.default_rng(0), simulator=simulator, channel_rng=channel_rng)
+    (fast, fast_trace), (ref, ref_trace) = runs["timeline"], runs["processes"]
+    for a, b in zip(fast, ref):
+        assert (a.start, a.end) == (b.start, b.end) and a.outcome == b.outcome and a.energy_j == b.energy_j
+    assert sorted(fast_trace) == sorted(ref_trace)
+    motion = network.dynamics.motion
+    start = {r.server_round: r.start for r in fast}
+    ups = [(e, motion.serving_at(start[e.round])[e.entity]) for e in fast_trace if e.kind == "uplink"]
+    assert any(sector // 3 != 0 for _, sector in ups)  # served by another site
+    across = [(a, b) for a, sa in ups for b, sb in ups
+              if a.round == b.round and a.start < b.start < a.end and sa % 3 == sb % 3 and sa // 3 != sb // 3]
+    assert across  # same orientation, two sites, on the air together
+    if queues == "site":  # one queue per site: never two of one site at once
+        assert not any(a.round == b.round and a.start < b.start < a.end and sa // 3 == sb // 3 for a, sa in ups for b, sb in ups)

@@ -32,8 +32,9 @@ site's at the sector of the same orientation: under wrap-around every site sees 
 ring); ``site``, only the centre site serves the learning, and a device whose strongest sector
 belongs to another site is out of coverage: it takes no part while it is (dropped with reason
 ``out-of-coverage``, ``netsim.dynamics.rounds``); its SINR towards the centre site's best sector
-is still given. The layout's ``sector`` is the serving sector's orientation (0..2: the centre
-site's sector of that orientation under ``network``).
+is still given. The layout's ``sector`` is the serving sector's orientation (0..2) and its
+``site`` the serving site: under ``network`` a device served by another site's sector queues at
+that sector's receiver (``PhysicalNetwork.uplink_queue``), not the centre's.
 
 The isolated cell (no interference): a billiard in the disk of the outer radius; the path loss
 at ``max(d, inner_radius_m)`` (the inner radius is the drop's minimum distance: TR 38.901's
@@ -297,7 +298,7 @@ class ChannelInTime:
         layout = CellLayout(x, y, los[rows, site], shadowing[rows, site], loss[rows, site] + self.draws.o2i_loss_db,
                             self.draws.k_los * los[rows, site],
                             bs_gain_db=antenna[rows, sector], downlink_interference_db=downlink, uplink_interference_db=uplink,
-                            indoor=self.layout.indoor, height_m=self.layout.height_m, sector=orientation,
+                            indoor=self.layout.indoor, height_m=self.layout.height_m, sector=orientation, site=site,
                             interferer_gain_db=self.layout.interferer_gain_db,
                             interferer_coupling_loss_db=self.layout.interferer_coupling_loss_db, draws=self.draws)
         return layout, out

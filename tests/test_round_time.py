@@ -72,3 +72,29 @@ def test_round_time_on_a_cell_is_hand_computed(capsys):
         assert main(argv[:7] + bad) == 2
         err = capsys.readouterr()[1]
         assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_round_time_on_a_moving_cell_is_the_runs_network(capsys):
+    """``round-time`` binds the cell as a run does: ``speed_kmh`` moves the devices (it used to be
+    read and ignored), and the times are those of ``simulate_rounds`` on ``PhysicalSystem.bind``'s
+    network; speed 0 is the static cell's numbers."""
+    import json
+
+    from scenarios.cli.main import main
+    from scenarios.cli.round_time import CELL_MODEL_BITS, CELL_SAMPLES
+    from scenarios.definitions.cells import get_cell_system
+    from scenarios.definitions.seeds import seed_streams
+    from scenarios.cli.common import parse_options
+
+    found = {}
+    for speed in ("0", "30"):
+        argv = ["round-time", "--system", "uma-3.5ghz", "--devices", "8", "--rounds", "3", "--json", "--radio", f"speed_kmh={speed}"]
+        assert main(argv) == 0
+        found[speed] = json.loads(capsys.readouterr()[0])["simulated_mean_s"]
+        system = get_cell_system("uma-3.5ghz", "barrier", None, parse_options([f"speed_kmh={speed}"], "--radio"))
+        network_seq = seed_streams(0).network
+        network, channel_rng = system.bind(np.full(8, CELL_SAMPLES), network_seq)
+        records, _ = simulate_rounds([round_plan(8, 1, CELL_MODEL_BITS)] * 3, network, CELL_MODEL_BITS, np.random.default_rng(network_seq),
+                                     keep_trace=False, channel_rng=channel_rng)
+        assert found[speed] == pytest.approx(np.mean([r.duration for r in records]), rel=1e-12)
+    assert found["30"] != found["0"]

@@ -104,7 +104,6 @@ def cell_round_time(args):
     """Rounds of N devices on a cell preset: the layout of a run of this seed, fading per round,
     ``--streams`` multicast groups of one model each, every device computing ``CELL_SAMPLES``
     samples and uploading one model; mean round time (s), energy (J) and outages."""
-    from netsim.physical import channel_seeds
     from scenarios.definitions.cells import get_cell_system
     from scenarios.definitions.seeds import seed_streams
 
@@ -116,15 +115,13 @@ def cell_round_time(args):
     Setting(float, low=0, high=MAX_MODEL_BITS, low_open=True).check("--model-bits", args.model_bits)
     system = get_cell_system(args.system, args.mode, None, parse_options(args.radio, "--radio"))
     network_seq = seed_streams(args.seed).network
-    layout_seq, fading_seq, _ = channel_seeds(network_seq)
-    try:
-        layout = system.cell.place(args.devices, np.random.default_rng(layout_seq))
+    try:  # as a run binds it: the layout of this seed, and on a cell in time its motion, availability and batteries
+        network, channel_rng = system.bind(np.full(args.devices, CELL_SAMPLES), network_seq)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    network = system.network(layout, np.full(args.devices, CELL_SAMPLES))
     plan = round_plan(args.devices, args.streams, args.model_bits)
     records, _ = simulate_rounds([plan] * args.rounds, network, args.model_bits, np.random.default_rng(network_seq),
-                                 keep_trace=False, channel_rng=np.random.default_rng(fading_seq))
+                                 keep_trace=False, channel_rng=channel_rng)
     durations = np.array([r.duration for r in records])
     energy = np.array([sum(r.energy_j.values()) for r in records]) / args.devices
     arrived = np.array([len(r.outcome.arrived) for r in records]) / args.devices

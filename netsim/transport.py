@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence
 
+from simpy.events import Event
 from simpy.resources.base import BaseResource, Get, Put
 
 
@@ -119,6 +120,20 @@ class Tdma(ResourceBlocks):
         return (yield self._env.process(_hold(self, timing)))
 
 
+class Own(Event):
+    """An ``Unshared`` medium's grant: the transfer's own medium, at once; nothing to give back."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.succeed()
+
+    def __enter__(self) -> "Own":
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        return None
+
+
 def _hold(medium: Tdma, timing):
     grant = Grant(medium)
     yield grant
@@ -139,6 +154,10 @@ class Unshared:
 
     def __init__(self, env):
         self._env = env
+
+    def request(self, prbs: int = 1) -> "Own":
+        """A grant that fires at once (``ResourceBlocks.request``'s use: ``with medium.request(prbs) as grant``)."""
+        return Own(self._env)
 
     def transmit(self, airtime: float):
         return self._env.process(_alone(self._env, lambda: airtime))

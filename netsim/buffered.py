@@ -67,8 +67,7 @@ import simpy
 from contract import Dispatch, RoundOutcome, Update
 from netsim import energy
 from netsim.engine import RoundRecord, RunOptions
-from netsim.lifecycle import UNAVAILABLE, Device, Presence, compute, receive, upload, wait
-from netsim.links import DOWNLINK_OUTAGE
+from netsim.lifecycle import DOWNLINK_OUTAGE, UNAVAILABLE, Device, Presence, compute, receive, upload, wait
 from netsim.recorder import Recorder
 from netsim.trace import TraceEvent
 from netsim.transport import ACCESS, ResourceBlocks

@@ -27,6 +27,7 @@ from netsim.trace import TraceEvent
 
 DEADLINE = "deadline"
 UPLINK_OUTAGE = "uplink-outage"
+DOWNLINK_OUTAGE = "downlink-outage"
 UNAVAILABLE, BATTERY = "unavailable", "battery"
 
 
@@ -280,6 +281,42 @@ def fdma_upload(me: Device, bits: float):
     if why == UNAVAILABLE:
         me.presence.gone[device] = (env.now, why)
     return why
+
+
+def send_streams(env: simpy.Environment, plan, links, received: dict, trace: list, server_round: int, presence: Presence | None = None):
+    """A synchronous round's downlink (``plan.streams``, a ``contract.RoundPlan``'s): the streams
+    one after another, each timed at its start by the links (``links.stream_s``: at its weakest
+    listener's rate on a cell, 0 when none of them can receive it; the durations' on a
+    normalized system); a device has its model (``received[device]`` fires) when its last
+    stream ends. A stream on the air carries its bits (one nobody can receive is not sent: 0
+    bits). A listener in downlink outage (``links.receives``) gets nothing and is dropped
+    (``downlink-outage``) at its last stream's end. Where the links record energy
+    (``links.records_energy``) each reception is on the trace with its energy. With a
+    ``Presence`` each stream's start is announced (``Presence.stream_starts``: its airtime and
+    bits) and the listeners that can receive time their own reception (``round_device``); a
+    stream goes out as planned even if its listeners left meanwhile (the server learns it at
+    the round's end)."""
+    last_stream = {device: index for index, stream in enumerate(plan.streams) for device in stream.devices}
+    for index, stream in enumerate(plan.streams):
+        start = env.now
+        airtime = links.stream_s(stream.devices, stream.bits)
+        if presence is not None:
+            presence.stream_starts[index].succeed((airtime, stream.bits))
+        yield env.timeout(airtime)
+        trace.append(TraceEvent(server_round, "downlink", index, start, env.now, stream.bits if airtime > 0 else 0.0))
+        for device in stream.devices:
+            if device not in received:
+                continue
+            if not links.receives(device):
+                if last_stream[device] == index:
+                    trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DOWNLINK_OUTAGE))
+                continue
+            if presence is not None:  # it times its own reception
+                continue
+            if links.records_energy:
+                trace.append(TraceEvent(server_round, "receive", device, start, env.now, stream.bits, links.receive_j(device, airtime)))
+            if last_stream[device] == index:
+                received[device].succeed()
 
 
 def round_device(shared: SharedRound, device: int, start_signal, computed, compute_s: float, compute_j: float, uplink_bits: float,

@@ -180,8 +180,10 @@ class Links(Protocol):
     ``downlink_access``, ``uplink_access``: the media's access schemes (``ACCESS``, or ``"fdma"``:
     the band shared equally, ``netsim.fdma``); ``uplink_queue[device]``: the device's uplink
     receiver (each receiver has its own medium, ``uplink_medium``); ``band_prbs``: each
-    receiver's resource blocks."""
+    receiver's resource blocks; ``records_energy``: whether each reception is on the trace with
+    its energy (a cell's; a normalized system has no energy and its rounds no receptions)."""
 
+    records_energy: bool
     downlink_access: str
     uplink_access: str
     uplink_queue: Sequence[int]
@@ -236,6 +238,7 @@ class NormalizedLinks:
 
     band_prbs = 1
     uplink_queue = OneReceiver()
+    records_energy = False
 
     def __init__(self, system, model_bits: float, downlink_access: str = "tdma", uplink_access: str = "tdma"):
         self.system = system

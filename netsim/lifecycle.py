@@ -5,7 +5,10 @@ SimPy generator function that asks the channel what the step takes (``links``, a
 battery, issue 56 item 3) when the step happens. ``round_device`` composes them into a device's
 part of a synchronous round, the one device process of the normalized reference
 (``netsim.reference``) and of the cell (``netsim.physical_round``): receive its own streams
-(with a ``Presence``), wait for the model, compute, (barrier mode: wait for everyone), upload.
+(with a ``Presence``), wait for the model, compute, (barrier mode: wait for everyone), upload;
+``send_streams`` is their one downlink. The buffered orchestrators (``netsim.buffered``,
+``netsim.tiered``) run the same steps for each dispatch, so a step is cut the same way under
+FedBuff, FedAsync and FedAT as in a round.
 
 A step is cut by the round's deadline, the device switching off (its next switch after the
 round's start, ``Presence.leaves``) or its battery running flat (the charge it has left, read

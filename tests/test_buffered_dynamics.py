@@ -152,6 +152,21 @@ def test_a_device_that_switches_off_mid_upload_is_cut_at_that_instant_as_in_a_sy
     assert [(v.server_round, v.end, v.arrived, v.outcome.dropped, v.energy_j) for v in versions[1:]] == [
         (1, 3.0, (1,), {0: "unavailable"}, {0: 0.5 + 0.0 + 0.5, 1: 0.5 + 0.0 + 1.0}), (2, 6.0, (1,), {0: "unavailable"}, {1: 1.5})]
     check_invariants(versions, trace, ledger, dynamics)
+    # the same device in a synchronous round (``round_device``, the same links and switching off): the same cut
+    import simpy
+
+    from netsim.lifecycle import Presence, SharedRound, round_device
+
+    env, sync_trace = simpy.Environment(), []
+    presence = Presence.start(env, (0,), dynamics.availability, None)
+    presence.stream_starts = [env.event()]
+    links = OneSector({0: 1.0, 1: 1.0})
+    shared = SharedRound(env, None, {0: links.uplink_medium(env)}, links, None, sync_trace, 1, presence)
+    env.process(round_device(shared, 0, None, env.event(), 1.0, 0.0, 1.0, (0,)))
+    presence.stream_starts[0].succeed((1.0, 1.0))
+    env.run()
+    cut = [(e.start, e.end, e.bits, e.energy_j, e.reason) for e in sync_trace if e.kind == "dropped"]
+    assert cut == [(e.start, e.end, e.bits, e.energy_j, e.reason) for e in trace if e.kind == "dropped"][:1]
 
 
 def test_the_server_waits_for_a_device_that_may_come_back_to_fill_the_buffer(monkeypatch, tmp_path):

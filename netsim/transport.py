@@ -13,11 +13,12 @@ transfer the medium, ``_do_get`` gives it back):
 - ``Unshared``: every transfer has a medium of its own (orthogonal channels: no contention),
   as the closed forms of renewal theory assume.
 
-A stream asks ``carry(prbs, timing)`` (``yield from``), its airtime asked of ``timing()`` when
-its grant starts (on ``Tdma`` and ``Unshared`` a process of its own, on ``ResourceBlocks`` held
-by the asking process), its value the time it started; a device's upload
-(``netsim.lifecycle.upload``) asks ``request(prbs)`` and holds the grant while it sends, so a
-device that switches off or runs flat is cut there. What a transfer or a step takes is asked of the links, the one declared protocol
+A transfer asks ``transmit(airtime)``: a process that ends when the transfer has ended (its
+grant, its airtime, its release all inside), its value the time the transfer started; or
+``carry(prbs, timing)`` (``yield from``), its airtime asked of ``timing()`` when its grant starts
+(on ``Tdma`` and ``Unshared`` a process of its own, on ``ResourceBlocks`` held by the asking
+process); a device's upload (``netsim.lifecycle.upload``) asks ``request(prbs)`` and holds the
+grant while it sends, so a device that switches off or runs flat is cut there. What a transfer or a step takes is asked of the links, the one declared protocol
 ``Links``: ``NormalizedLinks`` answers it for a normalized system, a cell's
 ``netsim.links.PhysicalLinks`` for one fading draw (stream and upload airtimes, who receives and
 can upload, each upload's receiver and grant, compute time, the energies, the media).
@@ -109,10 +110,14 @@ class Tdma(ResourceBlocks):
     def __init__(self, env):
         super().__init__(env, 1)
 
+    def transmit(self, airtime: float):
+        """The transfer's process: wait for the medium, hold it ``airtime``, give it back; its
+        value is the time it started."""
+        return self._env.process(_hold(self, lambda: airtime))
+
     def carry(self, prbs: int, timing):
-        """A transfer as a process of its own (wait for the medium, hold it for the airtime
-        ``timing()`` gives at the grant's start, give it back), waited for by the asking process
-        (``yield from``); its start."""
+        """A transfer as a process of its own (``transmit``, its airtime ``timing()`` at the
+        grant's start), waited for by the asking process (``yield from``); its start."""
         return (yield self._env.process(_hold(self, timing)))
 
 
@@ -154,6 +159,9 @@ class Unshared:
     def request(self, prbs: int = 1) -> "Own":
         """A grant that fires at once (``ResourceBlocks.request``'s use: ``with medium.request(prbs) as grant``)."""
         return Own(self._env)
+
+    def transmit(self, airtime: float):
+        return self._env.process(_alone(self._env, lambda: airtime))
 
     def carry(self, prbs: int, timing):
         """``Tdma.carry``'s way: the transfer a process of its own, from now."""

@@ -29,7 +29,7 @@ def test_tdma_grants_one_transfer_at_a_time_first_come_first_served():
 
     def transfer(name, ready, airtime):
         yield env.timeout(ready)
-        start = yield from medium.carry(1, lambda: airtime)
+        start = yield medium.transmit(airtime)
         ends.append((name, start, env.now))
 
     for name, ready, airtime in (("a", 0, 2), ("b", 0, 1), ("c", 0.5, 1), ("d", 5, 1)):

@@ -9,8 +9,10 @@ and an uplink medium (``Tdma``: one transfer at a time, FIFO; ``Unshared``: no c
 cell, as in its synchronous rounds (``netsim.physical_round``), the downlink sends one stream at a
 time and each uplink receiver (``PhysicalLinks.uplink_queue``: each sector of the site, or the
 site) has its resource blocks (``ResourceBlocks``), each upload holding its grant's
-(``PhysicalLinks.grant_prbs``) while it sends: grants that fit together send together. One SimPy
-process per device waits for its model, computes and uploads, again and again. The server keeps
+(``PhysicalLinks.grant_prbs``) while it sends: grants that fit together send together. Each
+dispatch is one SimPy process, the device lifecycle of the synchronous rounds
+(``netsim.lifecycle``: receive, compute, upload, the same step functions): it receives the
+stream, computes and uploads, reading the channel and its state at each step. The server keeps
 ``concurrency`` devices training: whenever devices are idle it dispatches the current model
 version to them, all together as one stream (a broadcast when they are all of them); when more
 are idle than places are free, it chooses (``Buffered.idle_choice``: uniformly at random, as
@@ -33,7 +35,10 @@ starts), the energies on the trace; a device in downlink outage misses the versi
 On a cell in time (``netsim.dynamics.rounds.Dynamics``) every step reads the device's state
 when it happens: a device out of coverage, switched off or flat is not dispatched to (passed
 over with that reason, looked at again when it may be back), and one that switches off or runs
-flat while it receives, computes or uploads loses its update (dropped with that reason); the
+flat while it waits for its stream or its grant, receives, computes or uploads is cut at that
+instant, as in a synchronous round (``netsim.lifecycle.timed_step``: its energy spent until
+then, a battery never below empty), and loses its update (dropped with that reason); one out of
+coverage or in uplink outage when its upload starts or its grant comes sends nothing. The
 batteries are drained as each energy is spent. Every dispatch ends in an update that arrived,
 a drop with a reason, or is in flight when the run ends. When nobody is left training and
 nobody passed over may come back, a partial buffer is aggregated, and with none the run ends
@@ -62,8 +67,7 @@ import simpy
 from contract import Dispatch, RoundOutcome, Update
 from netsim import energy
 from netsim.engine import RoundRecord, RunOptions
-from netsim.lifecycle import UPLINK_OUTAGE
-from netsim.links import DOWNLINK_OUTAGE
+from netsim.lifecycle import DOWNLINK_OUTAGE, UNAVAILABLE, Device, Presence, compute, receive, upload, wait
 from netsim.recorder import Recorder
 from netsim.trace import TraceEvent
 from netsim.transport import ACCESS, ResourceBlocks
@@ -160,7 +164,7 @@ class BufferedRun:
         self.training = 0
         self.buffer: list[Update] = []
         self.updates = 0  # the updates that arrived so far (each its sequence number)
-        self.inbox = [simpy.Store(env) for _ in range(self.num_devices)]
+        self.shared = BufferedShared(self)
         self.interval = _Interval(0.0)
         self.recorder = Recorder.of(env, versions, options)  # the records, the evaluations, the budget
         self.finished = env.event()
@@ -198,12 +202,6 @@ class BufferedRun:
             return {}
         return self.dynamics.absent(self.env.now, devices)
 
-    def lost(self, device: int, start: float) -> str | None:
-        """Why ``device`` could not finish the step it began at ``start`` (``Dynamics.present_throughout``)."""
-        if self.dynamics is None:
-            return None
-        return self.dynamics.present_throughout(device, start, self.env.now)
-
     def spend(self, device: int, joules: float) -> None:
         """``device`` spent ``joules`` now: in the interval's energy and drained from its battery."""
         self.interval.energy_j[device] = self.interval.energy_j.get(device, 0.0) + joules
@@ -216,7 +214,8 @@ class BufferedRun:
                 self.flat_s[device] = self.env.now
 
     def drop(self, device: int, why: str) -> None:
-        """``device``'s dispatch ends without an update (its model or its update lost, ``why``): idle again."""
+        """The server drops ``device``'s dispatch now (``why``: absent when its stream starts, in
+        downlink outage, its update too stale): idle again."""
         now = self.env.now
         self.trace.append(TraceEvent(self.version + 1, "dropped", device, now, now, 0.0, 0.0, why))
         self.interval.dropped[device] = why
@@ -280,20 +279,40 @@ class BufferedRun:
 
     def send(self, devices: tuple[int, ...], draws: dict, version: int):
         """One stream of ``version`` to ``devices`` on the downlink, timed by the channel at its
-        start, heard by those present then; each device that gets it, and stays present to its
-        end, starts (the others are dropped: ``downlink-outage``, or their state's reason)."""
+        start, heard by those present then. Each device's life (``device_process``) starts at the
+        dispatch, its state read from then on (``Presence``: its switching off, its battery);
+        one that switched off before the stream starts has left then; at the stream's start the
+        server drops those absent then (their state's reason, ``Dynamics.absent``) and, at its
+        end, those in downlink outage (``downlink-outage``); the others receive it
+        (``netsim.lifecycle.receive``: cut where they switch off or run flat)."""
+        env = self.env
+        dynamics = self.dynamics
+        presence = BufferedPresence.start(env, devices, dynamics.availability if dynamics is not None else None,
+                                          dynamics.batteries if dynamics is not None else None)
+        presence.run = self
+        started = {device: env.event() for device in devices}
+        for device in devices:
+            env.process(self.device_process(Life(self.shared, device, presence), version, draws[device], started[device]))
         listen: dict = {}
 
-        def timing(links):
-            absent = self.absent(devices)
-            listeners = [d for d in devices if d not in absent]
-            listen.update(listeners=listeners, getting=[d for d in listeners if links.receives(d)])
+        def timing():
+            links = self.links_now()
+            waiting = [d for d in devices if not presence.left(env, d)]  # (one that left is dropped by its own process)
+            absent = self.absent(waiting)
+            listeners = [d for d in waiting if d not in absent]
+            getting = [d for d in listeners if links.receives(d)]
+            airtime = links.stream_s(listeners, self.model_bits) if listeners else 0.0
+            listen.update(listeners=listeners, getting=getting)
+            for device in waiting:
+                started[device].succeed((airtime, self.model_bits) if device in getting else None)
+                if device in listeners and device not in getting:
+                    self.on_air(device, env.now, env.now + airtime)  # it listens, in vain
             for device, why in sorted(absent.items()):  # gone when the stream starts: its model is lost now
                 self.drop(device, why)
-            return links.stream_s(listeners, self.model_bits) if listeners else 0.0
+            return airtime
 
-        start, links = yield from self.carry(self.downlink, 1, timing, devices)
-        interval, now = self.interval, self.env.now
+        start = yield from self.downlink.carry(1, timing)
+        interval, now = self.interval, env.now
         getting, listeners = listen["getting"], listen["listeners"]
         interval.streams += 1
         if getting:
@@ -302,35 +321,18 @@ class BufferedRun:
         for device in listeners:  # (a release may aggregate: self.interval is then the next one's)
             if device not in getting:
                 self.drop(device, DOWNLINK_OUTAGE)
-                continue
-            joules = links.receive_j(device, now - start)
-            self.spend(device, joules)
-            if self.records_energy:
-                self.trace.append(TraceEvent(self.version + 1, "receive", device, start, now, self.model_bits, joules))
-            why = self.lost(device, start)
-            if why is not None:
-                self.drop(device, why)
-                continue
-            self.interval.received.add(device)
-            self.inbox[device].put((version, draws[device]))
 
-    def carry(self, medium: ResourceBlocks, prbs: int, timing, devices):
-        """A transfer, in the asking process: ``prbs`` of ``medium``'s blocks held for
-        the airtime ``timing(links)`` gives from the links at the grant's start (the channel of
-        that instant); ``devices`` receive or send on it (busy, not waiting) from its start.
-        Returns (its start, those links)."""
-        env, got = self.env, {}
-
-        def airtime():
-            got["links"] = links = self.links_now()
-            seconds = timing(links)
-            if self.waiting_w and seconds > 0:
-                for device in devices:
-                    self.busy[device].append((env.now, env.now + seconds))
-            return seconds
-
-        start = yield from medium.carry(prbs, airtime)
-        return start, got["links"]
+    def on_air(self, device: int, start: float, end: float) -> None:
+        """``device`` receives or sends from ``start`` to ``end`` (busy, not waiting): said at the
+        transfer's start, and again with its end when it is cut."""
+        if not self.waiting_w:
+            return
+        segments = self.busy[device]
+        for i, (begin, _) in enumerate(segments):
+            if begin == start:
+                segments[i] = (start, end)
+                return
+        segments.append((start, end))
 
     def receiver(self, links, device: int) -> ResourceBlocks:
         """The medium of ``device``'s uplink receiver on ``links`` (its resource blocks, TDMA): one
@@ -422,46 +424,97 @@ class BufferedRun:
             self.finished.succeed()
 
     # --- a device ----------------------------------------------------------------------
-    def device_process(self, device: int):
-        """Device ``device`` for the whole run: wait for a model, compute, upload; each step
-        reads the channel and the device's state when it starts, and a device that switched
-        off or ran flat during a step loses its update (dropped with that reason)."""
-        env = self.env
-        while True:
-            version, draw = yield self.inbox[device].get()
-            links, start = self.links_now(), env.now
-            yield env.timeout(links.compute_s(device, draw, 1.0))
-            joules = links.compute_j(device, 1.0)
-            self.spend(device, joules)
-            self.interval.computed.add(device)
-            self.trace.append(TraceEvent(self.version + 1, "compute", device, start, env.now, 0.0, joules))
-            why = self.lost(device, start) or self.absent((device,)).get(device)
-            if why is None and not self.links_now().can_upload(device):
-                why = UPLINK_OUTAGE
-            if why is not None:
-                self.drop(device, why)
-                continue
-            links = self.links_now()  # its receiver and grant: the channel when it asks
-            sent: dict = {}
+    def device_process(self, me: "Life", version: int, draw: float, started):
+        """One dispatch of ``version`` to a device, from the dispatch to its update or its drop:
+        the lifecycle's steps (``netsim.lifecycle``: the same receive, compute and upload as a
+        synchronous round's), each reading the channel (``links_now``) and the device's state
+        when it happens. A device that switches off or runs flat in a step is cut at that
+        instant, its energy prorated, and dropped with that reason; it is idle again then."""
+        device = me.device
+        if (yield from wait(me, started)):  # it switched off before its stream started
+            me.leave(UNAVAILABLE)
+            self.release(device)
+            return
+        if started.value is None:  # absent at the stream's start or in downlink outage: the server dropped it
+            return
+        if not (yield from receive(me, started)):
+            self.release(device)
+            return
+        self.interval.received.add(device)
+        links = self.links_now()
+        if not (yield from compute(me, links.compute_s(device, draw, 1.0), links.compute_j(device, 1.0))):
+            self.release(device)
+            return
+        self.interval.computed.add(device)
+        if not (yield from upload(me, self.model_bits)):
+            self.release(device)
+            return
+        self.interval.uplink_bits += self.model_bits
+        self.arrive(Update(device, version, self.model_bits, self.env.now, self.updates))
 
-            def timing(now_links, device=device, sent=sent):
-                why = self.absent((device,)).get(device) or (None if now_links.can_upload(device) else UPLINK_OUTAGE)
-                sent.update(why=why, links=now_links)
-                return 0.0 if why else now_links.uplink_s(device, self.model_bits)
 
-            start, _ = yield from self.carry(self.receiver(links, device), links.grant_prbs(device), timing, (device,))
-            if sent["why"] is not None:  # gone or in outage when its grant came: nothing sent
-                self.drop(device, sent["why"])
-                continue
-            joules = sent["links"].transmit_j(device, env.now - start)
-            self.spend(device, joules)
-            self.interval.uplink_bits += self.model_bits
-            self.trace.append(TraceEvent(self.version + 1, "uplink", device, start, env.now, self.model_bits, joules))
-            why = self.lost(device, start)
-            if why is not None:
-                self.drop(device, why)
-                continue
-            self.arrive(Update(device, version, self.model_bits, env.now, self.updates))
+class BufferedShared:
+    """What the lifecycle's steps ask of a buffered run (``netsim.lifecycle.SharedRound``'s
+    questions): the links of the instant (``BufferedRun.links_now``), each device's uplink
+    receiver on them, no barrier and no deadline."""
+
+    barrier = None
+    deadline = None
+
+    def __init__(self, run: BufferedRun):
+        self.run = run
+        self.uplink = Receivers(run)
+
+    @property
+    def env(self) -> simpy.Environment:
+        return self.run.env
+
+    @property
+    def links(self):
+        return self.run.links_now()
+
+
+class Receivers:
+    """Device -> its uplink receiver's medium on the links of the instant (``BufferedRun.receiver``)."""
+
+    def __init__(self, run: BufferedRun):
+        self.run = run
+
+    def __getitem__(self, device: int):
+        return self.run.receiver(self.run.links_now(), device)
+
+
+@dataclass
+class BufferedPresence(Presence):
+    """The devices of one dispatch (``netsim.lifecycle.Presence``: when each switches off after
+    the dispatch, their batteries) in a buffered run: what a step spends goes into the run's
+    interval and its battery (``BufferedRun.spend``); out of coverage now is out of reach."""
+
+    run: object = None
+
+    def spend(self, device: int, joules: float) -> None:
+        self.run.spend(device, joules)
+
+    def unreachable(self, env: simpy.Environment, device: int) -> str | None:
+        return self.run.absent((device,)).get(device)
+
+
+@dataclass(frozen=True)
+class Life(Device):
+    """A device of a buffered run in the lifecycle's steps: its events on the run's trace, in
+    the version the interval they end in makes (a reception only where the network records
+    energy), its drops in the interval's outcome, its time on the air kept for the waiting."""
+
+    def event(self, kind: str, start: float, bits: float = 0.0, joules: float = 0.0, why: str = "") -> None:
+        run = self.presence.run
+        if kind == "receive" and not run.records_energy:
+            return
+        run.trace.append(TraceEvent(run.version + 1, kind, self.device, start, self.env.now, bits, joules, why))
+        if kind == "dropped":
+            run.interval.dropped[self.device] = why
+
+    def on_air(self, start: float, end: float) -> None:
+        self.presence.run.on_air(self.device, start, end)
 
 
 def run_buffered(learner, network, settings: Buffered, versions: int, rng, options: RunOptions = RunOptions(),
@@ -484,8 +537,6 @@ def drive(run: BufferedRun, trace: list | None = None):
     recorder.keep(RoundRecord(0, 0.0, 0.0, 0.0, 0.0, 0, (), None, recorder.evaluation(learner, 0), None, None))
     if run.dynamics is not None:  # the moving channel's handovers, logged as they happen
         run.dynamics.measure(env, run.trace, lambda: run.version + 1)
-    for device in range(run.num_devices):
-        env.process(run.device_process(device))
     run.dispatch_idle()
     run.keep_going()
     records = recorder.run(run.finished)

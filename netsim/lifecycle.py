@@ -5,7 +5,10 @@ SimPy generator function that asks the channel what the step takes (``links``, a
 battery, issue 56 item 3) when the step happens. ``round_device`` composes them into a device's
 part of a synchronous round, the one device process of the normalized reference
 (``netsim.reference``) and of the cell (``netsim.physical_round``): receive its own streams
-(with a ``Presence``), wait for the model, compute, (barrier mode: wait for everyone), upload.
+(with a ``Presence``), wait for the model, compute, (barrier mode: wait for everyone), upload;
+``send_streams`` is their one downlink. The buffered orchestrators (``netsim.buffered``,
+``netsim.tiered``) run the same steps for each dispatch, so a step is cut the same way under
+FedBuff, FedAsync and FedAT as in a round.
 
 A step is cut by the round's deadline, the device switching off (its next switch after the
 round's start, ``Presence.leaves``) or its battery running flat (the charge it has left, read
@@ -27,6 +30,7 @@ from netsim.trace import TraceEvent
 
 DEADLINE = "deadline"
 UPLINK_OUTAGE = "uplink-outage"
+DOWNLINK_OUTAGE = "downlink-outage"
 UNAVAILABLE, BATTERY = "unavailable", "battery"
 
 
@@ -81,6 +85,13 @@ class Presence:
         leave = self.leaves.get(device)
         return leave is not None and (leave.event.processed or env.now >= leave.at)
 
+    def unreachable(self, env: simpy.Environment, device: int) -> str | None:
+        """Why ``device`` cannot be reached now besides its switching off and its battery (None:
+        it can). A synchronous round reads coverage at its start (``netsim.dynamics.rounds``):
+        none here; the buffered orchestrators read it at each upload's start and grant
+        (``netsim.buffered``)."""
+        return None
+
 
 @dataclass(frozen=True)
 class SharedRound:
@@ -121,9 +132,16 @@ class Device:
         cut (from ``start``, ``bits`` through and ``joules`` spent) or at this instant. False."""
         now = self.env.now
         self.event("dropped", now if start is None else start, bits, joules, why)
-        self.presence.spend(self.device, joules)
+        if joules:
+            self.presence.spend(self.device, joules)
         self.presence.gone[self.device] = (now, why)
         return False
+
+    def on_air(self, start: float, end: float) -> None:
+        """The device receives or sends from ``start`` to ``end`` (said when the transfer starts,
+        its planned end, and again when it is cut, its end then). A synchronous round counts its
+        waiting from the events at its end: nothing here; a buffered run, whose waiting is settled
+        at aggregations that may fall within a transfer, keeps them (``netsim.buffered``)."""
 
 
 def wait(me: Device, event):
@@ -148,14 +166,14 @@ def timed_step(me: Device, run_s: float, energy_j: float, deadline: Deadline | N
     env, presence = me.env, me.presence
     start = env.now
     charge = presence.charge_j(me.device)
-    flat = energy_j > charge
-    delay = run_s * charge / energy_j if flat else run_s
+    flat = charge <= 0.0 or energy_j > charge  # a battery already empty (waiting drained it) takes no step
+    delay = (run_s * charge / energy_j if charge > 0.0 else 0.0) if flat else run_s
     timer = env.timeout(delay)
     leave = presence.leaves.get(me.device)
     ends = [timer] + ([deadline.event] if deadline else []) + ([leave.event] if leave else [])
     yield env.any_of(ends) if len(ends) > 1 else timer
     if env.now >= start + delay:  # the step's own end (the natural one, or flat) came first or with the others
-        return (charge, BATTERY) if flat else (energy_j, None)
+        return (max(charge, 0.0), BATTERY) if flat else (energy_j, None)
     why = DEADLINE if deadline is not None and deadline.event.processed else UNAVAILABLE
     return energy_j * ((env.now - start) / run_s), why
 
@@ -168,8 +186,10 @@ def receive(me: Device, started):
         return me.leave(UNAVAILABLE)
     airtime_s, bits = started.value
     start = me.env.now
+    me.on_air(start, start + airtime_s)
     joules, why = yield from timed_step(me, airtime_s, me.shared.links.receive_j(me.device, airtime_s), None)
     if why is not None:
+        me.on_air(start, me.env.now)
         return me.leave(why, start, bits * (me.env.now - start) / airtime_s, joules)
     me.event("receive", start, bits, joules)
     me.presence.spend(me.device, joules)
@@ -193,30 +213,48 @@ def compute(me: Device, compute_s: float, compute_j: float):
     return me.leave(why)
 
 
+def reachable(me: Device, links, bits: float) -> bool:
+    """Whether the device can upload now on ``links``: not out of reach (``Presence.unreachable``)
+    nor in uplink outage; else dropped with that reason now (False)."""
+    why = me.presence.unreachable(me.env, me.device)
+    if why is None and not links.can_upload(me.device, bits > 0):
+        why = UPLINK_OUTAGE
+    if why is None:
+        return True
+    me.event("dropped", me.env.now, why=why)
+    return False
+
+
 def upload(me: Device, bits: float):
     """Upload ``bits`` to the device's receiver: True when it arrived. In uplink outage nothing is
-    sent (``uplink-outage``). TDMA: its grant's blocks (``links.grant_prbs``) of its receiver's,
-    held for its airtime (``links.uplink_s``); an upload that would end after the deadline is
-    dropped when granted and sends nothing. FDMA: ``fdma_upload``."""
+    sent (``uplink-outage``). TDMA: its grant's blocks (``links.grant_prbs``, its receiver and
+    grant those of the links when it asks) of its receiver's, held for its airtime
+    (``links.uplink_s``, the links' at the grant's start, when it may be in outage or out of
+    reach then: dropped, nothing sent); an upload that would end after the deadline is dropped
+    when granted and sends nothing. FDMA: ``fdma_upload``."""
     shared, device = me.shared, me.device
     links, deadline = shared.links, shared.deadline
-    if not links.can_upload(device, bits > 0):
-        me.event("dropped", me.env.now, why=UPLINK_OUTAGE)
+    if not reachable(me, links, bits):
         return False
     if links.uplink_access == "fdma":
         return bits == 0 or (yield from fdma_upload(me, bits)) is None
-    uplink_s = links.uplink_s(device, bits)  # 0: nothing to send
-    if uplink_s == 0:
+    if links.uplink_s(device, bits) == 0:  # nothing to send
         return True
     with shared.uplink[device].request(links.grant_prbs(device)) as slot:
         if (yield from wait(me, slot)):
             return me.leave(UNAVAILABLE)
+        links = shared.links  # the channel of the grant's start
+        if not reachable(me, links, bits):
+            return False
+        uplink_s = links.uplink_s(device, bits)
         if deadline and me.env.now + uplink_s > deadline.at:
             me.event("dropped", me.env.now, why=DEADLINE)
             return False
         start = me.env.now
+        me.on_air(start, start + uplink_s)
         joules, why = yield from timed_step(me, uplink_s, links.transmit_j(device, uplink_s), None)  # it ends by the deadline
         if why is not None:
+            me.on_air(start, me.env.now)
             return me.leave(why, start, bits * (me.env.now - start) / uplink_s, joules)
         me.event("uplink", start, bits, joules)
         me.presence.spend(device, joules)
@@ -246,6 +284,42 @@ def fdma_upload(me: Device, bits: float):
     if why == UNAVAILABLE:
         me.presence.gone[device] = (env.now, why)
     return why
+
+
+def send_streams(env: simpy.Environment, plan, links, received: dict, trace: list, server_round: int, presence: Presence | None = None):
+    """A synchronous round's downlink (``plan.streams``, a ``contract.RoundPlan``'s): the streams
+    one after another, each timed at its start by the links (``links.stream_s``: at its weakest
+    listener's rate on a cell, 0 when none of them can receive it; the durations' on a
+    normalized system); a device has its model (``received[device]`` fires) when its last
+    stream ends. A stream on the air carries its bits (one nobody can receive is not sent: 0
+    bits). A listener in downlink outage (``links.receives``) gets nothing and is dropped
+    (``downlink-outage``) at its last stream's end. Where the links record energy
+    (``links.records_energy``) each reception is on the trace with its energy. With a
+    ``Presence`` each stream's start is announced (``Presence.stream_starts``: its airtime and
+    bits) and the listeners that can receive time their own reception (``round_device``); a
+    stream goes out as planned even if its listeners left meanwhile (the server learns it at
+    the round's end)."""
+    last_stream = {device: index for index, stream in enumerate(plan.streams) for device in stream.devices}
+    for index, stream in enumerate(plan.streams):
+        start = env.now
+        airtime = links.stream_s(stream.devices, stream.bits)
+        if presence is not None:
+            presence.stream_starts[index].succeed((airtime, stream.bits))
+        yield env.timeout(airtime)
+        trace.append(TraceEvent(server_round, "downlink", index, start, env.now, stream.bits if airtime > 0 else 0.0))
+        for device in stream.devices:
+            if device not in received:
+                continue
+            if not links.receives(device):
+                if last_stream[device] == index:
+                    trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DOWNLINK_OUTAGE))
+                continue
+            if presence is not None:  # it times its own reception
+                continue
+            if links.records_energy:
+                trace.append(TraceEvent(server_round, "receive", device, start, env.now, stream.bits, links.receive_j(device, airtime)))
+            if last_stream[device] == index:
+                received[device].succeed()
 
 
 def round_device(shared: SharedRound, device: int, start_signal, computed, compute_s: float, compute_j: float, uplink_bits: float,

@@ -12,11 +12,9 @@ from typing import Sequence
 import numpy as np
 
 from netsim import energy
-from netsim.lifecycle import DEADLINE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
+from netsim.lifecycle import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
 from netsim.physical_protocol import PhysicalNetworkProtocol, RoundChannelProtocol
 from netsim.transport import ResourceBlocks
-
-DOWNLINK_OUTAGE = "downlink-outage"
 
 
 class PhysicalLinks:
@@ -25,6 +23,7 @@ class PhysicalLinks:
     uplink is the system's (``tdma``: each receiver's resource blocks; ``fdma``)."""
 
     downlink_access = "tdma"
+    records_energy = True
 
     def __init__(self, network: PhysicalNetworkProtocol, channel: RoundChannelProtocol):
         self.network = network

@@ -23,9 +23,9 @@ import numpy as np
 
 from contract import RoundOutcome, RoundPlan
 from netsim import energy
-from netsim.lifecycle import BATTERY, Deadline, Presence, SharedRound, round_device
+from netsim.lifecycle import BATTERY, Deadline, Presence, SharedRound, round_device, send_streams
 from netsim.fdma import FdmaUplink
-from netsim.links import DOWNLINK_OUTAGE, PhysicalLinks
+from netsim.links import PhysicalLinks
 from netsim.trace import TraceEvent
 from netsim.transport import ResourceBlocks
 from netsim.physical_protocol import PhysicalNetworkProtocol
@@ -70,36 +70,6 @@ def present_idle_events(links, presence, participants, events, start: float, end
     return idle
 
 
-def downlink_process(env, plan: RoundPlan, links, received, trace, server_round, presence=None):
-    """Send the streams one after another; a device has its model when its last stream ends.
-
-    A listener in downlink outage gets nothing (its ``received`` event never fires); the stream
-    runs at the rate of its weakest listener that can receive. With a ``Presence`` each stream's
-    start is announced (``Presence.stream_starts``: its airtime and bits) and the listeners that
-    can receive time their own reception (``netsim.lifecycle.round_device``); a stream
-    goes out as planned even if its listeners left meanwhile (the server learns it at the round's end).
-    """
-    last_stream = {device: index for index, stream in enumerate(plan.streams) for device in stream.devices}
-    for index, stream in enumerate(plan.streams):
-        start = env.now
-        airtime = links.stream_s(stream.devices, stream.bits)
-        if presence is not None:
-            presence.stream_starts[index].succeed((airtime, stream.bits))
-        yield env.timeout(airtime)
-        getting = [d for d in stream.devices if links.receives(d)]
-        trace.append(TraceEvent(server_round, "downlink", index, start, env.now, stream.bits if getting else 0.0))
-        for device in stream.devices:
-            if device not in received or (presence is not None and links.receives(device)):
-                continue
-            if not links.receives(device):
-                if last_stream[device] == index:
-                    trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DOWNLINK_OUTAGE))
-                continue
-            trace.append(TraceEvent(server_round, "receive", device, start, env.now, stream.bits, links.receive_j(device, airtime)))
-            if last_stream[device] == index:
-                received[device].succeed()
-
-
 def physical_round_process(env, plan: RoundPlan, system: PhysicalNetworkProtocol, model_bits: float, rng: np.random.Generator, trace,
                            server_round, channel_rng=None):
     """One round on a physical network; returns its ``RoundOutcome`` (who received, computed,
@@ -133,7 +103,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetworkProtocol
     received = {device: env.event() for device in participants if device in listening}
     if presence is not None:
         presence.stream_starts = [env.event() for _ in plan.streams]
-    downlink = env.process(downlink_process(env, plan, links, received, trace, server_round, presence))
+    downlink = env.process(send_streams(env, plan, links, received, trace, server_round, presence))
     computed = {device: env.event() for device in participants}
     barrier = env.all_of(list(computed.values())) if system.mode == "barrier" else None
     missed = {device for device in received if not links.receives(device)}

@@ -1,8 +1,9 @@
 """The reference round: one SimPy process per participant.
 
 The downlink sends the streams one after another; each device waits for its model, computes,
-(barrier mode: waits for everyone) and queues for the shared uplink (FIFO): the device process
-of ``netsim.lifecycle``, shared with the cell, its airtimes given by ``FixedLinks``. The fast engine
+(barrier mode: waits for everyone) and queues for the shared uplink (FIFO): the downlink and
+the device process of ``netsim.lifecycle``, shared with the cell, its airtimes given by
+``FixedLinks``. The fast engine
 (``netsim.timeline``) is tested against these processes on the same durations: same arrivals,
 same round end, same trace in the same order.
 """
@@ -12,32 +13,25 @@ from __future__ import annotations
 import numpy as np
 
 from contract import RoundOutcome, RoundPlan
-from netsim.lifecycle import Deadline, SharedRound, round_device
+from netsim.lifecycle import Deadline, SharedRound, round_device, send_streams
 from netsim.durations import RoundDurations, TimedSystem
-from netsim.trace import TraceEvent
 from netsim.transport import NormalizedLinks, Tdma
-
-
-def downlink_process(env, plan: RoundPlan, stream_s, received, trace, server_round):
-    """Send the streams one after another; a device has its model when its last stream ends."""
-    last_stream = {device: index for index, stream in enumerate(plan.streams) for device in stream.devices}
-    for index, stream in enumerate(plan.streams):
-        start = env.now
-        yield env.timeout(stream_s[index])
-        trace.append(TraceEvent(server_round, "downlink", index, start, env.now, stream.bits))
-        for device in stream.devices:
-            if last_stream[device] == index and device in received:
-                received[device].succeed()
 
 
 class FixedLinks(NormalizedLinks):
     """The ``links`` of ``netsim.lifecycle`` for a normalized system (``NormalizedLinks``: no
-    outage, one TDMA uplink, the whole band as each grant, no energy), each participant's uplink
-    airtime from its durations."""
+    outage, one TDMA uplink, the whole band as each grant, no energy), each stream's and each
+    participant's uplink airtime from its durations."""
 
-    def __init__(self, participants, uplink_s):
+    def __init__(self, participants, uplink_s, stream_s):
         super().__init__(None, 0.0)
         self._uplink_s = dict(zip(participants, uplink_s))
+        self._stream_s = iter(stream_s)
+
+    def stream_s(self, devices, bits: float) -> float:
+        """The next stream's airtime: the downlink (``netsim.lifecycle.send_streams``) asks each
+        stream's once, at its start, in the plan's order."""
+        return next(self._stream_s)
 
     def uplink_s(self, device: int, bits: float) -> float:
         return self._uplink_s[device]
@@ -62,22 +56,22 @@ def _processes(env, plan: RoundPlan, durations: RoundDurations, mode: str, deadl
         deadline = Deadline(env.now + deadline_s, env.timeout(deadline_s))
     listening = {device for stream in plan.streams for device in stream.devices}
     received = {device: env.event() for device in participants if device in listening}
-    downlink = env.process(downlink_process(env, plan, stream_s, received, trace, server_round))
+    links = FixedLinks(participants, uplink_s, stream_s)
+    streams = env.process(send_streams(env, plan, links, received, trace, server_round))
     computed = {device: env.event() for device in participants}
     barrier = env.all_of(list(computed.values())) if mode == "barrier" else None
     uplink = dict.fromkeys(participants, Tdma(env))
-    links = FixedLinks(participants, uplink_s)
     shared = SharedRound(env, barrier, uplink, links, deadline, trace, server_round)
     processes = []
     for index, device in enumerate(participants):
         if barrier is not None:
-            start_signal = downlink
+            start_signal = streams
         else:  # a device that receives nothing this round starts at once
             start_signal = received[device] if device in received else env.timeout(0)
         processes.append(env.process(round_device(
             shared, device, start_signal, computed[device], compute_s[index], 0.0, plan.uplink_bits.get(device, 0.0),
         )))
-    yield downlink
+    yield streams
     yield env.all_of(processes)
     arrived = tuple(sorted(d for d, process in zip(participants, processes) if process.value))
     if deadline and len(arrived) < len(participants) and env.now < deadline.at:

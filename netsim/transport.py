@@ -17,7 +17,8 @@ A transfer asks ``transmit(airtime)``: a process that ends when the transfer has
 grant, its airtime, its release all inside), its value the time the transfer started; or
 ``carry(prbs, timing)`` (``yield from``), its airtime asked of ``timing()`` when its grant starts
 (on ``Tdma`` and ``Unshared`` a process of its own, on ``ResourceBlocks`` held by the asking
-process). What a transfer or a step takes is asked of the links, the one declared protocol
+process); a device's upload (``netsim.lifecycle.upload``) asks ``request(prbs)`` and holds the
+grant while it sends, so a device that switches off or runs flat is cut there. What a transfer or a step takes is asked of the links, the one declared protocol
 ``Links``: ``NormalizedLinks`` answers it for a normalized system, a cell's
 ``netsim.links.PhysicalLinks`` for one fading draw (stream and upload airtimes, who receives and
 can upload, each upload's receiver and grant, compute time, the energies, the media).
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from typing import Protocol, Sequence
 
+from simpy.events import Event
 from simpy.resources.base import BaseResource, Get, Put
 
 
@@ -119,6 +121,20 @@ class Tdma(ResourceBlocks):
         return (yield self._env.process(_hold(self, timing)))
 
 
+class Own(Event):
+    """An ``Unshared`` medium's grant: the transfer's own medium, at once; nothing to give back."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.succeed()
+
+    def __enter__(self) -> "Own":
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        return None
+
+
 def _hold(medium: Tdma, timing):
     grant = Grant(medium)
     yield grant
@@ -139,6 +155,10 @@ class Unshared:
 
     def __init__(self, env):
         self._env = env
+
+    def request(self, prbs: int = 1) -> "Own":
+        """A grant that fires at once (``ResourceBlocks.request``'s use: ``with medium.request(prbs) as grant``)."""
+        return Own(self._env)
 
     def transmit(self, airtime: float):
         return self._env.process(_alone(self._env, lambda: airtime))
@@ -161,8 +181,10 @@ class Links(Protocol):
     ``downlink_access``, ``uplink_access``: the media's access schemes (``ACCESS``, or ``"fdma"``:
     the band shared equally, ``netsim.fdma``); ``uplink_queue[device]``: the device's uplink
     receiver (each receiver has its own medium, ``uplink_medium``); ``band_prbs``: each
-    receiver's resource blocks."""
+    receiver's resource blocks; ``records_energy``: whether each reception is on the trace with
+    its energy (a cell's; a normalized system has no energy and its rounds no receptions)."""
 
+    records_energy: bool
     downlink_access: str
     uplink_access: str
     uplink_queue: Sequence[int]
@@ -217,6 +239,7 @@ class NormalizedLinks:
 
     band_prbs = 1
     uplink_queue = OneReceiver()
+    records_energy = False
 
     def __init__(self, system, model_bits: float, downlink_access: str = "tdma", uplink_access: str = "tdma"):
         self.system = system

@@ -104,8 +104,10 @@ def test_a_device_switched_off_is_passed_over_until_it_is_back_and_one_that_swit
     0-4 and 6-100, device 1 from 2.5. t=0 device 1 is passed over (unavailable) and v0 goes to
     device 0 alone (compute 1): 0-1, 1-2, upload 2-3: v1 at 3. t=2.5 device 1 is back: v0 to it
     2.5-3.5, compute 5, upload 8.5-9.5. t=3 v1 to device 0 waits for the downlink, 3.5-4.5: it
-    switched off at 4, so it loses its model (dropped at 4.5). t=9.5 device 1's update (tau 1)
-    makes v2, sent to both 9.5-10.5 (device 0 is on again), computes 1, uploads 11.5-12.5: v3."""
+    switches off at 4, so it loses its model, cut at that instant as ``netsim.lifecycle`` cuts a
+    step (dropped 3.5-4 with half the bit and 0.5 W x 0.5 s = 0.25 J; the stream goes on to
+    4.5). t=9.5 device 1's update (tau 1) makes v2, sent to both 9.5-10.5 (device 0 is on
+    again), computes 1, uploads 11.5-12.5: v3."""
     import json
 
     path = tmp_path / "trace.json"
@@ -118,11 +120,53 @@ def test_a_device_switched_off_is_passed_over_until_it_is_back_and_one_that_swit
     versions, _ = run_buffered(ledger, cell, Buffered(1), 3, np.random.default_rng(0), RunOptions(channel_rng=np.random.default_rng(1)), trace)
     assert [(e.kind, e.entity, e.start, e.end, e.reason) for e in trace if e.kind in ("downlink", "dropped", "uplink")] == [
         ("dropped", 1, 0.0, 0.0, "unavailable"), ("downlink", 0, 0.0, 1.0, ""), ("uplink", 0, 2.0, 3.0, ""),
-        ("downlink", 0, 2.5, 3.5, ""), ("downlink", 1, 3.5, 4.5, ""), ("dropped", 0, 4.5, 4.5, "unavailable"),
+        ("downlink", 0, 2.5, 3.5, ""), ("dropped", 0, 3.5, 4.0, "unavailable"), ("downlink", 1, 3.5, 4.5, ""),
         ("uplink", 1, 8.5, 9.5, ""), ("downlink", 2, 9.5, 10.5, ""), ("uplink", 0, 11.5, 12.5, ""), ("uplink", 1, 11.5, 12.5, "")]
+    assert [(e.bits, e.energy_j) for e in trace if e.kind == "dropped" and e.entity == 0] == [(0.5, 0.25)]
     assert [(v.server_round, v.start, v.end, v.outcome.dropped) for v in versions[1:]] == [
         (1, 0.0, 3.0, {1: "unavailable"}), (2, 3.0, 9.5, {0: "unavailable"}), (3, 9.5, 12.5, {})]
+    assert versions[2].energy_j == {0: 0.25, 1: 0.5 + 1.0}  # device 0: its cut reception alone
     check_invariants(versions, trace, ledger, dynamics)
+
+
+def test_a_device_that_switches_off_mid_upload_is_cut_at_that_instant_as_in_a_synchronous_round(monkeypatch, tmp_path):
+    """FedAsync, C = 2, the hand cell (stream 1 s at 0.5 W, uploads 1 s side by side at 1 W,
+    compute 1 s and free). Device 0 is on 0-2.5, device 1 always. t=0-1 v0 to both, computes
+    1-2, uploads 2-3: device 0 switches off at 2.5, its upload cut there as
+    ``netsim.lifecycle.upload`` cuts it in a round (dropped 2-2.5, half the bit, 1 W x 0.5 s =
+    0.5 J; it used to send to 3 and be dropped then, 1 J spent). Device 1's update makes v1 at
+    3; device 0 is passed over (unavailable) and v1 goes to device 1: 3-4, 4-5, 5-6: v2."""
+    import json
+
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps({"devices": {"0": {"active": [0], "inactive": [2.5], "finish_time": 100},
+                                            "1": {"active": [0], "inactive": [100], "finish_time": 100}}}))
+    dynamics = Dynamics(availability=TraceAvailability.load(path, 2))
+    cell = hand_cell(monkeypatch, [1.0, 1.0, 1.0, 9, 9], dynamics)
+    trace = []
+    ledger = Ledger(2, 1.0, trace)
+    versions, _ = run_buffered(ledger, cell, Buffered(1), 2, np.random.default_rng(0), RunOptions(channel_rng=np.random.default_rng(1)), trace)
+    assert [(e.kind, e.entity, e.start, e.end, e.bits, e.energy_j, e.reason) for e in trace if e.kind in ("dropped", "uplink")] == [
+        ("dropped", 0, 2.0, 2.5, 0.5, 0.5, "unavailable"), ("uplink", 1, 2.0, 3.0, 1.0, 1.0, ""),
+        ("dropped", 0, 3.0, 3.0, 0.0, 0.0, "unavailable"), ("uplink", 1, 5.0, 6.0, 1.0, 1.0, "")]
+    assert [(v.server_round, v.end, v.arrived, v.outcome.dropped, v.energy_j) for v in versions[1:]] == [
+        (1, 3.0, (1,), {0: "unavailable"}, {0: 0.5 + 0.0 + 0.5, 1: 0.5 + 0.0 + 1.0}), (2, 6.0, (1,), {0: "unavailable"}, {1: 1.5})]
+    check_invariants(versions, trace, ledger, dynamics)
+    # the same device in a synchronous round (``round_device``, the same links and switching off): the same cut
+    import simpy
+
+    from netsim.lifecycle import Presence, SharedRound, round_device
+
+    env, sync_trace = simpy.Environment(), []
+    presence = Presence.start(env, (0,), dynamics.availability, None)
+    presence.stream_starts = [env.event()]
+    links = OneSector({0: 1.0, 1: 1.0})
+    shared = SharedRound(env, None, {0: links.uplink_medium(env)}, links, None, sync_trace, 1, presence)
+    env.process(round_device(shared, 0, None, env.event(), 1.0, 0.0, 1.0, (0,)))
+    presence.stream_starts[0].succeed((1.0, 1.0))
+    env.run()
+    cut = [(e.start, e.end, e.bits, e.energy_j, e.reason) for e in sync_trace if e.kind == "dropped"]
+    assert cut == [(e.start, e.end, e.bits, e.energy_j, e.reason) for e in trace if e.kind == "dropped"][:1]
 
 
 def test_the_server_waits_for_a_device_that_may_come_back_to_fill_the_buffer(monkeypatch, tmp_path):
@@ -145,22 +189,27 @@ def test_the_server_waits_for_a_device_that_may_come_back_to_fill_the_buffer(mon
 
 
 def test_batteries_drain_as_energy_is_spent_and_a_flat_device_takes_no_more_part(monkeypatch):
-    """FedAsync, C = 2, 1.6 J each; receiving 0.5 J a stream, sending 1 J a second. t=0-1 v0
-    to both (1.1 J left); device 0 computes 1, uploads 2-3 (0.1 J left): v1 at 3; v1 to it 3-4:
-    flat while receiving, dropped (battery) at 4. Device 1 computes 3, uploads 4-5 (0.1 J):
-    v2 at 5; device 0 is passed over (battery), v2 to device 1 5-6: flat, dropped. Nobody can
-    train: the run stops, stalled."""
+    """FedAsync, C = 2, 1.6 J each; receiving 0.5 J a stream (0.5 W), sending 1 J a second.
+    t=0-1 v0 to both (1.1 J left); device 0 computes 1, uploads 2-3 (0.1 J left): v1 at 3; v1
+    to it 3-4: it runs flat while receiving, cut at that instant as ``netsim.lifecycle`` cuts a
+    step: its 0.1 J last 0.1 / 0.5 = 0.2 s, dropped (battery) 3-3.2 with 0.2 of the bit and
+    its last 0.1 J (the battery at 0, never below). Device 1 computes 3, uploads 4-5 (0.1 J):
+    v2 at 5; device 0 is passed over (battery), v2 to device 1 5-6: flat at 5.2, dropped the
+    same way. Nobody can train: the run stops, stalled."""
     dynamics = Dynamics(batteries=Batteries(2, 1.6))
     cell = hand_cell(monkeypatch, [1.0, 3.0, 1.0, 1.0, 9], dynamics)
     trace, budget = [], Budget({})
     ledger = Ledger(2, 1.0, trace)
     versions, _ = run_buffered(ledger, cell, Buffered(1), 5, np.random.default_rng(0),
                                RunOptions(channel_rng=np.random.default_rng(1), budget=budget), trace)
+    left_j = 1.6 - 0.5 - 1.0  # each battery's charge after one reception and one upload (0.1 J)
     assert [(v.server_round, v.end, v.arrived, v.outcome.dropped, v.energy_j) for v in versions[1:]] == [
-        (1, 3.0, (0,), {}, {0: 1.5, 1: 0.5}), (2, 5.0, (1,), {0: "battery"}, {0: 0.5, 1: 1.0})]
-    assert [(e.entity, e.start, e.reason) for e in trace if e.kind == "dropped"] == [(0, 4.0, "battery"), (0, 5.0, "battery"), (1, 6.0, "battery")]
+        (1, 3.0, (0,), {}, {0: 1.5, 1: 0.5}), (2, 5.0, (1,), {0: "battery"}, {0: left_j, 1: 1.0})]
+    assert [(e.entity, e.start, e.end, e.bits, e.energy_j, e.reason) for e in trace if e.kind == "dropped"] == [
+        (0, 3.0, 3.0 + left_j / 0.5, pytest.approx(left_j / 0.5), left_j, "battery"), (0, 5.0, 5.0, 0.0, 0.0, "battery"),
+        (1, 5.0, 5.0 + left_j / 0.5, pytest.approx(left_j / 0.5), left_j, "battery")]
     assert budget.stopped == "stalled"
-    np.testing.assert_allclose(dynamics.batteries.remaining_j, [-0.4, -0.4])
+    np.testing.assert_allclose(dynamics.batteries.remaining_j, [0.0, 0.0], atol=0)
     check_invariants(versions, trace, ledger, dynamics, capacity_j=1.6)
 
 
@@ -318,7 +367,6 @@ def test_switching_times_and_time_switched_on_read_from_the_availability(tmp_pat
     dynamics = Dynamics(availability=TraceAvailability.load(path, 1))
     assert [dynamics.availability.next_switch_s(0, t) for t in (0.0, 4.0, 5.0, 99.0, 150.0)] == [4.0, 6.0, 6.0, 100.0, 200.0]
     assert dynamics.on_s(0, 2.0, 8.0, True) == 4.0 and dynamics.on_s(0, 5.0, 7.0, False) == 1.0
-    assert dynamics.present_throughout(0, 1.0, 3.0) is None and dynamics.present_throughout(0, 3.0, 6.5) == "unavailable"
     assert dynamics.back_s(0, 4.5, "unavailable") == 6.0 and dynamics.back_s(0, 4.5, "battery") == math.inf
     flat = Dynamics(availability=dynamics.availability, batteries=Batteries(1, 0.0))
     assert flat.back_s(0, 4.5, "unavailable") == math.inf  # switched off and flat: it never comes back (no endless wake-ups)

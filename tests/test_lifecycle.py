@@ -122,3 +122,43 @@ def test_a_device_that_runs_flat_mid_upload_leaves_then_and_one_always_on_arrive
         (1, "compute", 1.0, 3.0, 0.0, 1.0, ""), (1, "dropped", 5.0, 5.5, 2.0, 0.5, "battery"),
         (1, "receive", 0.0, 1.0, 8.0, 0.5, "")]
     assert presence.gone == {1: (5.5, "battery")}
+
+
+def test_one_downlink_for_every_system_decided_by_its_links():
+    """``send_streams`` with two streams, one to devices 0 and 1 (8 bits), one to nobody (4 bits).
+    The normalized reference's links (``FixedLinks``: airtimes 1 and 2 s from the durations, no
+    energy): both streams on the air with their bits, no receptions on the trace, both devices
+    have the model at 1 s. A cell's links (device 1 in downlink outage, the stream at 0.5 W,
+    nobody to hear the second: 0 s): a reception with its energy (0.5 J) for device 0, device 1
+    dropped ``downlink-outage`` at 1 s, the second stream not sent (0 bits, 0 s)."""
+    from contract import RoundPlan, Stream
+    from netsim.lifecycle import send_streams
+    from netsim.reference import FixedLinks
+
+    class CellLinks:
+        records_energy = True
+
+        def stream_s(self, devices, bits):
+            return 1.0 if devices else 0.0
+
+        def receives(self, device):
+            return device != 1
+
+        def receive_j(self, device, listening_s):
+            return 0.5 * listening_s
+
+    plan = RoundPlan((Stream((0, 1), 8.0), Stream((), 4.0)), {0: 1.0, 1: 1.0}, (0, 1))
+    for links, events, got in ((FixedLinks((0, 1), (1.0, 1.0), (1.0, 2.0)),
+                                [("downlink", 0, 0.0, 1.0, 8.0, 0.0, ""), ("downlink", 1, 1.0, 3.0, 4.0, 0.0, "")], [1.0, 1.0]),
+                               (CellLinks(), [("downlink", 0, 0.0, 1.0, 8.0, 0.0, ""), ("receive", 0, 0.0, 1.0, 8.0, 0.5, ""),
+                                              ("dropped", 1, 1.0, 1.0, 0.0, 0.0, "downlink-outage"),
+                                              ("downlink", 1, 1.0, 1.0, 0.0, 0.0, "")], [1.0, None])):
+        env, trace = simpy.Environment(), []
+        received = {d: env.event() for d in (0, 1)}
+        at = {}
+        for d, event in received.items():
+            event.callbacks.append(lambda _, d=d: at.__setitem__(d, env.now))
+        env.process(send_streams(env, plan, links, received, trace, 1))
+        env.run()
+        assert [(e.kind, e.entity, e.start, e.end, e.bits, e.energy_j, e.reason) for e in trace] == events
+        assert [at.get(d) for d in (0, 1)] == got

@@ -54,18 +54,6 @@ class Dynamics:
                 reasons[device] = BATTERY
         return reasons
 
-    def present_throughout(self, device: int, start_s: float, end_s: float) -> str | None:
-        """Why ``device``, present at ``start_s``, could not finish a step that ended at ``end_s``
-        (None: it could): ``battery`` if its battery is empty now (drained by what it spent),
-        ``unavailable`` if it switched off at any time in between (the on/off process or the
-        trace, read at its switching times, not only at the ends)."""
-        if self.batteries is not None and self.batteries.empty[device]:
-            return BATTERY
-        if self.availability is not None:
-            if not self.availability.available(start_s)[device] or self.availability.next_switch_s(device, start_s) <= end_s:
-                return UNAVAILABLE
-        return None
-
     def on_s(self, device: int, start_s: float, end_s: float, on_at_start: bool) -> float:
         """The seconds ``device`` is switched on in ``[start_s, end_s]`` (``on_at_start``: its
         state at ``start_s``), from its switching times."""

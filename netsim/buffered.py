@@ -281,10 +281,11 @@ class BufferedRun:
         def timing(links):
             absent = self.absent(devices)
             listeners = [d for d in devices if d not in absent]
+            airtime = links.stream_s(listeners, self.model_bits, self.env.now) if listeners else 0.0  # (in segments: who loses it mid-way)
             listen.update(listeners=listeners, getting=[d for d in listeners if links.receives(d)])
             for device, why in sorted(absent.items()):  # gone when the stream starts: its model is lost now
                 self.drop(device, why)
-            return links.stream_s(listeners, self.model_bits) if listeners else 0.0
+            return airtime
 
         if self.cell:
             start, links = yield from self.carry(self.downlink, 1, timing, devices)
@@ -456,14 +457,22 @@ class BufferedRun:
 
                 def timing(now_links, device=device, sent=sent):
                     why = self.absent((device,)).get(device) or (None if now_links.can_upload(device) else UPLINK_OUTAGE)
-                    sent.update(why=why, links=now_links)
-                    return 0.0 if why else now_links.uplink_s(device, self.model_bits)
+                    transfer = now_links.upload(device, self.model_bits, self.env.now) if why is None else None
+                    sent.update(why=why, links=now_links, transfer=transfer)
+                    return 0.0 if why else transfer.airtime_s
 
                 start, _ = yield from self.carry(self.receiver(links, device), links.grant_prbs(device), timing, (device,))
                 if sent["why"] is not None:  # gone or in outage when its grant came: nothing sent
                     self.drop(device, sent["why"])
                     continue
-                joules = sent["links"].transmit_j(device, env.now - start)
+                joules = sent["links"].transmit_j(device, env.now - start, start)
+                if sent["transfer"].lost:  # its link fell below the floor (or out of coverage) in the upload: cut there
+                    self.spend(device, joules)
+                    self.trace.append(TraceEvent(self.version + 1, "dropped", device, start, env.now, sent["transfer"].bits, joules,
+                                                 UPLINK_OUTAGE))
+                    self.interval.dropped[device] = UPLINK_OUTAGE
+                    self.release(device)
+                    continue
             else:
                 start = yield self.uplink.transmit(links.uplink_s(device, self.model_bits))
                 joules = 0.0

@@ -15,6 +15,7 @@ and it is dropped with reason ``unavailable`` or ``battery``; it does nothing af
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import simpy
 
@@ -23,6 +24,16 @@ from netsim.trace import TraceEvent
 DEADLINE = "deadline"
 UPLINK_OUTAGE = "uplink-outage"
 UNAVAILABLE, BATTERY = "unavailable", "battery"
+
+
+class Transfer(NamedTuple):
+    """An upload as the links serve it from its start (``links.upload``): its airtime (s; to its
+    cut if ``lost``), whether the device lost its link in it (a moving cell's transfer in
+    segments, ``netsim.links``: below the outage floor or out of coverage), the bits through."""
+
+    airtime_s: float
+    lost: bool
+    bits: float
 
 
 @dataclass(frozen=True)
@@ -139,12 +150,17 @@ def device_process(shared: SharedRound, device: int, received, computed, compute
         return True
     with uplink.request(links.grant_prbs(device)) as slot:
         yield slot
+        start = env.now
+        uplink_s, lost, through = links.upload(device, uplink_bits, start)  # on a moving cell: in segments from now
         if deadline and env.now + uplink_s > deadline.at:
             trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DEADLINE))
             return False
-        start = env.now
         yield env.timeout(uplink_s)
-        trace.append(TraceEvent(server_round, "uplink", device, start, env.now, uplink_bits, links.transmit_j(device, uplink_s)))
+        joules = links.transmit_j(device, uplink_s, start)
+        if lost:  # its link fell below the floor (or out of coverage) in the upload: cut there
+            trace.append(TraceEvent(server_round, "dropped", device, start, env.now, through, joules, UPLINK_OUTAGE))
+            return False
+        trace.append(TraceEvent(server_round, "uplink", device, start, env.now, uplink_bits, joules))
     return True
 
 
@@ -272,13 +288,18 @@ def present_device(shared: SharedRound, device: int, start_signal, computed, com
     with uplink.request(links.grant_prbs(device)) as slot:
         if (yield from _wait(shared, device, slot)):
             return _leave(shared, device, UNAVAILABLE)
+        start = env.now
+        uplink_s, lost, through = links.upload(device, uplink_bits, start)  # on a moving cell: in segments from now
         if deadline and env.now + uplink_s > deadline.at:
             trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DEADLINE))
             return False
-        start = env.now
-        joules, why = yield from _step(shared, device, uplink_s, links.transmit_j(device, uplink_s), deadline)
+        joules, why = yield from _step(shared, device, uplink_s, links.transmit_j(device, uplink_s, start), deadline)
         if why is not None:
-            return _leave(shared, device, why, start, uplink_bits * (env.now - start) / uplink_s, joules)
+            return _leave(shared, device, why, start, through * (env.now - start) / uplink_s, joules)
+        if lost:  # its link fell below the floor (or out of coverage) in the upload: cut there
+            trace.append(TraceEvent(server_round, "dropped", device, start, env.now, through, joules, UPLINK_OUTAGE))
+            presence.spend(device, joules)
+            return False
         trace.append(TraceEvent(server_round, "uplink", device, start, env.now, uplink_bits, joules))
         presence.spend(device, joules)
     return True

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from contract import RoundOutcome, RoundPlan
-from netsim.device_round import Deadline, SharedRound, device_process
+from netsim.device_round import Deadline, SharedRound, Transfer, device_process
 from netsim.durations import RoundDurations, TimedSystem
 from netsim.trace import TraceEvent
 from netsim.transport import Tdma
@@ -45,10 +45,14 @@ class FixedLinks:
     def uplink_s(self, device: int, bits: float) -> float:
         return self._uplink_s[device]
 
+    def upload(self, device: int, bits: float, start_s: float | None = None) -> Transfer:
+        """Its airtime whenever it starts (the normalized systems have no channel in time)."""
+        return Transfer(self._uplink_s[device], False, bits)
+
     def grant_prbs(self, device: int) -> int:
         return 1
 
-    def transmit_j(self, device: int, airtime_s: float) -> float:
+    def transmit_j(self, device: int, airtime_s: float, start_s: float | None = None) -> float:
         return 0.0
 
 

@@ -141,7 +141,7 @@ class NormalizedLinks:
     def can_upload(self, device: int, uploading: bool = False) -> bool:
         return True
 
-    def stream_s(self, devices: Sequence[int], bits: float) -> float:
+    def stream_s(self, devices: Sequence[int], bits: float, start_s: float | None = None) -> float:
         return self.system.downlink_time(bits, self.model_bits)
 
     def uplink_s(self, device: int, bits: float) -> float:

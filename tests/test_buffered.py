@@ -15,6 +15,7 @@ from learning.asynchronous import AsyncRule, BufferedServer
 from netsim import NetworkSystem
 from netsim.budget import Budget
 from netsim.cell import Cell, CellLayout
+from netsim.device_round import Transfer
 from netsim.buffered import Buffered, NetworkOnly, run_buffered
 from netsim.engine import RunOptions, run_cosimulation
 from netsim.physical import LinkBudget, PhysicalSystem
@@ -256,11 +257,19 @@ class OneSector:
     def can_upload(self, device, uploading=False):
         return True
 
-    def stream_s(self, devices, bits):
+    segmented = False
+
+    def stream_s(self, devices, bits, start_s=None):
         return 1.0
 
-    def uplink_s(self, device, bits):
+    def plan_downlink(self, streams, start_s):
+        pass
+
+    def uplink_s(self, device, bits, start_s=None):
         return self.upload_s[device]
+
+    def upload(self, device, bits, start_s=None):
+        return Transfer(self.upload_s[device], False, bits)
 
     def grant_prbs(self, device):
         return 1
@@ -271,7 +280,7 @@ class OneSector:
     def compute_j(self, device, scale):
         return 0.0
 
-    def transmit_j(self, device, airtime_s):
+    def transmit_j(self, device, airtime_s, start_s=None):
         return airtime_s
 
     def receive_j(self, device, listening_s):

@@ -114,11 +114,14 @@ class PhysicalLinks:
             t, k = end, k + 1
 
     def _uplink_rate(self, device: int, prbs: int, k: int) -> float:
-        """The device's rate on its grant of ``prbs`` blocks (held from its start) in step ``k``; 0
+        """The device's rate in step ``k`` on its grant of ``prbs`` blocks (held from its start), or
+        on the step's own headroom grant where that is narrower (``RoundChannel.allocated_prbs``:
+        a scheduler reading the power headroom report narrows it as the path loss grows); 0
         below the outage floor or out of coverage."""
         channel, out = self._step(k)
         if out is not None and out[device]:
             return 0.0
+        prbs = min(prbs, int(channel.allocated_prbs[device]))
         if prbs == channel.allocated_prbs[device]:
             return 0.0 if channel.uplink_outage[device] else float(channel.uplink_bps[device])
         system = channel.system
@@ -130,8 +133,10 @@ class PhysicalLinks:
         return float(channel.network.uplink_bps(efficiency)[0] * prbs / system.uplink_prbs)
 
     def _uplink_power_w(self, device: int, prbs: int, k: int) -> float:
-        """The device's transmit state power on its grant in step ``k`` (TS 38.213 7.1.1 at the step's path loss)."""
+        """The device's transmit state power on its grant in step ``k`` (``_uplink_rate``'s; TS
+        38.213 7.1.1 at the step's path loss)."""
         channel = self._step(k)[0]
+        prbs = min(prbs, int(channel.allocated_prbs[device]))
         radiated = radio.dbm_to_w(channel.system.grant_power_dbm(prbs, channel.network.uplink_power_dbm[device]))
         return float(self.network.transmit_state_w(radiated))
 

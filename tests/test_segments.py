@@ -136,3 +136,18 @@ def test_a_static_cell_holds_its_channel_through_every_transfer(radio):
     assert links.upload(3, 1e9, 5.0) == (links.uplink_s(3, 1e9), False, 1e9)
     assert links.stream_s((1, 2), 1e9, 5.0) == links.stream_s((1, 2), 1e9)
     assert links.transmit_j(3, 7.0, 5.0) == links.transmit_j(3, 7.0)
+
+
+def test_handovers_are_logged_when_the_clock_reaches_them_though_transfers_read_ahead():
+    """A transfer's airtime reads the channel (and the association) ahead of the clock; the
+    handovers are still logged at their instants: every event the trace lists after a handover
+    ended at or after it (the trace is appended in the clock's order), and each lies in its round."""
+    records, trace = _round(speed_kmh=120.0)
+    at = [i for i, e in enumerate(trace) if e.kind == "handover"]
+    assert at
+    for i in at:
+        assert all(e.end >= trace[i].start for e in trace[i + 1:])
+    spans = {r.server_round: (r.start, r.end) for r in records}
+    for i in at:
+        start, end = spans[trace[i].round]
+        assert start <= trace[i].start <= end

@@ -151,3 +151,15 @@ def test_handovers_are_logged_when_the_clock_reaches_them_though_transfers_read_
     for i in at:
         start, end = spans[trace[i].round]
         assert start <= trace[i].start <= end
+
+
+def test_a_buffered_upload_cut_by_its_link_is_dropped_with_its_energy():
+    """FedBuff on a moving cell with an outage floor: an upload whose link falls below the floor
+    mid-way is a ``dropped`` event spanning it (bits through, energy spent), and the run's
+    invariants hold (``check_invariants``: dispatched = arrived + dropped + in flight, energy once)."""
+    from tests.test_buffered_dynamics import _cell_run
+
+    _, trace, _, _ = _cell_run({"speed_kmh": 120.0, "fading_in_time": "doppler", "min_bps_per_hz": 1.0})
+    cut = [e for e in trace if e.kind == "dropped" and e.reason == "uplink-outage" and e.end > e.start]
+    assert cut
+    assert all(0 < e.bits < 2e5 and e.energy_j > 0 for e in cut)

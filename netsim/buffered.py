@@ -300,8 +300,8 @@ class BufferedRun:
             waiting = [d for d in devices if not presence.left(env, d)]  # (one that left is dropped by its own process)
             absent = self.absent(waiting)
             listeners = [d for d in waiting if d not in absent]
+            airtime = links.stream_s(listeners, self.model_bits, env.now) if listeners else 0.0  # (in segments: who loses it mid-way)
             getting = [d for d in listeners if links.receives(d)]
-            airtime = links.stream_s(listeners, self.model_bits) if listeners else 0.0
             listen.update(listeners=listeners, getting=getting)
             for device in waiting:
                 started[device].succeed((airtime, self.model_bits) if device in getting else None)

@@ -229,8 +229,9 @@ def upload(me: Device, bits: float):
     """Upload ``bits`` to the device's receiver: True when it arrived. In uplink outage nothing is
     sent (``uplink-outage``). TDMA: its grant's blocks (``links.grant_prbs``, its receiver and
     grant those of the links when it asks) of its receiver's, held for its airtime
-    (``links.uplink_s``, the links' at the grant's start, when it may be in outage or out of
-    reach then: dropped, nothing sent); an upload that would end after the deadline is dropped
+    (``links.upload``, served from the grant's start by the links of that instant, when it may be
+    in outage or out of reach: dropped, nothing sent; on a moving cell in segments, cut where the
+    link is lost in it: ``uplink-outage``); an upload that would end after the deadline is dropped
     when granted and sends nothing. FDMA: ``fdma_upload``."""
     shared, device = me.shared, me.device
     links, deadline = shared.links, shared.deadline
@@ -246,16 +247,20 @@ def upload(me: Device, bits: float):
         links = shared.links  # the channel of the grant's start
         if not reachable(me, links, bits):
             return False
-        uplink_s = links.uplink_s(device, bits)
-        if deadline and me.env.now + uplink_s > deadline.at:
-            me.event("dropped", me.env.now, why=DEADLINE)
-            return False
         start = me.env.now
+        uplink_s, lost, through = links.upload(device, bits, start)  # on a moving cell: in segments from now
+        if deadline and start + uplink_s > deadline.at:
+            me.event("dropped", start, why=DEADLINE)
+            return False
         me.on_air(start, start + uplink_s)
-        joules, why = yield from timed_step(me, uplink_s, links.transmit_j(device, uplink_s), None)  # it ends by the deadline
+        joules, why = yield from timed_step(me, uplink_s, links.transmit_j(device, uplink_s, start), None)  # it ends by the deadline
         if why is not None:
             me.on_air(start, me.env.now)
-            return me.leave(why, start, bits * (me.env.now - start) / uplink_s, joules)
+            return me.leave(why, start, through * (me.env.now - start) / uplink_s, joules)
+        if lost:  # its link fell below the floor (or out of coverage) in the upload: cut there
+            me.event("dropped", start, through, joules, UPLINK_OUTAGE)
+            me.presence.spend(device, joules)
+            return False
         me.event("uplink", start, bits, joules)
         me.presence.spend(device, joules)
     return True
@@ -302,7 +307,7 @@ def send_streams(env: simpy.Environment, plan, links, received: dict, trace: lis
     last_stream = {device: index for index, stream in enumerate(plan.streams) for device in stream.devices}
     for index, stream in enumerate(plan.streams):
         start = env.now
-        airtime = links.stream_s(stream.devices, stream.bits)
+        airtime = links.stream_s(stream.devices, stream.bits, start)  # on a moving cell: in segments from its start
         if presence is not None:
             presence.stream_starts[index].succeed((airtime, stream.bits))
         yield env.timeout(airtime)

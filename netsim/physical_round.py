@@ -42,8 +42,10 @@ def idle_events(links, plan: RoundPlan, start: float, end: float, upload_s: dict
     if not power:
         return []
     busy = dict.fromkeys(plan.participants, 0.0)
+    t = start  # the streams go one after another from the round's start (``downlink_process``)
     for stream in plan.streams:
-        airtime = links.stream_s(stream.devices, stream.bits)
+        airtime = links.stream_s(stream.devices, stream.bits, t)
+        t += airtime
         for device in stream.devices:
             if device in busy and airtime > 0 and links.receives(device):
                 busy[device] += airtime
@@ -89,6 +91,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetworkProtocol
     participants = plan.participants
     draws = system.compute.sample(rng, len(participants))
     links = PhysicalLinks.draw(system, channel_rng, env.now)
+    links.plan_downlink(plan.streams, env.now)  # in segments: who loses a stream mid-way is known now
     trace = [] if trace is None else trace
     first_event = len(trace)
     round_start = env.now
@@ -142,7 +145,8 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetworkProtocol
     if deadline and len(arrived) < len(participants) and env.now < deadline.at:
         yield deadline.event
     if presence is None:
-        upload_s = {e.entity: (links.uplink_s(e.entity, e.bits) if links.uplink_access == "tdma" else e.end - e.start)
+        upload_s = {e.entity: (links.uplink_s(e.entity, e.bits) if links.uplink_access == "tdma" and not links.segmented
+                              else e.end - e.start)
                     for e in trace[first_event:] if e.kind == "uplink" or (e.kind == "dropped" and e.end > e.start)}
         trace.extend(idle_events(links, plan, round_start, env.now, upload_s, server_round))
     else:

@@ -22,7 +22,7 @@ import numpy as np
 from contract import RoundOutcome, RoundPlan
 from netsim.block_queue import Receivers
 from netsim.clock import hold_until
-from netsim.links import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE, PhysicalLinks
+from netsim.links import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE, PhysicalLinks, in_segments
 from netsim.physical_round import idle_events, physical_round_process
 from netsim.durations import RoundDurations
 from netsim.timeline import ARRIVED, DROPPED_COMPUTING, round_timeline
@@ -32,8 +32,10 @@ from netsim.physical_protocol import PhysicalNetworkProtocol
 
 def physical_round_fast(env, plan: RoundPlan, network: PhysicalNetworkProtocol, model_bits: float, rng: np.random.Generator, trace,
                         server_round, channel_rng=None):
-    """Same contract and same random draws as ``physical_round_process``; FDMA rounds go there."""
-    if network.system.uplink_access != "tdma":
+    """Same contract and same random draws as ``physical_round_process``; FDMA rounds and rounds
+    whose transfers are served in segments (a moving cell: ``netsim.links.in_segments``, each
+    transfer's airtime depends on when it starts) go there."""
+    if network.system.uplink_access != "tdma" or in_segments(network):
         return (yield from physical_round_process(env, plan, network, model_bits, rng, trace, server_round, channel_rng))
     participants = plan.participants
     draws = network.compute.sample(rng, len(participants))

@@ -28,7 +28,7 @@ class FixedLinks(NormalizedLinks):
         self._uplink_s = dict(zip(participants, uplink_s))
         self._stream_s = iter(stream_s)
 
-    def stream_s(self, devices, bits: float) -> float:
+    def stream_s(self, devices, bits: float, start_s: float | None = None) -> float:
         """The next stream's airtime: the downlink (``netsim.lifecycle.send_streams``) asks each
         stream's once, at its start, in the plan's order."""
         return next(self._stream_s)

@@ -26,7 +26,7 @@ can upload, each upload's receiver and grant, compute time, the energies, the me
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import NamedTuple, Protocol, Sequence
 
 from simpy.events import Event
 from simpy.resources.base import BaseResource, Get, Put
@@ -171,6 +171,16 @@ class Unshared:
 ACCESS = {"tdma": Tdma, "unshared": Unshared}
 
 
+class Transfer(NamedTuple):
+    """An upload as the links serve it from its start (``Links.upload``): its airtime (s; to its
+    cut if ``lost``), whether the device lost its link in it (a moving cell's transfer in
+    segments, ``netsim.links``: below the outage floor or out of coverage), the bits through."""
+
+    airtime_s: float
+    lost: bool
+    bits: float
+
+
 class Links(Protocol):
     """What a transfer or a step on the clock asks of the channel, whatever the system: the one
     declared links protocol (``NormalizedLinks``: a normalized system; ``netsim.links.PhysicalLinks``:
@@ -196,8 +206,8 @@ class Links(Protocol):
     def uplink_medium(self, env):
         """One uplink receiver's medium for a run (``ResourceBlocks`` of ``band_prbs``, ``Tdma``, ``Unshared``)."""
 
-    def stream_s(self, devices: Sequence[int], bits: float) -> float:
-        """A stream's airtime for its listeners ``devices`` (0: nobody can receive)."""
+    def stream_s(self, devices: Sequence[int], bits: float, start_s: float | None = None) -> float:
+        """From ``start_s`` (None: the links' instant; a moving cell serves it in segments), a stream's airtime for its listeners ``devices`` (0: nobody can receive)."""
 
     def receives(self, device: int) -> bool:
         """Whether ``device`` can receive a stream (not in downlink outage)."""
@@ -215,10 +225,15 @@ class Links(Protocol):
         """The resource blocks ``device``'s upload holds of its receiver's ``band_prbs``."""
 
     def uplink_s(self, device: int, bits: float) -> float:
-        """An upload's airtime on its grant (0: nothing to send)."""
+        """An upload's airtime on its grant, at the links' instant (0: nothing to send)."""
 
-    def transmit_j(self, device: int, airtime_s: float) -> float:
-        """The energy of an upload of ``airtime_s`` (J)."""
+    def upload(self, device: int, bits: float, start_s: float | None = None) -> Transfer:
+        """An upload as it is served from ``start_s`` (None: the links' instant): its airtime, to
+        its cut if the link is lost in it (a moving cell serves it in segments, ``netsim.links``),
+        whether it was lost, the bits through."""
+
+    def transmit_j(self, device: int, airtime_s: float, start_s: float | None = None) -> float:
+        """The energy of an upload of ``airtime_s`` from ``start_s`` (J)."""
 
     def receive_j(self, device: int, listening_s: float) -> float:
         """The energy of listening to a stream for ``listening_s`` (J)."""
@@ -261,7 +276,7 @@ class NormalizedLinks:
     def uplink_medium(self, env):
         return ACCESS[self.uplink_access](env)
 
-    def stream_s(self, devices: Sequence[int], bits: float) -> float:
+    def stream_s(self, devices: Sequence[int], bits: float, start_s: float | None = None) -> float:
         return self.system.downlink_time(bits, self.model_bits)
 
     def uplink_s(self, device: int, bits: float) -> float:
@@ -273,7 +288,11 @@ class NormalizedLinks:
     def compute_j(self, device: int, scale: float) -> float:
         return 0.0
 
-    def transmit_j(self, device: int, airtime_s: float) -> float:
+    def upload(self, device: int, bits: float, start_s: float | None = None) -> Transfer:
+        """Its airtime whenever it starts (a normalized system has no channel in time)."""
+        return Transfer(self.uplink_s(device, bits), False, bits)
+
+    def transmit_j(self, device: int, airtime_s: float, start_s: float | None = None) -> float:
         return 0.0
 
     def receive_j(self, device: int, listening_s: float) -> float:

@@ -19,7 +19,7 @@ from netsim.buffered import Buffered, NetworkOnly, run_buffered
 from netsim.engine import RunOptions, run_cosimulation
 from netsim.physical import LinkBudget, PhysicalSystem
 from netsim.scripted import Scripted, ScriptedSystem
-from netsim.transport import ResourceBlocks, Tdma
+from netsim.transport import ResourceBlocks, Tdma, Transfer
 from tests.tiny_learners import build, scalar_data, values
 
 
@@ -263,11 +263,19 @@ class OneSector:
     def can_upload(self, device, uploading=False):
         return True
 
-    def stream_s(self, devices, bits):
+    segmented = False
+
+    def stream_s(self, devices, bits, start_s=None):
         return 1.0
 
-    def uplink_s(self, device, bits):
+    def plan_downlink(self, streams, start_s):
+        pass
+
+    def uplink_s(self, device, bits, start_s=None):
         return self.upload_s[device]
+
+    def upload(self, device, bits, start_s=None):
+        return Transfer(self.upload_s[device], False, bits)
 
     def grant_prbs(self, device):
         return 1
@@ -278,7 +286,7 @@ class OneSector:
     def compute_j(self, device, scale):
         return 0.0
 
-    def transmit_j(self, device, airtime_s):
+    def transmit_j(self, device, airtime_s, start_s=None):
         return airtime_s
 
     def receive_j(self, device, listening_s):

@@ -18,7 +18,7 @@ from netsim.dynamics.battery import Batteries
 from netsim.dynamics.rounds import Dynamics
 from netsim.engine import RunOptions
 from netsim.scripted import Scripted, ScriptedSystem
-from netsim.links import PhysicalLinks
+from netsim.links import SEGMENT_S, PhysicalLinks
 from scenarios.definitions.cells import get_cell_system
 from tests.test_buffered import HandCell, OneSector
 from tests.tiny_learners import build, scalar_data, values
@@ -275,14 +275,18 @@ def _cell_run(radio, versions=30, devices=6, settings=Buffered(3), monkeypatch=N
 
 
 def test_on_a_moving_cell_each_upload_is_timed_by_the_channel_at_its_start(monkeypatch):
-    """30 km/h: every upload's airtime is the model's bits over the device's rate in the channel
-    drawn at the instant it started (a device's airtimes change as it moves: not one draw per
-    run); handovers are logged; the invariants hold."""
+    """30 km/h: every upload's airtime is the model's bits served in segments from the channel
+    drawn at the instant it started (``netsim.links``: its first 200 ms at that channel's rate;
+    a device's airtimes change as it moves: not one draw per run); handovers are logged; the
+    invariants hold."""
     versions, trace, _, drawn = _cell_run({"speed_kmh": 30.0}, monkeypatch=monkeypatch)
     uploads = [e for e in trace if e.kind == "uplink"]
     assert len(versions) == 31 and len(uploads) >= 90
     for e in uploads:
-        assert e.end - e.start == pytest.approx(drawn[e.start].uplink_s(e.entity, 2e5), rel=1e-12)
+        links = drawn[e.start]
+        assert e.end - e.start == pytest.approx(links.uplink_s(e.entity, 2e5, e.start), rel=1e-12)
+        if e.end - e.start <= SEGMENT_S:  # within its first step: the rate of its start's channel
+            assert e.end - e.start == pytest.approx(links.uplink_s(e.entity, 2e5), rel=1e-12)
     airtimes = {}
     for e in uploads:
         airtimes.setdefault(e.entity, []).append(e.end - e.start)

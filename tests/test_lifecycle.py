@@ -11,7 +11,7 @@ from netsim import NetworkSystem
 from netsim.cell import Cell, CellLayout
 from netsim.lifecycle import Presence, SharedRound, round_device
 from netsim.physical import LinkBudget, PhysicalSystem
-from netsim.transport import Links, NormalizedLinks, ResourceBlocks, Tdma, Unshared
+from netsim.transport import Links, NormalizedLinks, ResourceBlocks, Tdma, Transfer, Unshared
 
 MEMBERS = [name for name in vars(Links) if not name.startswith("_")] + list(Links.__annotations__)
 
@@ -86,10 +86,13 @@ def test_a_device_that_runs_flat_mid_upload_leaves_then_and_one_always_on_arrive
         def uplink_s(self, device, bits):
             return 2.0
 
+        def upload(self, device, bits, start_s=None):
+            return Transfer(2.0, False, bits)
+
         def grant_prbs(self, device):
             return 1
 
-        def transmit_j(self, device, airtime_s):
+        def transmit_j(self, device, airtime_s, start_s=None):
             return airtime_s
 
         def receive_j(self, device, listening_s):
@@ -138,7 +141,7 @@ def test_one_downlink_for_every_system_decided_by_its_links():
     class CellLinks:
         records_energy = True
 
-        def stream_s(self, devices, bits):
+        def stream_s(self, devices, bits, start_s=None):
             return 1.0 if devices else 0.0
 
         def receives(self, device):

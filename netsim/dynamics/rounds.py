@@ -79,12 +79,17 @@ class Dynamics:
             return self.availability.next_switch_s(device, t_s)
         return t_s + L1_PERIOD_S
 
-    def new_handovers(self) -> list:
+    def new_handovers(self, until_s: float = float("inf")) -> list:
+        """The handovers not logged yet up to ``until_s`` (a transfer in segments may have read
+        the association ahead of the clock: ``netsim.links``)."""
         if self.motion is None:
             return []
-        found = self.motion.handovers[self.logged_handovers:]
-        self.logged_handovers = len(self.motion.handovers)
-        return found
+        handovers, start = self.motion.handovers, self.logged_handovers
+        end = start
+        while end < len(handovers) and handovers[end].time_s <= until_s:
+            end += 1
+        self.logged_handovers = end
+        return handovers[start:end]
 
     def measure(self, env, trace: list | None, round_now: Callable[[], int]) -> None:
         """Start the association on the clock of ``env`` (once per clock): ``measurements``."""
@@ -104,11 +109,14 @@ def measurements(env, dynamics: Dynamics, trace: list, round_now: Callable[[], i
     reads the channel when: its instants are fixed, this process only logs them on time."""
     motion = dynamics.motion
     per_second = 1.0 / motion.measurement_period_s  # the instants measure_until runs: k / per_second
+    k = 0  # the next instant to log (the measurements may have run ahead: a transfer in segments reads the channel ahead)
     while True:
         motion.measure_until(env.now)
         trace.extend(TraceEvent(round_now(), "handover", h.device, h.time_s, h.time_s, 0.0, 0.0, f"sector {h.source}->{h.target}")
-                     for h in dynamics.new_handovers())
-        yield from hold_until(env, motion.measurements / per_second)
+                     for h in dynamics.new_handovers(env.now))
+        while k / per_second <= env.now:
+            k += 1
+        yield from hold_until(env, k / per_second)
 
 
 def without(plan: RoundPlan, absent) -> RoundPlan:

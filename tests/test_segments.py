@@ -1,0 +1,165 @@
+"""Transfers served in segments on a moving cell (``netsim.links``, issue 56 item 2): the channel
+read every ``SEGMENT_S`` from the links' start and held for the step; an upload's airtime solves
+``sum_k rate_k dt_k = bits``, its energy is the sum of its steps' power times time, a stream runs
+at its weakest listener's rate step by step, and a link lost in a step cuts the transfer there.
+On a static cell (or at speed 0) nothing of this runs."""
+
+import copy
+import dataclasses
+
+import numpy as np
+import pytest
+
+from contract import RoundPlan, Stream
+from netsim import simulate_rounds
+from netsim.links import SEGMENT_S, PhysicalLinks
+from netsim.physical import RoundChannel
+from scenarios.definitions.cells import get_cell_system
+
+DEVICES = 12
+
+
+def _links(start_s=0.0, **radio):
+    system = get_cell_system("umi-3.5ghz", overrides=radio)
+    network, channel_rng = system.bind(np.full(DEVICES, 100.0), np.random.SeedSequence(5))
+    return network, PhysicalLinks.draw(network, channel_rng, start_s)
+
+
+def _channel_at(network, links, t_s):
+    """The channel a step read at ``t_s`` holds, built here from the moving channel: that
+    instant's layout and serving sectors, the links' block-fading draw (or the Doppler fading of
+    the instant), and who is out of coverage."""
+    layout, downlink, uplink, out = network.dynamics.motion.at(t_s)
+    if downlink is None:
+        downlink, uplink = links.channel.downlink_fade, links.channel.uplink_fade
+    return RoundChannel(dataclasses.replace(network, layout=layout), downlink, uplink), out
+
+
+def test_an_upload_spanning_steps_solves_the_sum_of_its_segments():
+    """An upload from 0.1 s: 0.1 s at the start's rate, 0.2 s at the rate read at 0.2 s, then the
+    rest at the rate read at 0.4 s; bits chosen to end 0.05 s into the third step: 0.35 s."""
+    network, links = _links(speed_kmh=120.0)
+    device = 1
+    rates = [_channel_at(network, links, k * SEGMENT_S)[0].uplink_bps[device] for k in range(3)]
+    assert rates[0] == links.channel.uplink_bps[device]  # step 0 is the round's own channel
+    assert len(set(rates)) == 3  # the device moves: three rates
+    bits = rates[0] * 0.1 + rates[1] * 0.2 + rates[2] * 0.05
+    airtime_s, lost, through = links.upload(device, bits, 0.1)
+    assert airtime_s == pytest.approx(0.35, rel=1e-12) and not lost and through == bits
+    assert links.uplink_s(device, bits, 0.1) == airtime_s
+    assert abs(links.uplink_s(device, bits) - 0.35) > 1e-3  # held at the start's channel it would not be
+    short = rates[0] * 0.05  # inside its first step: exactly the start channel's airtime
+    assert links.uplink_s(device, short, 0.1) == links.uplink_s(device, short) == short / rates[0]
+
+
+def test_an_upload_pays_each_steps_power_for_its_time():
+    """Fractional power control (TS 38.213 7.1.1): the power follows the path loss step by step;
+    the energy is the sum over the segments of each one's power times its time (TDD's uplink share)."""
+    network, links = _links(speed_kmh=120.0)
+    device, share = 0, network.system.shares[1]
+    powers = [network.transmit_state_w(_channel_at(network, links, k * SEGMENT_S)[0].network.uplink_power_w[device])
+              for k in range(3)]  # the device's power while it sends at that step's radiated power (TR 38.840's states)
+    assert powers[0] != powers[2]
+    joules = links.transmit_j(device, 0.35, 0.1)
+    expected = share * (powers[0] * 0.1 + powers[1] * 0.2 + powers[2] * 0.05)
+    assert joules == pytest.approx(expected, rel=1e-9)
+    assert links.transmit_j(device, 0.05, 0.1) == links.transmit_j(device, 0.05)  # within its first step: today's
+
+
+def test_a_stream_follows_its_weakest_listener_step_by_step():
+    """Two listeners whose rates cross between the first two steps (Doppler fading at 120 km/h):
+    the stream runs the first step at the weaker one's rate, the second at the other's."""
+    network, links = _links(speed_kmh=120.0, fading_in_time="doppler")
+    first, second = (_channel_at(network, links, k * SEGMENT_S)[0].downlink_bps for k in range(2))
+    pair = next((a, b) for a in range(DEVICES) for b in range(a + 1, DEVICES)
+                if (first[a] < first[b]) != (second[a] < second[b]))
+    weakest = [min(rates[list(pair)]) for rates in (first, second)]
+    bits = weakest[0] * SEGMENT_S + weakest[1] * 0.1
+    assert links.stream_s(pair, bits, 0.0) == pytest.approx(SEGMENT_S + 0.1, rel=1e-12)
+    assert all(links.receives(d) for d in pair)
+
+
+def test_a_device_that_loses_its_link_mid_upload_is_cut_there():
+    """An outage floor and Doppler fading at 120 km/h: a device above the floor in the first
+    steps and below it in step k sends until k's start (the bits of the steps before), lost; a
+    listener that falls below the floor mid-stream is lost from then, the others get the stream."""
+    # whole-band grants: the grant held from the start is every step's own
+    network, links = _links(speed_kmh=120.0, fading_in_time="doppler", min_bps_per_hz=1.5, ul_allocation="whole-band")
+    steps = [_channel_at(network, links, k * SEGMENT_S)[0] for k in range(4)]
+    device, k = next((d, k) for d in range(DEVICES) for k in range(1, 4)
+                     if not any(s.uplink_outage[d] for s in steps[:k]) and steps[k].uplink_outage[d])
+    airtime_s, lost, through = links.upload(device, 1e9, 0.0)
+    assert lost and airtime_s == pytest.approx(k * SEGMENT_S, rel=1e-12)
+    assert through == pytest.approx(sum(s.uplink_bps[device] for s in steps[:k]) * SEGMENT_S, rel=1e-12)
+    listener = next(d for d in range(DEVICES) if not steps[0].downlink_outage[d] and any(s.downlink_outage[d] for s in steps[1:]))
+    other = next(d for d in range(DEVICES) if not any(s.downlink_outage[d] for s in steps))
+    links.stream_s((listener, other), 3 * SEGMENT_S * steps[0].downlink_bps[other] * 0.5, 0.0)
+    assert not links.receives(listener) and links.receives(other)
+
+
+def _round(**radio):
+    system = get_cell_system("umi-3.5ghz", overrides=radio)
+    network, channel_rng = system.bind(np.full(DEVICES, 100.0), np.random.SeedSequence(5))
+    every = tuple(range(DEVICES))
+    plans = [RoundPlan((Stream(every, 4e6),), {d: 4e6 for d in every}, every) for _ in range(2)]
+    return simulate_rounds(plans, network, 4e6, np.random.default_rng(0), channel_rng=channel_rng)
+
+
+def test_a_round_drops_an_upload_cut_by_its_link_with_its_energy():
+    """In a round, an upload lost mid-way is a ``dropped`` event spanning its airtime, with the
+    bits it got through and the energy it spent, and the device does not arrive."""
+    records, trace = _round(speed_kmh=120.0, fading_in_time="doppler", min_bps_per_hz=1.0)
+    cut = [e for e in trace if e.kind == "dropped" and e.reason == "uplink-outage" and e.end > e.start]
+    assert cut
+    for e in cut:
+        outcome = next(r.outcome for r in records if r.server_round == e.round)
+        assert e.entity not in outcome.arrived and outcome.dropped[e.entity] == "uplink-outage"
+        assert 0 < e.bits < 4e6 and e.energy_j > 0
+    again = _round(speed_kmh=120.0, fading_in_time="doppler", min_bps_per_hz=1.0)
+    assert again[1] == trace and [r.outcome for r in again[0]] == [r.outcome for r in records]  # deterministic
+
+
+def test_the_vectorized_round_on_a_moving_cell_is_the_processes_round():
+    system = get_cell_system("umi-3.5ghz", overrides={"speed_kmh": 30.0})
+    network, channel_rng = system.bind(np.full(DEVICES, 100.0), np.random.SeedSequence(5))
+    every = tuple(range(DEVICES))
+    plans = [RoundPlan((Stream(every, 4e6),), {d: 4e6 for d in every}, every) for _ in range(2)]
+    runs = [simulate_rounds(plans, copy.deepcopy(network), 4e6, np.random.default_rng(0), channel_rng=copy.deepcopy(channel_rng),
+                            simulator=simulator) for simulator in ("timeline", "processes")]
+    assert runs[0][1] == runs[1][1]
+
+
+@pytest.mark.parametrize("radio", [{}, {"speed_kmh": 0.0, "fading_in_time": "doppler"}])
+def test_a_static_cell_holds_its_channel_through_every_transfer(radio):
+    network, links = _links(**radio)
+    assert not links.segmented
+    assert links.upload(3, 1e9, 5.0) == (links.uplink_s(3, 1e9), False, 1e9)
+    assert links.stream_s((1, 2), 1e9, 5.0) == links.stream_s((1, 2), 1e9)
+    assert links.transmit_j(3, 7.0, 5.0) == links.transmit_j(3, 7.0)
+
+
+def test_handovers_are_logged_when_the_clock_reaches_them_though_transfers_read_ahead():
+    """A transfer's airtime reads the channel (and the association) ahead of the clock; the
+    handovers are still logged at their instants: every event the trace lists after a handover
+    ended at or after it (the trace is appended in the clock's order), and each lies in its round."""
+    records, trace = _round(speed_kmh=120.0)
+    at = [i for i, e in enumerate(trace) if e.kind == "handover"]
+    assert at
+    for i in at:
+        assert all(e.end >= trace[i].start for e in trace[i + 1:])
+    spans = {r.server_round: (r.start, r.end) for r in records}
+    for i in at:
+        start, end = spans[trace[i].round]
+        assert start <= trace[i].start <= end
+
+
+def test_a_buffered_upload_cut_by_its_link_is_dropped_with_its_energy():
+    """FedBuff on a moving cell with an outage floor: an upload whose link falls below the floor
+    mid-way is a ``dropped`` event spanning it (bits through, energy spent), and the run's
+    invariants hold (``check_invariants``: dispatched = arrived + dropped + in flight, energy once)."""
+    from tests.test_buffered_dynamics import _cell_run
+
+    _, trace, _, _ = _cell_run({"speed_kmh": 120.0, "fading_in_time": "doppler", "min_bps_per_hz": 1.0})
+    cut = [e for e in trace if e.kind == "dropped" and e.reason == "uplink-outage" and e.end > e.start]
+    assert cut
+    assert all(0 < e.bits < 2e5 and e.energy_j > 0 for e in cut)

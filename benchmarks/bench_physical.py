@@ -15,7 +15,7 @@ import numpy as np
 
 from contract import RoundPlan, Stream
 from netsim import NetworkSystem, simulate_rounds
-from netsim.physical import channel_seeds
+from netsim.radio.physical import channel_seeds
 from scenarios.definitions.cells import get_cell_system
 
 MODEL_BITS = 1e5

@@ -1,9 +1,9 @@
-"""Fit the link layer's BLER curves to Sionna SYS's AWGN BLER tables: writes ``netsim/link/bler_curves.py``
+"""Fit the link layer's BLER curves to Sionna SYS's AWGN BLER tables: writes ``netsim/radio/link/bler_curves.py``
 (the fitted parameters and, per curve, the two source points that bracket 10% BLER), draws
 ``docs/img/link_bler_fit.png`` and prints the fit's error at 10% BLER, over all curves and for the
 figure's (Markdown, on stdout).
 
-Usage: python3 -m benchmarks.link_bler_fit --source DIR [--table netsim/link/bler_curves.py] [--out docs/img/link_bler_fit.png]
+Usage: python3 -m benchmarks.link_bler_fit --source DIR [--table netsim/radio/link/bler_curves.py] [--out docs/img/link_bler_fit.png]
 
 Source: NVlabs/sionna v1.2.1 (Apache-2.0), ``src/sionna/sys/bler_tables/{PUSCH_table1,PDSCH_table1,PDSCH_table2}.json``:
 link-level LDPC BLER on AWGN per MCS and code-block size (24, 100, 500, 1000, 2000 bits) on a
@@ -30,7 +30,7 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit
 
-from netsim.link.mcs_tables import MCS_TABLES
+from netsim.radio.link.mcs_tables import MCS_TABLES
 
 SOURCES = {  # our table name: (Sionna file, category, index)
     "pusch-tp-64qam": ("PUSCH_table1", "0", "1"),
@@ -183,7 +183,7 @@ def figure(source: Path, all_rows: dict[str, list], out: str) -> None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", required=True, type=Path, help="folder with Sionna's PUSCH_table1.json, PDSCH_table1.json, PDSCH_table2.json")
-    parser.add_argument("--table", default="netsim/link/bler_curves.py", type=Path)
+    parser.add_argument("--table", default="netsim/radio/link/bler_curves.py", type=Path)
     parser.add_argument("--out", default="docs/img/link_bler_fit.png")
     args = parser.parse_args(argv)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()

@@ -1,5 +1,5 @@
 """The multicast weakest-member penalty over time as the groups move: a user-centric stream is
-sent at the rate of its weakest listener not in outage (``netsim.physical_timeline``,
+sent at the rate of its weakest listener not in outage (``netsim.transport.physical_timeline``,
 ``RoundChannel.stream_rate_bps``), so it lasts ``B / min_i r_i`` where each member alone would
 need ``B / r_i``; the penalty is the stream's time over the mean member's unicast-equivalent
 time, ``(1 / min_i r_i) / mean_i (1 / r_i)`` (>= 1; 1: equal members). Read every ``--step``

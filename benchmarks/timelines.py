@@ -1,6 +1,6 @@
 """The timelines drawn in docs/network-model.md, regenerated: three devices, T_dl = T_ul = 1,
-fixed compute times, under FedAsync (``netsim.buffered``) and in synchronous pipelined rounds
-(``netsim.reference``), drawn from their traces in ASCII (4 characters per T_dl).
+fixed compute times, under FedAsync (``netsim.clock.buffered``) and in synchronous pipelined rounds
+(``netsim.transport.reference``), drawn from their traces in ASCII (4 characters per T_dl).
 
 Usage: python3 -m benchmarks.timelines
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from contract import RoundPlan, Stream
-from netsim.buffered import Buffered, NetworkOnly, run_buffered
-from netsim.engine import simulate_rounds
-from netsim.scripted import Scripted, ScriptedSystem
+from netsim.clock.buffered import Buffered, NetworkOnly, run_buffered
+from netsim.clock.engine import simulate_rounds
+from netsim.normalized.scripted import Scripted, ScriptedSystem
 
 SCALE = 4  # characters per time unit
 COMPUTE = (1, 2, 4, 3, 1.5, 2)  # in the order drawn: device order at a broadcast, then each dispatch

@@ -1,4 +1,4 @@
-"""The protocol the clock (``netsim.engine``) drives: what a learner must offer."""
+"""The protocol the clock (``netsim.clock.engine``) drives: what a learner must offer."""
 
 from __future__ import annotations
 

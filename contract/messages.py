@@ -2,7 +2,7 @@
 (``Dispatch``: to a device, the model's version and its bits) and receives updates (``Update``:
 from a device, the version it trained from, its bits and when it arrived), and the protocol of a
 learner that a buffered asynchronous orchestrator drives (``BufferedLearner``,
-``netsim.buffered``).
+``netsim.clock.buffered``).
 
 An update carries the version it was dispatched at (FedBuff, Nguyen et al., AISTATS 2022,
 Algorithm 1: a client's update is weighted by the staleness of the model it started from; as
@@ -47,7 +47,7 @@ class Update:
 
 
 class BufferedLearner(Protocol):
-    """What a buffered asynchronous orchestrator drives (``netsim.buffered``). Training and
+    """What a buffered asynchronous orchestrator drives (``netsim.clock.buffered``). Training and
     evaluation take zero simulated time.
 
     ``dispatch``: the server sends a device the current model (it keeps that version's model

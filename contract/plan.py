@@ -60,7 +60,7 @@ class RoundPlan:
 
 
 # why a participant's update did not arrive (``RoundOutcome.dropped``): the network's
-# (``netsim.physical_round``, ``netsim.timeline``), a cell in time's (``netsim.dynamics.rounds``:
+# (``netsim.transport.physical_round``, ``netsim.transport.timeline``), a cell in time's (``netsim.dynamics.rounds``:
 # absent at the round's start, or a battery that ran out in it) and an orchestrator's (``stale``:
 # an update older than it takes); the result tables count each (``dropped_<reason>``)
 DROP_REASONS = ("downlink-outage", "uplink-outage", "deadline", "unavailable", "battery", "out-of-coverage", "stale")

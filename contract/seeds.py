@@ -86,7 +86,7 @@ class ChannelSeeds(NamedTuple):
 
 
 def idle_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
-    """The buffered orchestrator's choice of idle devices (``netsim.buffered``, ``idle_choice``
+    """The buffered orchestrator's choice of idle devices (``netsim.clock.buffered``, ``idle_choice``
     random): its own stream, so choosing shifts neither the compute times nor the channel."""
     return child(network, 1)
 

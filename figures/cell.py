@@ -13,7 +13,7 @@ from figures.save import save_figure
 
 
 def draw_sites(ax, outlines: dict) -> None:
-    """The site outlines ``scenarios.reports.cell`` hands over (``netsim.multicell.site_outlines``):
+    """The site outlines ``scenarios.reports.cell`` hands over (``netsim.radio.multicell.site_outlines``):
     the centre site's hexagon (solid) and its first ring's (dotted), the centre site's sector
     boundaries (dashed), and the neighbour sites."""
     for k, corners in enumerate(outlines["hexagons"]):

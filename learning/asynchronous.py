@@ -139,7 +139,7 @@ class BufferedServer:
 class TieredServer(BufferedServer):
     """FedAT's server (Chai et al. 2021, "FedAT: a high-performance and communication-efficient
     federated learning system with asynchronous tiers", SC '21, Sec. 4: synchronous intra-tier
-    training, asynchronous cross-tier weighted aggregation), driven by ``netsim.tiered``.
+    training, asynchronous cross-tier weighted aggregation), driven by ``netsim.clock.tiered``.
 
     ``tiers``: the devices of each tier, the fastest first. A tier's round is FedAvg over the
     updates of its members that arrived, each trained from the global model the tier was sent:

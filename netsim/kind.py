@@ -1,8 +1,8 @@
 """What a run asks of the system a preset names, and what the engine asks of the network it
 drives, whatever their kind: the one place the normalized/physical choice is made.
 
-A system is either normalized (``netsim.system.NetworkSystem``, the journal paper's V-D model,
-time in units of ``T_dl``; it is its own network) or physical (``netsim.physical.PhysicalSystem``,
+A system is either normalized (``netsim.normalized.system.NetworkSystem``, the journal paper's V-D model,
+time in units of ``T_dl``; it is its own network) or physical (``netsim.radio.physical.PhysicalSystem``,
 a cell, time in seconds, with energy; bound to a layout it gives a ``PhysicalNetwork``).
 Callers ask the system (``SystemKind``: its ``time_unit``, ``records_energy``, ``record``,
 ``with_overrides``, ``check_compute``, ``bind``) and the bound network (``Network``: its round
@@ -20,10 +20,10 @@ import numpy as np
 
 from contract.setting import recorded
 
-from netsim.reference import round_process_reference
+from netsim.transport.reference import round_process_reference
 from netsim.scheduling import ChannelReport, Expectations
-from netsim.timeline import round_process
-from netsim.transport import NormalizedLinks
+from netsim.transport.timeline import round_process
+from netsim.transport.media import NormalizedLinks
 
 OVERRIDES = ("rho", "t_min", "inv_mu")
 SIMULATORS = ("timeline", "processes")  # the vectorized round, or one SimPy process per device (the reference)
@@ -89,7 +89,7 @@ class Network:
     def round_process(self, simulator: str, channel_rng: np.random.Generator | None = None) -> Callable:
         """The SimPy process of one round, ``(env, plan, network, model_bits, rng, trace,
         server_round)`` -> ``(RoundOutcome, energy_j, downlink_bits)``: the vectorized timeline
-        (``netsim.timeline``) or the per-device reference (``netsim.reference``)."""
+        (``netsim.transport.timeline``) or the per-device reference (``netsim.transport.reference``)."""
         return {"timeline": round_process, "processes": round_process_reference}[simulator]
 
     def channel_report(self, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> ChannelReport:
@@ -98,7 +98,7 @@ class Network:
 
     def transfer_links(self, model_bits: float, channel_rng: np.random.Generator | None, now_s: float,
                        access: tuple[str, str] = ("tdma", "tdma")):
-        """The ``netsim.transport.Links`` a transfer or step starting at ``now_s`` reads: here the
+        """The ``netsim.transport.media.Links`` a transfer or step starting at ``now_s`` reads: here the
         normalized system's (``NormalizedLinks``, no channel drawn), its downlink and uplink
         media of the orchestrator's ``access`` schemes."""
         if not (hasattr(self, "downlink_time") and hasattr(self, "uplink_time")):

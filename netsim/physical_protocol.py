@@ -1,8 +1,8 @@
 """What a physical round reads of its network and of the round's channel draw, declared below
-the cell so that the round's code (``netsim.links``, ``netsim.physical_round``,
-``netsim.physical_timeline``) annotates against it without importing ``netsim.physical``.
+the cell so that the round's code (``netsim.radio.physical_links``, ``netsim.transport.physical_round``,
+``netsim.transport.physical_timeline``) annotates against it without importing ``netsim.radio.physical``.
 
-``netsim.physical.PhysicalNetwork`` and ``netsim.physical.RoundChannel`` satisfy these
+``netsim.radio.physical.PhysicalNetwork`` and ``netsim.radio.physical.RoundChannel`` satisfy these
 (structural typing, PEP 544): the cell imports its rounds, the rounds never import the cell,
 so netsim's import graph has no cycle (``tests/test_layers.py``). Time in seconds, energy in
 joules, rates in bit/s.
@@ -37,14 +37,14 @@ class RoundChannelProtocol(Protocol):
 
 class PhysicalNetworkProtocol(Protocol):
     """A physical system bound to a run's layout: its configuration (``system``, a
-    ``netsim.physical.PhysicalSystem``), the round's timing, compute and energy."""
+    ``netsim.radio.physical.PhysicalSystem``), the round's timing, compute and energy."""
 
     system: Any
     samples_per_update: np.ndarray
     dynamics: Any
     mode: str
     deadline: float | None
-    compute: Any  # a netsim.distributions.ShiftedExponential
+    compute: Any  # a netsim.normalized.distributions.ShiftedExponential
     uplink_queue: np.ndarray
     idle_power_w: float
 

@@ -45,7 +45,7 @@ def test_a_run_past_a_bits_budget_reports_its_last_evaluation_within_it():
     the first to reach 7), so its result is round 2's evaluation (6 bits) and round 3 is named."""
     from types import SimpleNamespace
 
-    from netsim.budget import Budget
+    from netsim.clock.budget import Budget
     from scenarios.execution.runner import within_budget
 
     def record(r, accuracy):

@@ -1,4 +1,4 @@
-"""Buffered asynchronous aggregation on the clock (``netsim.buffered``, ``learning.asynchronous``):
+"""Buffered asynchronous aggregation on the clock (``netsim.clock.buffered``, ``learning.asynchronous``):
 event traces with fixed durations, the synchronous round as its special case, renewal theory."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import simpy
 
 from learning.asynchronous import AsyncRule, BufferedServer
 from netsim import NetworkSystem
-from netsim.budget import Budget
-from netsim.cell import Cell, CellLayout
-from netsim.buffered import Buffered, NetworkOnly, run_buffered
-from netsim.engine import RunOptions, run_cosimulation
-from netsim.physical import LinkBudget, PhysicalSystem
-from netsim.scripted import Scripted, ScriptedSystem
-from netsim.transport import ResourceBlocks, Tdma, Transfer
+from netsim.clock.budget import Budget
+from netsim.radio.cell import Cell, CellLayout
+from netsim.clock.buffered import Buffered, NetworkOnly, run_buffered
+from netsim.clock.engine import RunOptions, run_cosimulation
+from netsim.radio.physical import LinkBudget, PhysicalSystem
+from netsim.normalized.scripted import Scripted, ScriptedSystem
+from netsim.transport.media import ResourceBlocks, Tdma, Transfer
 from tests.tiny_learners import build, scalar_data, values
 
 
@@ -187,7 +187,7 @@ def test_devices_in_outage_are_dropped_and_a_run_nobody_can_train_in_stops_as_st
     """Devices 1 and 2 never receive: each dispatch drops them (``downlink-outage``), device 0's
     updates alone make the versions (K = 2: with nobody else training, its one update is
     aggregated); with every device deaf the run stops at once, ``stalled``."""
-    from netsim.buffered import BufferedRun
+    from netsim.clock.buffered import BufferedRun
 
     drawn = BufferedRun._draw_links
     monkeypatch.setattr(BufferedRun, "_draw_links", lambda run: Deaf(drawn(run), (1, 2)))
@@ -317,7 +317,7 @@ def test_waiting_on_a_cell_is_charged_per_interval_with_a_straddling_upload_spli
     (0.125 J); device 1, 3 - 1 - 0.5 = 1.5 s (0.375 J: its upload's 2.5-3 only), then
     1.5 - 1.5 = 0 (its upload's 3-4.5): 1.5 s in all, its 4.5 s less 1 s receiving and 2 s
     sending. Zero waiting power: no ``idle`` events, the same other energies."""
-    from netsim.buffered import BufferedRun
+    from netsim.clock.buffered import BufferedRun
 
     monkeypatch.setattr(BufferedRun, "_draw_links", lambda run: OneSector({0: 1.0, 1: 2.0}))
     cell = HandCell(idle_power_w, Scripted([1.0, 1.5, 1.0, 9.0]))

@@ -1,4 +1,4 @@
-"""Buffered aggregation on a cell in time (``netsim.buffered`` with ``netsim.dynamics``): every
+"""Buffered aggregation on a cell in time (``netsim.clock.buffered`` with ``netsim.dynamics``): every
 step reads the device's state and the channel when it happens; nothing is silently lost
 (dispatched = arrived + dropped with a reason + in flight); the choice of idle devices and the
 staleness bound."""
@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from learning.asynchronous import AsyncRule, BufferedServer
-from netsim.budget import Budget
-from netsim.buffered import Buffered, BufferedRun, NetworkOnly, run_buffered
+from netsim.clock.budget import Budget
+from netsim.clock.buffered import Buffered, BufferedRun, NetworkOnly, run_buffered
 from netsim.dynamics.availability import TraceAvailability
 from netsim.dynamics.battery import Batteries
 from netsim.dynamics.rounds import Dynamics
-from netsim.engine import RunOptions
-from netsim.scripted import Scripted, ScriptedSystem
-from netsim.links import SEGMENT_S, PhysicalLinks
+from netsim.clock.engine import RunOptions
+from netsim.normalized.scripted import Scripted, ScriptedSystem
+from netsim.radio.physical_links import SEGMENT_S, PhysicalLinks
 from scenarios.definitions.cells import get_cell_system
 from tests.test_buffered import HandCell, OneSector
 from tests.tiny_learners import build, scalar_data, values
@@ -104,7 +104,7 @@ def test_a_device_switched_off_is_passed_over_until_it_is_back_and_one_that_swit
     0-4 and 6-100, device 1 from 2.5. t=0 device 1 is passed over (unavailable) and v0 goes to
     device 0 alone (compute 1): 0-1, 1-2, upload 2-3: v1 at 3. t=2.5 device 1 is back: v0 to it
     2.5-3.5, compute 5, upload 8.5-9.5. t=3 v1 to device 0 waits for the downlink, 3.5-4.5: it
-    switches off at 4, so it loses its model, cut at that instant as ``netsim.lifecycle`` cuts a
+    switches off at 4, so it loses its model, cut at that instant as ``netsim.transport.lifecycle`` cuts a
     step (dropped 3.5-4 with half the bit and 0.5 W x 0.5 s = 0.25 J; the stream goes on to
     4.5). t=9.5 device 1's update (tau 1) makes v2, sent to both 9.5-10.5 (device 0 is on
     again), computes 1, uploads 11.5-12.5: v3."""
@@ -133,7 +133,7 @@ def test_a_device_that_switches_off_mid_upload_is_cut_at_that_instant_as_in_a_sy
     """FedAsync, C = 2, the hand cell (stream 1 s at 0.5 W, uploads 1 s side by side at 1 W,
     compute 1 s and free). Device 0 is on 0-2.5, device 1 always. t=0-1 v0 to both, computes
     1-2, uploads 2-3: device 0 switches off at 2.5, its upload cut there as
-    ``netsim.lifecycle.upload`` cuts it in a round (dropped 2-2.5, half the bit, 1 W x 0.5 s =
+    ``netsim.transport.lifecycle.upload`` cuts it in a round (dropped 2-2.5, half the bit, 1 W x 0.5 s =
     0.5 J; it used to send to 3 and be dropped then, 1 J spent). Device 1's update makes v1 at
     3; device 0 is passed over (unavailable) and v1 goes to device 1: 3-4, 4-5, 5-6: v2."""
     import json
@@ -155,7 +155,7 @@ def test_a_device_that_switches_off_mid_upload_is_cut_at_that_instant_as_in_a_sy
     # the same device in a synchronous round (``round_device``, the same links and switching off): the same cut
     import simpy
 
-    from netsim.lifecycle import Presence, SharedRound, round_device
+    from netsim.transport.lifecycle import Presence, SharedRound, round_device
 
     env, sync_trace = simpy.Environment(), []
     presence = Presence.start(env, (0,), dynamics.availability, None)
@@ -191,7 +191,7 @@ def test_the_server_waits_for_a_device_that_may_come_back_to_fill_the_buffer(mon
 def test_batteries_drain_as_energy_is_spent_and_a_flat_device_takes_no_more_part(monkeypatch):
     """FedAsync, C = 2, 1.6 J each; receiving 0.5 J a stream (0.5 W), sending 1 J a second.
     t=0-1 v0 to both (1.1 J left); device 0 computes 1, uploads 2-3 (0.1 J left): v1 at 3; v1
-    to it 3-4: it runs flat while receiving, cut at that instant as ``netsim.lifecycle`` cuts a
+    to it 3-4: it runs flat while receiving, cut at that instant as ``netsim.transport.lifecycle`` cuts a
     step: its 0.1 J last 0.1 / 0.5 = 0.2 s, dropped (battery) 3-3.2 with 0.2 of the bit and
     its last 0.1 J (the battery at 0, never below). Device 1 computes 3, uploads 4-5 (0.1 J):
     v2 at 5; device 0 is passed over (battery), v2 to device 1 5-6: flat at 5.2, dropped the
@@ -276,7 +276,7 @@ def _cell_run(radio, versions=30, devices=6, settings=Buffered(3), monkeypatch=N
 
 def test_on_a_moving_cell_each_upload_is_timed_by_the_channel_at_its_start(monkeypatch):
     """30 km/h: every upload's airtime is the model's bits served in segments from the channel
-    drawn at the instant it started (``netsim.links``: its first 200 ms at that channel's rate;
+    drawn at the instant it started (``netsim.radio.physical_links``: its first 200 ms at that channel's rate;
     a device's airtimes change as it moves: not one draw per run); handovers are logged; the
     invariants hold."""
     versions, trace, _, drawn = _cell_run({"speed_kmh": 30.0}, monkeypatch=monkeypatch)

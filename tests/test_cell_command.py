@@ -46,7 +46,7 @@ def test_cell_json_describes_the_layout_and_draws_it(capsys, tmp_path):
 
 def test_cell_layout_is_the_runs_layout():
     """The command and the runner derive the layout from the same child of the network seed."""
-    from netsim.physical import channel_seeds
+    from netsim.radio.physical import channel_seeds
     from scenarios.reports.cell import cell_draws
     from scenarios.definitions.cells import get_cell_system
     from scenarios.definitions.seeds import seed_streams
@@ -129,11 +129,11 @@ def test_drop_prints_the_calibration_quantities(capsys):
 
 
 def test_the_map_hexagon_faces_the_neighbour_sites():
-    """netsim.multicell.hexagon: a site's hexagon has its sides half an ISD away, towards each first-ring site."""
+    """netsim.radio.multicell.hexagon: a site's hexagon has its sides half an ISD away, towards each first-ring site."""
     import numpy as np
 
-    from netsim.multicell import hexagon
-    from netsim.multicell import hex_sites
+    from netsim.radio.multicell import hexagon
+    from netsim.radio.multicell import hex_sites
 
     corners = hexagon((0.0, 0.0), 200.0)
     midpoints = (corners[:-1] + corners[1:]) / 2

@@ -10,10 +10,10 @@ import pytest
 
 from contract import RoundPlan, Stream
 from netsim import simulate_rounds
-from netsim import fading, radio
-from netsim.cell import Cell, CellLayout
-from netsim.duplex import tdd_shares
-from netsim.physical import LinkBudget, PhysicalSystem
+from netsim.radio import fading, link_budget
+from netsim.radio.cell import Cell, CellLayout
+from netsim.radio.duplex import tdd_shares
+from netsim.radio.physical import LinkBudget, PhysicalSystem
 from scenarios.definitions.cells import get_cell_system
 from scenarios.errors import UsageError
 
@@ -47,8 +47,8 @@ def test_preset_link_budget_is_hand_computed(preset):
                                                         "interference": "off", "ul_power_control": "off"})
     layout = system.cell.place(2, np.random.default_rng(0))
     np.testing.assert_allclose(layout.path_loss_db, loss, atol=1e-5)
-    assert radio.noise_power_dbm(system.downlink.bandwidth_hz, system.downlink.noise_figure_db) == pytest.approx(-91.9897, abs=1e-4)
-    assert radio.noise_power_dbm(system.uplink.bandwidth_hz, system.uplink.noise_figure_db) == pytest.approx(-95.9897, abs=1e-4)
+    assert link_budget.noise_power_dbm(system.downlink.bandwidth_hz, system.downlink.noise_figure_db) == pytest.approx(-91.9897, abs=1e-4)
+    assert link_budget.noise_power_dbm(system.uplink.bandwidth_hz, system.uplink.noise_figure_db) == pytest.approx(-95.9897, abs=1e-4)
     antennas = system.bs_antenna_gain_dbi + system.ue_antenna_gain_dbi
     np.testing.assert_allclose(system.downlink.tx_power_dbm + antennas + layout.gain_db, rx_dl, atol=1e-5)
     np.testing.assert_allclose(system.uplink.tx_power_dbm + antennas + layout.gain_db, rx_ul, atol=1e-5)

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from netsim.engine import RunOptions
+from netsim.clock.engine import RunOptions
 from scenarios.definitions import clock
 from scenarios.definitions.orchestrators import Job
 from scenarios.errors import UsageError

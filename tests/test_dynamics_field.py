@@ -35,7 +35,7 @@ def test_the_same_point_gives_the_same_value_and_far_points_are_uncorrelated():
 
 
 def _cluster_lattice(isd_m=500.0):
-    from netsim import multicell
+    from netsim.radio import multicell
 
     return multicell.wrap_shifts(isd_m)[1:3]  # the 19-site wrap-around torus's lattice vectors
 

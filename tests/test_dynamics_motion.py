@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from netsim import multicell
+from netsim.radio import multicell
 from netsim.dynamics.association import Handover, L3Filter, handovers, strongest
 from netsim.dynamics.mobility import DiskMotion, TorusMotion, table_7_8_1_speeds_m_s
 from netsim.dynamics.motion import ChannelInTime, array_gain_db
@@ -231,7 +231,7 @@ def test_a_measurement_of_the_candidate_sites_reads_what_the_full_one_reads_ther
 def test_a_moving_device_queues_at_the_sector_serving_it_at_that_instant(queues):
     # coverage=network: each device's uplink receiver is its serving sector of the instant the links are
     # read (3 site + orientation of the 57), or its serving site; a handover to another site's sector moves it there
-    from netsim.links import PhysicalLinks
+    from netsim.radio.physical_links import PhysicalLinks
 
     system = get_cell_system("uma-3.5ghz", overrides={"speed_kmh": 120.0, "uplink_queues": queues})
     network, channel_rng = system.bind(np.full(12, 100.0), np.random.SeedSequence(3))

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
     ("contract", "numpy"),
     ("learning.algorithms", "simpy"),
     ("netsim", "torch"),
-    ("netsim.engine", "torch"),
+    ("netsim.clock.engine", "torch"),
 ])
 def test_importing_a_layer_leaves_the_other_unloaded(module, absent):
     code = f"import sys, {module}; print({absent!r} in sys.modules)"
@@ -170,3 +170,49 @@ def test_every_name_the_benchmarks_and_doc_examples_import_exists():
                 missing += [f"{path.relative_to(ROOT)}: {node.module}.{alias.name}" for alias in node.names
                             if not hasattr(module, alias.name) and f"{node.module}.{alias.name}" not in _modules()]
     assert not missing
+
+
+ROOM_RULES = [  # (room, rooms it never imports): netsim's rooms, see netsim/__init__.py
+    ("netsim.transport", ("netsim.clock", "netsim.normalized")),
+    ("netsim.radio", ("netsim.clock",)),
+    ("netsim.normalized", ("netsim.clock", "netsim.radio", "netsim.dynamics")),
+    ("netsim.dynamics", ("netsim.clock",)),
+    ("netsim.kind", ("netsim.clock", "netsim.radio", "netsim.normalized", "netsim.dynamics")),
+    ("netsim.scheduling", ("netsim.clock", "netsim.transport", "netsim.radio", "netsim.normalized", "netsim.dynamics")),
+    ("netsim.physical_protocol", ("netsim.clock", "netsim.transport", "netsim.radio", "netsim.normalized", "netsim.dynamics")),
+]
+
+
+def _within(name: str, room: str) -> bool:
+    return name == room or name.startswith(room + ".")
+
+
+@pytest.mark.parametrize("room, never", ROOM_RULES)
+def test_netsim_rooms_import_only_downward(room, never):
+    """Each room's rule, counting every import (function-level and ``if TYPE_CHECKING:`` too):
+    a round never calls its orchestrator back, the normalized system knows no cell."""
+    modules = {name: path for name, path in _modules().items() if _package(name) == "netsim"}
+    inside = [name for name in modules if _within(name, room)]
+    assert inside, f"no module in {room}"
+    wrong = sorted(f"{name} -> {other}" for name in inside
+                   for other in _imports(name, modules[name], modules, type_checking=True)
+                   if any(_within(other, far) for far in never))
+    assert not wrong, f"{room} imports what it must not: {', '.join(wrong)}"
+
+
+def test_only_the_clock_imports_the_orchestrators():
+    """``netsim.clock`` (the round loop, buffered and tiered aggregation) is imported in netsim
+    only by itself and by the package's front door ``netsim/__init__.py``."""
+    modules = {name: path for name, path in _modules().items() if _package(name) == "netsim"}
+    wrong = sorted(f"{name} -> {other}" for name, path in modules.items()
+                   if name != "netsim" and not _within(name, "netsim.clock")
+                   for other in _imports(name, path, modules, type_checking=True) if _within(other, "netsim.clock"))
+    assert not wrong, f"modules importing the orchestrators: {', '.join(wrong)}"
+
+
+def test_the_nr_link_layer_imports_nothing_else_of_netsim():
+    modules = {name: path for name, path in _modules().items() if _package(name) == "netsim"}
+    wrong = sorted(f"{name} -> {other}" for name in modules if _within(name, "netsim.radio.link")
+                   for other in _imports(name, modules[name], modules, type_checking=True)
+                   if not _within(other, "netsim.radio.link"))
+    assert not wrong, f"netsim.radio.link reaching out: {', '.join(wrong)}"

@@ -1,4 +1,4 @@
-"""One links protocol (``netsim.transport.Links``) and one device lifecycle (``netsim.lifecycle``):
+"""One links protocol (``netsim.transport.media.Links``) and one device lifecycle (``netsim.transport.lifecycle``):
 every system's links answer the same questions, a transfer reads its airtime at its grant's
 start, and a device's steps run on the clock with exact SimPy times."""
 
@@ -8,10 +8,10 @@ import numpy as np
 import simpy
 
 from netsim import NetworkSystem
-from netsim.cell import Cell, CellLayout
-from netsim.lifecycle import Presence, SharedRound, round_device
-from netsim.physical import LinkBudget, PhysicalSystem
-from netsim.transport import Links, NormalizedLinks, ResourceBlocks, Tdma, Transfer, Unshared
+from netsim.radio.cell import Cell, CellLayout
+from netsim.transport.lifecycle import Presence, SharedRound, round_device
+from netsim.radio.physical import LinkBudget, PhysicalSystem
+from netsim.transport.media import Links, NormalizedLinks, ResourceBlocks, Tdma, Transfer, Unshared
 
 MEMBERS = [name for name in vars(Links) if not name.startswith("_")] + list(Links.__annotations__)
 
@@ -135,8 +135,8 @@ def test_one_downlink_for_every_system_decided_by_its_links():
     nobody to hear the second: 0 s): a reception with its energy (0.5 J) for device 0, device 1
     dropped ``downlink-outage`` at 1 s, the second stream not sent (0 bits, 0 s)."""
     from contract import RoundPlan, Stream
-    from netsim.lifecycle import send_streams
-    from netsim.reference import FixedLinks
+    from netsim.transport.lifecycle import send_streams
+    from netsim.transport.reference import FixedLinks
 
     class CellLinks:
         records_energy = True

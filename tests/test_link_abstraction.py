@@ -1,4 +1,4 @@
-"""The NR link layer as an efficiency per SNR (``netsim.link.abstraction``), and the cell's opt-in
+"""The NR link layer as an efficiency per SNR (``netsim.radio.link.abstraction``), and the cell's opt-in
 ``link_abstraction=nr`` that uses it (the default stays ``shannon``)."""
 
 import dataclasses
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from netsim.link.abstraction import expected_efficiency
+from netsim.radio.link.abstraction import expected_efficiency
 
 
 def test_efficiency_at_one_snr_by_hand():

@@ -1,13 +1,13 @@
-"""BLER per MCS (``netsim.link.bler``) against its cited source, Sionna SYS v1.2.1's AWGN BLER tables:
+"""BLER per MCS (``netsim.radio.link.bler``) against its cited source, Sionna SYS v1.2.1's AWGN BLER tables:
 the fit's 10%-BLER SINR within 0.5 dB of the source's points."""
 
 import math
 
 import pytest
 
-from netsim.link.bler import code_block_bler, curve_parameters, sinr_at_bler_db, transport_block_bler
-from netsim.link.bler_curves import CURVES
-from netsim.link.mcs_tables import MCS_TABLES
+from netsim.radio.link.bler import code_block_bler, curve_parameters, sinr_at_bler_db, transport_block_bler
+from netsim.radio.link.bler_curves import CURVES
+from netsim.radio.link.mcs_tables import MCS_TABLES
 
 FLOOR = 1 / 3000  # the source's smallest non-zero BLER step (3,000 blocks a point)
 

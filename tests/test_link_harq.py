@@ -1,4 +1,4 @@
-"""Link adaptation (inner loop and OLLA) and HARQ timing (``netsim.link.adaptation``, ``netsim.link.harq``)
+"""Link adaptation (inner loop and OLLA) and HARQ timing (``netsim.radio.link.adaptation``, ``netsim.radio.link.harq``)
 against hand-computed cases."""
 
 import math
@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from netsim.link.adaptation import OuterLoop, block_error, grant, select_mcs
-from netsim.link.harq import HarqTiming, occupied_slots
+from netsim.radio.link.adaptation import OuterLoop, block_error, grant, select_mcs
+from netsim.radio.link.harq import HarqTiming, occupied_slots
 
 TABLE = "pusch-tp-64qam"
 SINR_9_5_DB = np.full(10, 10 ** 0.95)  # 9.5 dB on each of 10 PRBs
@@ -73,7 +73,7 @@ def test_occupied_slots_by_hand(transmissions, rtt, processes, slots):
 
 
 def test_a_multicast_follows_its_weakest_member_or_a_named_percentile_with_the_misses_counted():
-    from netsim.link.adaptation import multicast_grant
+    from netsim.radio.link.adaptation import multicast_grant
 
     weak, strong = SINR_9_5_DB, np.full(10, 10 ** 1.5)  # 9.5 and 15 dB on the same 10 PRBs
     chosen, misses = multicast_grant(TABLE, [strong, weak, strong], OuterLoop())

@@ -1,12 +1,12 @@
-"""EESM effective SINR (``netsim.link.effective_sinr``): the identities it must keep and a hand-computed case."""
+"""EESM effective SINR (``netsim.radio.link.effective_sinr``): the identities it must keep and a hand-computed case."""
 
 import math
 
 import numpy as np
 import pytest
 
-from netsim.link.effective_sinr import EESM_BETA_TABLE_1, EESM_BETA_TABLE_2, eesm, eesm_beta
-from netsim.link.mcs_tables import PDSCH_MCS_TABLE_1, PDSCH_MCS_TABLE_2, PUSCH_TP_MCS_TABLE
+from netsim.radio.link.effective_sinr import EESM_BETA_TABLE_1, EESM_BETA_TABLE_2, eesm, eesm_beta
+from netsim.radio.link.mcs_tables import PDSCH_MCS_TABLE_1, PDSCH_MCS_TABLE_2, PUSCH_TP_MCS_TABLE
 
 
 @pytest.mark.parametrize("beta", [1.6, 6.5, 34.28, 132.54])

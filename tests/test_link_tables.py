@@ -1,11 +1,11 @@
-"""TS 38.214's MCS and CQI tables as transcribed in ``netsim.link.mcs_tables``: sizes, the printed
+"""TS 38.214's MCS and CQI tables as transcribed in ``netsim.radio.link.mcs_tables``: sizes, the printed
 efficiency column against Q_m R / 1024, and spot entries read off the standard."""
 
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from netsim.link.mcs_tables import (CQI_TABLE_1, CQI_TABLE_2, PDSCH_MCS_TABLE_1, PDSCH_MCS_TABLE_2,
+from netsim.radio.link.mcs_tables import (CQI_TABLE_1, CQI_TABLE_2, PDSCH_MCS_TABLE_1, PDSCH_MCS_TABLE_2,
                                     PUSCH_TP_MCS_TABLE, pusch_transform_precoding_table)
 
 TABLES = {"5.1.3.1-1": PDSCH_MCS_TABLE_1, "5.1.3.1-2": PDSCH_MCS_TABLE_2, "6.1.4.1-1": PUSCH_TP_MCS_TABLE,

@@ -5,7 +5,7 @@ cases. The implementation also matched Sionna v1.2.1's reference ``calculate_tb_
 
 import pytest
 
-from netsim.link.tbs import TBS_TABLE, resource_elements, segment, transport_block_size
+from netsim.radio.link.tbs import TBS_TABLE, resource_elements, segment, transport_block_size
 
 
 def test_resource_elements_cap_at_156_per_prb():

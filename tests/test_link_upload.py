@@ -1,4 +1,4 @@
-"""One upload through the NR link layer (``netsim.link.upload``): the hand-computed case the issue asks
+"""One upload through the NR link layer (``netsim.radio.link.upload``): the hand-computed case the issue asks
 for (the MCS chosen for a given SINR, the TBS, the BLER, the HARQ transmissions and the energy), and
 the invariants every upload keeps."""
 
@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from netsim.link import HarqTiming, LinkConfig, OuterLoop, upload
-from netsim.link.adaptation import block_error, grant
+from netsim.radio.link import HarqTiming, LinkConfig, OuterLoop, upload
+from netsim.radio.link.adaptation import block_error, grant
 
 SINR_9_5_DB = np.full(10, 10 ** 0.95)
 

@@ -1,5 +1,5 @@
 """A synchronous round on a cell with availability or batteries reads each device's state as
-its steps happen (issue 56 item 3; ``netsim.lifecycle.Presence``): a device that switches off
+its steps happen (issue 56 item 3; ``netsim.transport.lifecycle.Presence``): a device that switches off
 in the round leaves at that instant, one whose battery cannot pay for a step runs flat in it;
 the step it was in is cut there, its energy spent until then; it sends nothing. Event traces by
 hand, with exact SimPy times, on a hand-made cell (``HandLinks``)."""
@@ -16,7 +16,7 @@ from contract import RoundPlan, Stream
 from netsim.dynamics.availability import TraceAvailability
 from netsim.dynamics.battery import Batteries
 from netsim.dynamics.rounds import Dynamics, RoundInTime
-from netsim.scripted import Scripted
+from netsim.normalized.scripted import Scripted
 from tests.test_buffered import OneSector
 
 BITS = 8e5
@@ -49,7 +49,7 @@ class HandNetwork:
 def run_round(monkeypatch, network, upload_s, devices):
     """One round of ``devices`` (one stream to all of them, every one uploading) through
     ``RoundInTime``: (outcome, energy, trace)."""
-    import netsim.physical_round as physical_round
+    import netsim.transport.physical_round as physical_round
 
     monkeypatch.setattr(physical_round.PhysicalLinks, "draw", classmethod(lambda cls, net, rng, now: HandLinks(net, upload_s)))
     every = tuple(range(devices))

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from netsim import multicell
-from netsim.cell import Cell
+from netsim.radio import multicell
+from netsim.radio.cell import Cell
 from scenarios.definitions.cells import get_cell_system
 from scenarios.reports.calibration import (CALIBRATION_DROP, CALIBRATION_SEEDS, MEAN_GAP_TOLERANCE_DB, TOLERANCE_DB, compare, drops,
                                            markdown_table, mean_gaps)

@@ -1,4 +1,4 @@
-"""The orchestrators (issue 56): one recorder for every orchestrator (``netsim.recorder``), each
+"""The orchestrators (issue 56): one recorder for every orchestrator (``netsim.clock.recorder``), each
 orchestrator one object registered by name (``scenarios.definitions.orchestrators``), a plugin
 kind whose records are checked as input is, and the proof that a new one is one file: the
 tutorial's FedBuff with a period (``docs/examples/plugin/fedbuff_periodic.py``), hand-computed on
@@ -17,10 +17,10 @@ import pytest
 import simpy
 
 from netsim import NetworkSystem
-from netsim.budget import Budget
-from netsim.buffered import Buffered, BufferedRun, NetworkOnly, drive
-from netsim.engine import RoundRecord, RunOptions
-from netsim.recorder import Recorder
+from netsim.clock.budget import Budget
+from netsim.clock.buffered import Buffered, BufferedRun, NetworkOnly, drive
+from netsim.clock.engine import RoundRecord, RunOptions
+from netsim.clock.recorder import Recorder
 from scenarios.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,8 +11,8 @@ from scipy.optimize import brentq
 
 from contract import RoundPlan, Stream
 from netsim import NetworkSystem, expected_round_time_barrier, simulate_rounds
-from netsim.cell import Cell, CellLayout
-from netsim.physical import LinkBudget, PhysicalSystem
+from netsim.radio.cell import Cell, CellLayout
+from netsim.radio.physical import LinkBudget, PhysicalSystem
 
 MBIT = 1e6
 LOG2_3 = math.log2(3)

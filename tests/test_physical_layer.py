@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from netsim import energy, pathloss, radio
-from netsim.cell import Cell
+from netsim.radio import energy, pathloss, link_budget
+from netsim.radio.cell import Cell
 from contract.setting import field_setting
-from netsim.physical import LinkBudget, PhysicalSystem
-from netsim.system import NetworkSystem
+from netsim.radio.physical import LinkBudget, PhysicalSystem
+from netsim.normalized.system import NetworkSystem
 
 GHZ = 1e9
 
@@ -72,16 +72,16 @@ def test_los_probability_table_7_4_2_1():
 
 def test_noise_snr_and_shannon_rate():
     # -174 + 10 log10(20e6) + 9 = -91.9897 dBm
-    assert radio.noise_power_dbm(20e6, 9.0) == pytest.approx(-174 + 73.0103 + 9, abs=1e-4)
+    assert link_budget.noise_power_dbm(20e6, 9.0) == pytest.approx(-174 + 73.0103 + 9, abs=1e-4)
     # 30 dBm - 100 dB of loss over 10 MHz, NF 0: noise -104 dBm, SNR 34 dB
-    assert radio.snr_db(30.0, -100.0, 10e6, 0.0) == pytest.approx(34.0)
-    assert radio.shannon_rate_bps(10e6, 15.0) == pytest.approx(40e6)  # 10 MHz * log2(16)
+    assert link_budget.snr_db(30.0, -100.0, 10e6, 0.0) == pytest.approx(34.0)
+    assert link_budget.shannon_rate_bps(10e6, 15.0) == pytest.approx(40e6)  # 10 MHz * log2(16)
     gap = 10 * math.log10(3)  # SNR 15 over a 4.77 dB gap is 5: log2(6)
-    assert radio.shannon_rate_bps(10e6, 15.0, gap) == pytest.approx(10e6 * math.log2(6))
+    assert link_budget.shannon_rate_bps(10e6, 15.0, gap) == pytest.approx(10e6 * math.log2(6))
     # SNR 20 dB: log2(101) = 6.658 bit/s/Hz, capped at 5.5547 (TS 38.214 CQI 15, 64QAM 948/1024)
-    assert radio.shannon_rate_bps(1e6, 100.0, 0.0, 5.5547) == pytest.approx(5.5547e6)
-    assert radio.dbm_to_w(23.0) == pytest.approx(0.19953, rel=1e-4)
-    assert radio.w_to_dbm(1.0) == pytest.approx(30.0)
+    assert link_budget.shannon_rate_bps(1e6, 100.0, 0.0, 5.5547) == pytest.approx(5.5547e6)
+    assert link_budget.dbm_to_w(23.0) == pytest.approx(0.19953, rel=1e-4)
+    assert link_budget.w_to_dbm(1.0) == pytest.approx(30.0)
 
 
 def test_energy_formulas():
@@ -107,7 +107,7 @@ def channel_with(snr_db, **extra):
     mean_dl, mean_ul = system.mean_snr_db(network.layout)
     channel = network.draw_round(np.random.default_rng(1))
     snr = np.array(snr_db, dtype=float)
-    return type(channel)(network, radio.db_to_linear(snr - mean_dl)[:, None], radio.db_to_linear(snr - mean_ul)[:, None])
+    return type(channel)(network, link_budget.db_to_linear(snr - mean_dl)[:, None], link_budget.db_to_linear(snr - mean_ul)[:, None])
 
 
 def test_multicast_airtime_is_payload_over_the_weakest_members_rate():
@@ -239,9 +239,9 @@ def test_attenuated_shannon_of_tr_36_942_annex_a2():
     -10 dB, 2.0 bit/s/Hz), 0 below SNR_min; the named abstraction uses it per direction."""
     from scenarios.definitions.cells import get_cell_system
 
-    snr = radio.db_to_linear(np.array([-10.5, -10.0, 10.0, 30.0]))
-    np.testing.assert_allclose(radio.attenuated_shannon(snr, "downlink"), [0.0, 0.6 * math.log2(1.1), 0.6 * math.log2(11.0), 4.4])
-    np.testing.assert_allclose(radio.attenuated_shannon(snr, "uplink"), [0.0, 0.4 * math.log2(1.1), 0.4 * math.log2(11.0), 2.0])
+    snr = link_budget.db_to_linear(np.array([-10.5, -10.0, 10.0, 30.0]))
+    np.testing.assert_allclose(link_budget.attenuated_shannon(snr, "downlink"), [0.0, 0.6 * math.log2(1.1), 0.6 * math.log2(11.0), 4.4])
+    np.testing.assert_allclose(link_budget.attenuated_shannon(snr, "uplink"), [0.0, 0.4 * math.log2(1.1), 0.4 * math.log2(11.0), 2.0])
     system = dataclasses.replace(get_cell_system("umi-3.5ghz"), link_abstraction="attenuated-shannon")
     assert system.efficiency(np.array([10.0]))[0] == pytest.approx(0.6 * math.log2(11.0))
     assert system.efficiency(np.array([10.0]), direction="uplink")[0] == pytest.approx(0.4 * math.log2(11.0))

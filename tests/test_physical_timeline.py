@@ -9,8 +9,8 @@ import pytest
 
 from contract import RoundPlan, Stream
 from netsim import simulate_rounds
-from netsim.cell import Cell, CellLayout
-from netsim.physical import LinkBudget, PhysicalSystem
+from netsim.radio.cell import Cell, CellLayout
+from netsim.radio.physical import LinkBudget, PhysicalSystem
 
 
 def random_round(rng, mode, deadline):

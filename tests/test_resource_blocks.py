@@ -1,14 +1,14 @@
 """A receiver's resource blocks shared by concurrent grants (TS 38.214 6.1.2.2): the SimPy
-resource (``netsim.transport.ResourceBlocks``) on a hand-computed event trace, and its fast path
-(``netsim.block_queue.block_fifo``) against it on random queues, with and without a deadline."""
+resource (``netsim.transport.media.ResourceBlocks``) on a hand-computed event trace, and its fast path
+(``netsim.transport.block_queue.block_fifo``) against it on random queues, with and without a deadline."""
 
 import numpy as np
 import pytest
 import simpy
 
-from netsim.block_queue import block_fifo
-from netsim.fifo import fifo_with_deadline
-from netsim.transport import ResourceBlocks
+from netsim.transport.block_queue import block_fifo
+from netsim.transport.fifo import fifo_with_deadline
+from netsim.transport.media import ResourceBlocks
 
 # name, asks at (s), resource blocks, airtime (s); one 51-block sector (20 MHz at 30 kHz)
 REQUESTS = (("a", 0.0, 20, 4.0), ("b", 1.0, 20, 2.0), ("c", 1.5, 40, 1.0), ("d", 2.0, 10, 3.0),
@@ -22,7 +22,7 @@ EXPECTED = {"a": (0.0, 4.0), "b": (1.0, 3.0), "c": (4.0, 5.0), "d": (2.0, 5.0), 
 
 
 def simpy_queue(ready, airtime, prbs, capacity, deadline_at=None):
-    """One process per request, as ``netsim.lifecycle`` sends an upload: ask for the blocks,
+    """One process per request, as ``netsim.transport.lifecycle`` sends an upload: ask for the blocks,
     and once granted either send, or (it would end after the deadline) give them back at once."""
     env = simpy.Environment()
     medium = ResourceBlocks(env, capacity)

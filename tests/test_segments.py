@@ -1,4 +1,4 @@
-"""Transfers served in segments on a moving cell (``netsim.links``, issue 56 item 2): the channel
+"""Transfers served in segments on a moving cell (``netsim.radio.physical_links``, issue 56 item 2): the channel
 read every ``SEGMENT_S`` from the links' start and held for the step; an upload's airtime solves
 ``sum_k rate_k dt_k = bits``, its energy is the sum of its steps' power times time, a stream runs
 at its weakest listener's rate step by step, and a link lost in a step cuts the transfer there.
@@ -12,8 +12,8 @@ import pytest
 
 from contract import RoundPlan, Stream
 from netsim import simulate_rounds
-from netsim.links import SEGMENT_S, PhysicalLinks
-from netsim.physical import RoundChannel
+from netsim.radio.physical_links import SEGMENT_S, PhysicalLinks
+from netsim.radio.physical import RoundChannel
 from scenarios.definitions.cells import get_cell_system
 
 DEVICES = 12

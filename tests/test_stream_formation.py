@@ -8,8 +8,8 @@ import pytest
 
 from learning.stream_formation import channel_aware_clusters, rows_silhouette, streams_airtime
 from learning.weights import kmeans_rows
-from netsim.cell import Cell, CellLayout
-from netsim.physical import LinkBudget, PhysicalSystem
+from netsim.radio.cell import Cell, CellLayout
+from netsim.radio.physical import LinkBudget, PhysicalSystem
 
 
 def weakest_member(rates):

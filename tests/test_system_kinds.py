@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from netsim import NetworkSystem, simulate_rounds
-from netsim.cell import Cell
+from netsim.radio.cell import Cell
 from netsim.kind import Normalized, SystemKind, adopted
-from netsim.physical import LinkBudget, PhysicalSystem, channel_seeds
+from netsim.radio.physical import LinkBudget, PhysicalSystem, channel_seeds
 
 
 def cell_system(**changes) -> PhysicalSystem:
@@ -87,10 +87,10 @@ def test_physical_bind_places_and_fades_from_the_network_seed_s_channel_child():
 
 
 def test_each_network_gives_its_own_round_process_and_channel_report():
-    from netsim.physical_round import physical_round_process
-    from netsim.physical_timeline import physical_round_fast
-    from netsim.reference import round_process_reference
-    from netsim.timeline import round_process
+    from netsim.transport.physical_round import physical_round_process
+    from netsim.transport.physical_timeline import physical_round_fast
+    from netsim.transport.reference import round_process_reference
+    from netsim.transport.timeline import round_process
 
     system = NetworkSystem(rho=1.0, t_min=1.0, inv_mu=0.0)
     assert (system.round_process("timeline"), system.round_process("processes")) == (round_process, round_process_reference)
@@ -181,11 +181,11 @@ def test_run_prints_the_clock_in_t_dl_on_a_system_whose_t_dl_is_not_one(tmp_path
     clock is in its unit."""
     import json
 
-    from netsim.physical import PhysicalSystem
+    from netsim.radio.physical import PhysicalSystem
     from scenarios.cli.main import main
 
     plugin = tmp_path / "double_t_dl.py"
-    plugin.write_text("from netsim.system import NetworkSystem\nfrom scenarios.definitions.systems import SystemFactory\n\n"
+    plugin.write_text("from netsim.normalized.system import NetworkSystem\nfrom scenarios.definitions.systems import SystemFactory\n\n"
                       "SYSTEMS = [SystemFactory('double-t-dl', 'T_dl = 2', lambda mode, deadline: NetworkSystem(rho=1.0, "
                       "t_min=0.0, inv_mu=0.0, t_dl=2.0, mode=mode, deadline=deadline))]\n")
     argv = ["run", "--plugin", str(plugin), "--system", "double-t-dl", "--algorithm", "fedavg", "--devices", "4", "--rounds", "2",

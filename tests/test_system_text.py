@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from netsim.system import NetworkSystem
+from netsim.normalized.system import NetworkSystem
 from scenarios.cli.main import main
 from scenarios.definitions.cells import PARAMETERS
 from scenarios.definitions.settings import RunSpec

@@ -1,4 +1,4 @@
-"""Semi-asynchronous tiered aggregation, FedAT (``netsim.tiered``, ``learning.asynchronous.TieredServer``):
+"""Semi-asynchronous tiered aggregation, FedAT (``netsim.clock.tiered``, ``learning.asynchronous.TieredServer``):
 a new orchestrator on the buffered lifecycle. One tier is synchronous FedAvg; two tiers by hand;
 the tiering by latency; the lifecycle's invariants on a cell in time."""
 
@@ -9,9 +9,9 @@ import pytest
 
 from learning.asynchronous import TieredServer
 from netsim import NetworkSystem
-from netsim.engine import RunOptions, run_cosimulation
-from netsim.scripted import Scripted, ScriptedSystem
-from netsim.tiered import Tiered, expected_latency_s, latency_tiers, run_tiered
+from netsim.clock.engine import RunOptions, run_cosimulation
+from netsim.normalized.scripted import Scripted, ScriptedSystem
+from netsim.clock.tiered import Tiered, expected_latency_s, latency_tiers, run_tiered
 from scenarios.definitions.cells import get_cell_system
 from tests.test_buffered_dynamics import Ledger, check_invariants
 from tests.tiny_learners import build, scalar_data, values

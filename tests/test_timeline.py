@@ -12,10 +12,10 @@ import simpy
 
 from contract import RoundPlan, Stream
 from netsim import NetworkSystem, RunOptions, run_cosimulation, simulate_rounds
-from netsim.durations import RoundDurations
-from netsim.clock import hold_until
-from netsim.fifo import fifo_with_deadline, lindley
-from netsim.timeline import ARRIVED, DROPPED_COMPUTING, DROPPED_UPLINK, round_timeline
+from netsim.transport.durations import RoundDurations
+from netsim.transport.hold import hold_until
+from netsim.transport.fifo import fifo_with_deadline, lindley
+from netsim.transport.timeline import ARRIVED, DROPPED_COMPUTING, DROPPED_UPLINK, round_timeline
 from scenarios.cli.main import main
 from tests.tiny_learners import build, scalar_data
 

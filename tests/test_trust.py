@@ -360,7 +360,7 @@ def test_a_run_whose_clock_overflows_is_diverged_not_finished(tmp_path):
 
 
 def test_network_bounds_keep_the_largest_run_exact_to_one_t_dl():
-    """The bounds' derivation (netsim/durations.py): what each setting adds to the end of the
+    """The bounds' derivation (netsim/transport/durations.py): what each setting adds to the end of the
     largest run stays below 2**53 T_dl, where an added T_dl is still counted."""
     from scenarios.definitions import settings as s
 

@@ -16,8 +16,8 @@ import pytest
 import simpy
 
 from contract import RoundOutcome
-from netsim.engine import LoopHooks, cosimulation_process
-from netsim.recorder import Recorder
+from netsim.clock.engine import LoopHooks, cosimulation_process
+from netsim.clock.recorder import Recorder
 from scenarios.errors import UsageError
 from scenarios.execution.runner import RunSpec, run_experiment
 from tiny_learners import build, scalar_data

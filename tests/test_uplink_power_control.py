@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from contract import RoundPlan, Stream
-from netsim import radio, simulate_rounds
-from netsim.cell import Cell, CellLayout
-from netsim.physical import LinkBudget, PhysicalSystem, dft_s_ofdm_prbs, pusch_power_dbm
+from netsim import simulate_rounds
+from netsim.radio import link_budget
+from netsim.radio.cell import Cell, CellLayout
+from netsim.radio.physical import LinkBudget, PhysicalSystem, dft_s_ofdm_prbs, pusch_power_dbm
 from scenarios.definitions.cells import get_cell_system
 from scenarios.errors import UsageError
 
@@ -67,7 +68,7 @@ def test_upload_energy_is_the_controlled_power_times_the_time_on_the_air(simulat
     for pc, watts in (({"ul_power_control": "fractional", "p0_dbm_per_prb": -30.0, "alpha": 0.5}, 0.1),
                       ({"ul_power_control": "off"}, 1.0)):
         system = one_device(duplex, access, **pc)
-        assert system.uplink_power_dbm(layout)[0] == pytest.approx(radio.w_to_dbm(watts))
+        assert system.uplink_power_dbm(layout)[0] == pytest.approx(link_budget.w_to_dbm(watts))
         network = system.network(layout, np.zeros(1))
         records, trace = simulate_rounds([plan], network, 1e6, np.random.default_rng(0), simulator=simulator,
                                          channel_rng=np.random.default_rng(1))

@@ -1,12 +1,12 @@
 """Device batteries drained by the energy model: each device starts with ``capacity_j`` and
-spends what its rounds cost it (receive, compute, transmit: ``netsim.energy``); an empty
+spends what its rounds cost it (receive, compute, transmit: ``netsim.radio.energy``); an empty
 device takes no more part.
 
 An empty device is dropped at a round's start (``battery``). In a synchronous round each step's
 energy is drained as the step ends, and a step the charge left cannot pay for is cut when that
-charge is spent (``netsim.lifecycle.Presence``); the waiting energy is drained at the round's
+charge is spent (``netsim.transport.lifecycle.Presence``); the waiting energy is drained at the round's
 end (``netsim.dynamics.rounds.RoundInTime``). The buffered orchestrators drain each step's
-energy as it is spent (``netsim.buffered``).
+energy as it is spent (``netsim.clock.buffered``).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ decay exponentially beyond it; the sum of sinusoids matches it at every lag and 
 A LOS link adds the Ricean specular component of TR 38.901 Sec. 7.5 step 11 / 7.6.3.2:
 ``h = sqrt(K/(K+1)) exp(j (w_d t cos(a_0) + phi_0)) + sqrt(1/(K+1)) h_scatter``, ``a_0`` the
 direction of travel relative to the LOS ray (uniform), so ``E|h|^2 = 1`` for every ``K`` as in
-``netsim.fading``.
+``netsim.radio.fading``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from netsim.pathloss import SPEED_OF_LIGHT_M_S
+from netsim.radio.pathloss import SPEED_OF_LIGHT_M_S
 
 SINUSOIDS = 8  # M: Zheng and Xiao's Figs. 3-6 show the statistics close to Clarke's at M = 8
 KMH = 1000.0 / 3600.0  # m/s per km/h

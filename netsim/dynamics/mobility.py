@@ -3,7 +3,7 @@ layout (vectorized over devices, like Sionna's scenario state: positions and vel
 
 - Speeds (TR 38.901 Table 7.8-1, "UT mobility (horizontal plane only)"): indoor devices 3 km/h,
   outdoor devices 30 km/h (in car), or one speed for every device, given by the user.
-- The 19-site layout with wrap-around (``netsim.multicell``) is a torus: the plane tiled by the
+- The 19-site layout with wrap-around (``netsim.radio.multicell``) is a torus: the plane tiled by the
   cluster shifted along the lattice of ``wrap_shifts``. A device keeps its random direction
   (uniform, drawn once) for ever, and its position is folded back into the lattice's central
   cell: the random-direction model with no edge to bounce off, whose positions stay uniform and

@@ -1,7 +1,7 @@
 """The channel in time: a cell's devices moving, their large-scale channel spatially consistent
 along their paths and their fading correlated in time, read at any instant of the clock.
 
-It continues the static cell's channel (``netsim.cell.LinkDraws``: the drop's LOS uniforms,
+It continues the static cell's channel (``netsim.radio.cell.LinkDraws``: the drop's LOS uniforms,
 unit shadowing, O2I losses, indoor distances, ``h_E`` and K-factors), so at t = 0 it is the
 static cell's and runs that differ only in speed share their channel (common random numbers).
 
@@ -12,7 +12,7 @@ periodic on the 19-site wrap-around torus; TR 38.901 Sec. 7.6.3.1: the LOS state
 Table 7.6.3.1-2, the shadow fading ``sigma_SF g'`` with the decorrelation distances of
 Table 7.5-6 for LOS, NLOS and O2I links), each conditioned on the drop's value at the device's
 start (``_continued``), path loss and antenna gains at the new distances and angles
-(``netsim.multicell``), the serving sector of the association, which measures on its own clock
+(``netsim.radio.multicell``), the serving sector of the association, which measures on its own clock
 (``measure_until``, every 200 ms: ``netsim.dynamics.association``), and the SINR's
 interference; then, under ``fading_in_time`` ``doppler``, each device's fading at ``t``
 (``netsim.dynamics.doppler``, Doppler shift from its speed and the carrier; the Ricean K of an
@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from netsim import multicell, pathloss
-from netsim.cell import CellLayout
+from netsim.radio import multicell, pathloss
+from netsim.radio.cell import CellLayout
 from netsim.dynamics import association, doppler
 from netsim.dynamics.field import ExponentialField
 from netsim.dynamics.mobility import KMH, DiskMotion, TorusMotion, table_7_8_1_speeds_m_s
@@ -70,7 +70,7 @@ class ChannelInTime:
     measurement instants: ``measure_until``), the last measurement's filtered coupling gains and
     the handovers logged so far."""
 
-    system: object  # netsim.physical.PhysicalSystem
+    system: object  # netsim.radio.physical.PhysicalSystem
     layout: CellLayout  # at t = 0 as the cell placed it: the devices' start, indoor states and heights, the interferers
     motion: object  # TorusMotion or DiskMotion
     speed_m_s: np.ndarray
@@ -329,7 +329,7 @@ def correlation_m(scenario: str) -> np.ndarray:
 
 
 def array_gain_db(zenith_deg, elements: int, downtilt_deg: float) -> np.ndarray:
-    """``netsim.multicell.array_gain_db`` in closed form, ``sin^2(M psi/2) / (M sin^2(psi/2))``
+    """``netsim.radio.multicell.array_gain_db`` in closed form, ``sin^2(M psi/2) / (M sin^2(psi/2))``
     (``M`` at ``psi = 0``): the same gain without summing the elements (in single precision:
     within 1e-4 dB of it outside the nulls)."""
     psi = (np.pi * (np.cos(np.radians(zenith_deg)) - np.cos(np.radians(90.0 + downtilt_deg)))).astype(np.float32)

@@ -11,7 +11,7 @@ read at ``env.now``; the handovers are logged in the trace (kind ``handover``, e
 device, ``reason`` ``sector A->B``) at their measurement instants, in the round they happened in
 (the association runs on the clock: ``Dynamics.measure``). In the round, a device that
 switches off or runs flat leaves at that instant, the step it was in cut there
-(``netsim.lifecycle.Presence``: ``RoundInTime``).
+(``netsim.transport.lifecycle.Presence``: ``RoundInTime``).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from contract import RoundOutcome, RoundPlan, Stream
-from netsim.clock import hold_until
-from netsim.lifecycle import BATTERY, UNAVAILABLE
-from netsim.trace import TraceEvent
+from netsim.transport.hold import hold_until
+from netsim.transport.lifecycle import BATTERY, UNAVAILABLE
+from netsim.transport.trace import TraceEvent
 
 OUT_OF_COVERAGE = "out-of-coverage"
 
@@ -81,7 +81,7 @@ class Dynamics:
 
     def new_handovers(self, until_s: float = float("inf")) -> list:
         """The handovers not logged yet up to ``until_s`` (a transfer in segments may have read
-        the association ahead of the clock: ``netsim.links``)."""
+        the association ahead of the clock: ``netsim.radio.physical_links``)."""
         if self.motion is None:
             return []
         handovers, start = self.motion.handovers, self.logged_handovers
@@ -131,7 +131,7 @@ def without(plan: RoundPlan, absent) -> RoundPlan:
 class RoundInTime:
     """A physical round process (``inner``) run on the devices present at ``env.now``; the same
     contract. With availability or batteries the round runs as per-device processes
-    (``netsim.physical_round.physical_round_process``, whatever ``inner`` is: the vectorized
+    (``netsim.transport.physical_round.physical_round_process``, whatever ``inner`` is: the vectorized
     round cannot stop a device in a step), each device's state read as its steps happen."""
 
     inner: Callable
@@ -145,12 +145,12 @@ def _round_in_time(env, plan: RoundPlan, network, round_args: tuple, inner: Call
 
     With availability or batteries the round is ``physical_round_process``: a participant leaves
     when it switches off (its next switch after the round's start) or when a step's energy runs
-    its battery flat, the step cut there (``netsim.lifecycle.Presence``); the receive, compute
+    its battery flat, the step cut there (``netsim.transport.lifecycle.Presence``); the receive, compute
     and transmit energies are drained from the battery as each step ends, the waiting (idle)
     energy at the round's end (a device it empties loses the upload it made in the round,
     ``battery``: the rule of a battery settled after the round).
     """
-    from netsim.physical_round import physical_round_process
+    from netsim.transport.physical_round import physical_round_process
 
     model_bits, rng, trace, server_round, channel_rng = round_args
     dynamics = network.dynamics
@@ -172,7 +172,7 @@ def _round_in_time(env, plan: RoundPlan, network, round_args: tuple, inner: Call
 
 
 def dynamics_of(system, layout, rng) -> Dynamics:
-    """A run's ``Dynamics`` on ``system`` (a ``netsim.physical.PhysicalSystem`` whose cell lives in
+    """A run's ``Dynamics`` on ``system`` (a ``netsim.radio.physical.PhysicalSystem`` whose cell lives in
     time) from its initial ``layout``, its draws from ``rng`` (the motion stream): the paths,
     fields and fading first, then the availability."""
     from netsim.dynamics.availability import OnOff, TraceAvailability

@@ -31,7 +31,7 @@ Sources of the numbers:
   M.2101-0 Sec. 4.1's formula. The sharing simulator SIMULATOR-WG/SHARC (M.2101 power control)
   defaults to -95 dBm with alpha 1, full compensation: ``--radio p0_dbm_per_prb=-95 --radio alpha=1``.
 The cell sits in TR 38.901's 19-site, 3-sector layout with wrap-around (Sec. 7.8.1, Table 7.8-1;
-``netsim.multicell``): ISD 200 m UMi / 500 m UMa, the sector antenna of Table 7.3-1 on a
+``netsim.radio.multicell``): ISD 200 m UMi / 500 m UMa, the sector antenna of Table 7.3-1 on a
 10-element vertical array tilted 12 degrees, 80% of the devices indoors behind the O2I loss of
 7.4.3, the other 56 sectors interfering at full power on the downlink and one device per sector
 of the other sites on the uplink, each at the power its own open-loop power control sets
@@ -51,16 +51,16 @@ import dataclasses
 from dataclasses import dataclass
 
 from contract.setting import field_setting, needs_words, without_effect
-from netsim.cell import Cell
-from netsim.physical import LinkBudget, PhysicalSystem
+from netsim.radio.cell import Cell
+from netsim.radio.physical import LinkBudget, PhysicalSystem
 from scenarios.errors import UsageError
 
 CQI1_BPS_PER_HZ = 0.1523  # [38.214] CQI 1
 CQI15_BPS_PER_HZ = 5.5547  # [38.214] CQI 15
 P0_DBM_PER_PRB, PC_ALPHA = -92.2, 0.8  # [PC] P0_PUSCH per 180 kHz resource block, path-loss compensation
 
-# The radio parameters are declared once, as the fields of ``netsim.cell.Cell``,
-# ``netsim.physical.PhysicalSystem`` and its ``LinkBudget`` each way (``contract.setting.option``:
+# The radio parameters are declared once, as the fields of ``netsim.radio.cell.Cell``,
+# ``netsim.radio.physical.PhysicalSystem`` and its ``LinkBudget`` each way (``contract.setting.option``:
 # kind, range, doc); here their flat names (a link's fields named by their end of the link) and ranges.
 # The upper bounds are far beyond any real cell, and low enough that an airtime (bits over a
 # rate of at most 100 bit/s/Hz over 10 GHz), a power times an airtime and kappa cycles f^2 stay
@@ -134,7 +134,7 @@ COMMON = {
     "downlink_overhead": 0.14,  # [38.306] 4.1.2, OH for FR1 downlink
     "uplink_overhead": 0.08,  # [38.306] 4.1.2, OH for FR1 uplink
     "distances_m": None,
-    # the 19-site network of TR 38.901 Sec. 7.8.1 around the cell (netsim.multicell); off: one isolated cell
+    # the 19-site network of TR 38.901 Sec. 7.8.1 around the cell (netsim.radio.multicell); off: one isolated cell
     "interference": True,
     "indoor_fraction": 0.8,  # [38.901] Table 7.8-1: 80% of the devices indoors
     "o2i_low_loss_fraction": 0.5,  # half low-loss, half high-loss buildings (Table 7.4.3-2; QuaDRiGa's calibration default)

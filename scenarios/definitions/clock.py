@@ -1,7 +1,7 @@
 """A run's clock settings (RunSpec's section ``clock``): the orchestrator that drives the learner
-(``scenarios.definitions.orchestrators``: synchronous rounds, ``netsim.engine``; buffered
-asynchronous aggregation, ``netsim.buffered``; FedAT's tiers, ``netsim.tiered``; a plugin's) and
-its budget (``netsim.budget``).
+(``scenarios.definitions.orchestrators``: synchronous rounds, ``netsim.clock.engine``; buffered
+asynchronous aggregation, ``netsim.clock.buffered``; FedAT's tiers, ``netsim.clock.tiered``; a plugin's) and
+its budget (``netsim.clock.budget``).
 
 With the defaults (``sync``, no budget) nothing is added to a run's config, label or summary but
 ``stopped`` (why it ended), so existing runs keep their folders. Otherwise the config records
@@ -29,7 +29,7 @@ def record(config: dict, spec) -> dict:
 def check(run) -> None:
     """UsageError, before anything is built, for a budget the run cannot keep. (Which orchestrators
     read a setting is declared with it and checked with the rest: ``settings.check_effect``.)"""
-    from netsim.budget import check_limits
+    from netsim.clock.budget import check_limits
 
     spec = run.spec
     try:
@@ -41,8 +41,8 @@ def check(run) -> None:
 
 
 def budget(spec):
-    """The run's ``netsim.budget.Budget`` (with no limits when it has none)."""
-    from netsim.budget import Budget
+    """The run's ``netsim.clock.budget.Budget`` (with no limits when it has none)."""
+    from netsim.clock.budget import Budget
 
     return Budget(dict(spec.until))
 

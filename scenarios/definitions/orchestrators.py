@@ -1,7 +1,7 @@
 """Who drives the learner: the orchestrators, one object each, registered by name
 (``ORCHESTRATORS``; a plugin adds its own, ``scenarios.plugins``). An orchestrator only decides
-when to dispatch to whom and when to aggregate; the clock's lifecycle (``netsim.engine``'s round
-processes, ``netsim.buffered``'s device processes) and the one recorder (``netsim.recorder``:
+when to dispatch to whom and when to aggregate; the clock's lifecycle (``netsim.clock.engine``'s round
+processes, ``netsim.clock.buffered``'s device processes) and the one recorder (``netsim.clock.recorder``:
 records, evaluations, budget) are the same for all. Each says
 
 - ``reads``: the run settings it reads (``RunSpec`` fields whose declaration has
@@ -12,9 +12,9 @@ records, evaluations, budget) are the same for all. Each says
   synchronous rounds; ``learning.asynchronous.BufferedServer`` or ``TieredServer`` by messages);
 - ``run(job)``: the run (``Job``) to its end: (records, trace).
 
-The built-in ones: ``sync`` (the synchronous round loop, ``netsim.engine``), ``fedbuff``
-(Nguyen et al. 2022, Algorithm 1) and ``fedasync`` (Xie et al. 2019) on ``netsim.buffered``,
-``fedat`` (Chai et al. 2021) on ``netsim.tiered``.
+The built-in ones: ``sync`` (the synchronous round loop, ``netsim.clock.engine``), ``fedbuff``
+(Nguyen et al. 2022, Algorithm 1) and ``fedasync`` (Xie et al. 2019) on ``netsim.clock.buffered``,
+``fedat`` (Chai et al. 2021) on ``netsim.clock.tiered``.
 
 What an orchestrator hands back is checked at the boundary (``check_record``) as input is: one
 line naming it, before any file is written.
@@ -31,9 +31,9 @@ import numpy as np
 
 from contract.plan import DROP_REASONS, RoundOutcome
 from contract.setting import Needs
-from netsim.buffered import Buffered, BufferedRun, drive
-from netsim.engine import RoundRecord, RunOptions, run_cosimulation
-from netsim.trace import TraceEvent
+from netsim.clock.buffered import Buffered, BufferedRun, drive
+from netsim.clock.engine import RoundRecord, RunOptions, run_cosimulation
+from netsim.transport.trace import TraceEvent
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Job:
     """One run for an orchestrator: the learner it drives (its ``wrap``), its ``settings``, the
     bound ``network``, the ``rounds`` (aggregations) after round 0, ``rng`` (the compute draws)
     and ``seed`` (the run's network ``SeedSequence``, whose named streams, ``contract.seeds``,
-    it may draw from), ``options`` (``netsim.engine.RunOptions``: the recorder's ``on_round``,
+    it may draw from), ``options`` (``netsim.clock.engine.RunOptions``: the recorder's ``on_round``,
     ``evaluate_every``, ``budget``; the channel's generator, the scheduler) and ``trace``, the list
     its trace events are appended to as they happen (a run stopped by an exception keeps them)."""
 
@@ -81,7 +81,7 @@ class Orchestrator:
 
 class Synchronous(Orchestrator):
     name = "sync"
-    doc = "synchronous rounds (barrier, pipelined, deadline, participation, schedulers: netsim.engine)"
+    doc = "synchronous rounds (barrier, pipelined, deadline, participation, schedulers: netsim.clock.engine)"
     reads = frozenset({"mode", "deadline", "participation", "scheduler"})
     by_messages = False
 
@@ -104,7 +104,7 @@ def tdma_uplink(name: str, network) -> None:
 
 @dataclass(frozen=True)
 class BufferedSettings:
-    """A buffered run's settings: the server's rule (``learning.asynchronous.AsyncRule``) and the clock's (``netsim.buffered.Buffered``)."""
+    """A buffered run's settings: the server's rule (``learning.asynchronous.AsyncRule``) and the clock's (``netsim.clock.buffered.Buffered``)."""
 
     rule: object
     buffered: Buffered
@@ -112,7 +112,7 @@ class BufferedSettings:
 
 class FedBuff(Orchestrator):
     """Buffered asynchronous aggregation (Nguyen et al. 2022, Algorithm 1): every K arrivals.
-    ``run_class``: the ``netsim.buffered.BufferedRun`` it runs; an orchestrator that changes only
+    ``run_class``: the ``netsim.clock.buffered.BufferedRun`` it runs; an orchestrator that changes only
     when to aggregate subclasses both and names its own."""
 
     name = "fedbuff"
@@ -164,14 +164,14 @@ class FedAsync(FedBuff):
 
 
 class FedAT(Orchestrator):
-    """FedAT (Chai et al. 2021): latency tiers, synchronous within a tier, asynchronous across (``netsim.tiered``)."""
+    """FedAT (Chai et al. 2021): latency tiers, synchronous within a tier, asynchronous across (``netsim.clock.tiered``)."""
 
     name = "fedat"
     doc = "latency tiers, synchronous within a tier and asynchronous across (Chai et al. 2021)"
     reads = frozenset({"tiers"})
 
     def settings(self, spec, learner, network):
-        from netsim.tiered import Tiered, expected_latency_s, latency_tiers
+        from netsim.clock.tiered import Tiered, expected_latency_s, latency_tiers
 
         tdma_uplink(self.name, network)
         return Tiered(latency_tiers(expected_latency_s(network, learner.num_devices, learner.model_bits), spec.tiers))
@@ -182,7 +182,7 @@ class FedAT(Orchestrator):
         return TieredServer(learner, settings.tiers)
 
     def run(self, job: Job) -> tuple[list, list]:
-        from netsim.tiered import run_tiered
+        from netsim.clock.tiered import run_tiered
 
         records, _ = run_tiered(job.learner, job.network, job.settings, job.rounds, job.rng, job.options, job.trace)
         return records, job.trace
@@ -230,7 +230,7 @@ def record_problem(record, previous, num_devices: int) -> str | None:
     arrived, received, computed and dropped devices in range, its drops' reasons known, its
     energies finite and >= 0 per device in range."""
     if not isinstance(record, RoundRecord):
-        return f"a record that is not a netsim.engine.RoundRecord: {type(record).__name__}"
+        return f"a record that is not a netsim.clock.engine.RoundRecord: {type(record).__name__}"
     expected = 0 if previous is None else previous.server_round + 1
     if not isinstance(record.server_round, Integral) or record.server_round != expected:
         return f"record {record.server_round!r} where record {expected} was due"

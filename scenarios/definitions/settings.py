@@ -20,8 +20,8 @@ from typing import Literal
 from contract.setting import (MAX_COUNT, MAX_DEVICES, MAX_ROUNDS, Setting, UsageError, among, bounds, needs_words,  # noqa: F401 (the settings' kinds)
                                non_negative, positive, positive_int, without_effect)
 from learning.options import allowed_text, check_field, default_words, doc_of, field_setting, option
-from netsim.durations import EXACT_TIME, MAX_COMPUTE_TIME, MAX_DEADLINE, MAX_RHO, TIMING_MODES  # noqa: F401 (the clock's bounds)
-from netsim.system import NetworkSystem
+from netsim.transport.durations import EXACT_TIME, MAX_COMPUTE_TIME, MAX_DEADLINE, MAX_RHO, TIMING_MODES  # noqa: F401 (the clock's bounds)
+from netsim.normalized.system import NetworkSystem
 from scenarios.definitions.orchestrators import ORCHESTRATORS, read_by
 
 MAX_SEED = 2**63 - 1  # numpy's SeedSequence takes any non-negative int; this keeps it a JSON/CSV int
@@ -31,7 +31,7 @@ MAX_ROUND_TIME_EVENTS = 100_000_000  # round-time: devices x rounds (about a min
 MAX_CELL_DRAWS = 10_000_000  # cell: devices x fading rounds (two SNRs each, 160 MB)
 JOBS = Setting(int, low=1, high=256)  # --jobs of the pooled commands: worker processes
 TARGET = Setting(float, low=0, high=1, low_open=True, none=True)  # --target: a mean accuracy (None: the command's rule)
-# The network's bounds are what the clock can hold (their derivation: netsim.durations); the
+# The network's bounds are what the clock can hold (their derivation: netsim.transport.durations); the
 # network settings below take them from the network systems' own declarations (``bounds``).
 
 
@@ -45,7 +45,7 @@ SECTIONS = {  # a field's ``section``: where it belongs, and so how it is checke
     "scenario": "the scenario's knobs (only where the scenario has them: Scenario.knobs)",
     "communication": "update codecs and the network's scheduler (scenarios.definitions.communication)",
     "training": "overrides of the scenario's training settings (learning.training.LocalTraining)",
-    "clock": "the orchestrator (synchronous rounds, or buffered asynchronous aggregation: netsim.buffered) and the run's budget",
+    "clock": "the orchestrator (synchronous rounds, or buffered asynchronous aggregation: netsim.clock.buffered) and the run's budget",
 }
 # Which orchestrators read a setting: each orchestrator says the settings it reads
 # (``scenarios.definitions.orchestrators.Orchestrator.reads``; a plugin's too), a field read by

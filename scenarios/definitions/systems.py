@@ -9,7 +9,7 @@ from dataclasses import dataclass, is_dataclass
 from typing import Callable
 
 from netsim.kind import adopted
-from netsim.system import NetworkSystem
+from netsim.normalized.system import NetworkSystem
 from scenarios.errors import UsageError
 
 

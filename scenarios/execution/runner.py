@@ -15,7 +15,7 @@ import torch
 
 from contract.plan import DROP_REASONS
 from netsim import RoundRecord, RunOptions, TraceEvent, simulate_rounds
-from netsim.durations import NonFiniteTime
+from netsim.transport.durations import NonFiniteTime
 from scenarios.definitions import clock, communication
 from scenarios.definitions.orchestrators import Job, check_handed, record_problem
 from scenarios.records.atomic import check_output_dir, check_replaceable
@@ -159,7 +159,7 @@ SPENT = {"downlink_bits": lambda r: r.downlink_bits, "uplink_bits": lambda r: r.
 
 def within_budget(records: list[RoundRecord], budget) -> dict:
     """A run stopped by a bits or energy budget ends after the first round that reaches it
-    (``netsim.budget``), usually past it: its result is then its last evaluation whose spending
+    (``netsim.clock.budget``), usually past it: its result is then its last evaluation whose spending
     so far is within the budget (``final_mean_accuracy``, ``final_worst_accuracy`` and
     ``final_round``), and the round that went past it is ``budget_overshoot`` (its round, what
     had been spent by its end, its accuracies), so that two runs' results compare equal spending.

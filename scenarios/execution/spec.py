@@ -137,7 +137,7 @@ def _system(spec: RunSpec):
     if spec.system in CELLS and isinstance(spec.radio, dict):
         cell_parameters(spec.system, spec.radio, {"scheduler": spec.scheduler})
     if spec.duplex != "full":
-        from netsim.system import NetworkSystem
+        from netsim.normalized.system import NetworkSystem
 
         if not isinstance(system, NetworkSystem):
             raise UsageError(f"--duplex applies to the normalized preset systems, not to {spec.system!r} (a cell: --radio duplex=tdd|fdd)")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from netsim import pathloss, radio
-from netsim.multicell import site_outlines
-from netsim.physical import channel_seeds
+from netsim.radio import pathloss, link_budget
+from netsim.radio.multicell import site_outlines
+from netsim.radio.physical import channel_seeds
 from scenarios.definitions.cells import CELLS, cell_parameters, physical_system
 from scenarios.errors import UsageError
 from scenarios.definitions.seeds import seed_streams
@@ -17,7 +17,7 @@ MAX_CALIBRATION_DROP = 20_000  # devices x 19 sites x 7 images held in memory at
 
 
 def cell_draws(name: str, seed: int, devices: int, overrides: dict | None, rounds: int):
-    """(parameters, system, layout, the rounds' channels: ``netsim.physical.RoundChannel``)."""
+    """(parameters, system, layout, the rounds' channels: ``netsim.radio.physical.RoundChannel``)."""
     Setting(int, low=1, high=MAX_DEVICES).check("--devices", devices)
     Setting(int, low=1, high=MAX_ROUNDS).check("--rounds", rounds)
     if devices * rounds > MAX_CELL_DRAWS:
@@ -49,8 +49,8 @@ def _network_columns(system, layout, uplink_interference_dbm, d: int) -> dict:
 def calibration_drop(name: str, seed: int, count: int, overrides: dict | None) -> dict:
     """TR 38.901 Sec. 7.8.1's large-scale calibration on a preset's 19-site layout: ``count``
     devices dropped over the whole layout, each one's coupling loss to its serving sector and
-    its geometry (``netsim.multicell.Drop``), with their 5th, 50th and 95th percentiles."""
-    from netsim import multicell
+    its geometry (``netsim.radio.multicell.Drop``), with their 5th, 50th and 95th percentiles."""
+    from netsim.radio import multicell
 
     Setting(int, low=1, high=MAX_CALIBRATION_DROP).check("--drop", count)
     parameters = cell_parameters(name, overrides)
@@ -110,8 +110,8 @@ def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict |
         "derived": {
             "bs_power_dbm": system.downlink.tx_power_dbm,
             "ue_power_dbm": system.uplink.tx_power_dbm,  # P_CMAX: each device's own power is in device_table
-            "downlink_noise_dbm": float(radio.noise_power_dbm(system.downlink.bandwidth_hz, system.downlink.noise_figure_db)),
-            "uplink_noise_dbm": float(radio.noise_power_dbm(system.uplink.bandwidth_hz, system.uplink.noise_figure_db)),
+            "downlink_noise_dbm": float(link_budget.noise_power_dbm(system.downlink.bandwidth_hz, system.downlink.noise_figure_db)),
+            "uplink_noise_dbm": float(link_budget.noise_power_dbm(system.uplink.bandwidth_hz, system.uplink.noise_figure_db)),
             "breakpoint_distance_m": pathloss.breakpoint_distance_m(cell.bs_height_m, cell.ut_height_m, cell.carrier_hz),
             "downlink_share": system.shares[0],
             "uplink_share": system.shares[1],

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from scenarios.records.result_folder import read_config, read_summary, read_table
-from netsim.physical import PhysicalSystem, channel_seeds
+from netsim.radio.physical import PhysicalSystem, channel_seeds
 from scenarios.errors import UsageError
 from scenarios.definitions.seeds import seed_streams
 

@@ -3,7 +3,7 @@ buffer at the K-th arrival (FedBuff, Nguyen et al. 2022, Algorithm 1) or PERIOD 
 aggregation, whichever comes first (a timer on FedBuff's buffer, not one paper's algorithm): a
 buffer still empty then is looked at again PERIOD later. The period is this file's constant."""
 
-from netsim.buffered import BufferedRun
+from netsim.clock.buffered import BufferedRun
 from scenarios.definitions.orchestrators import FedBuff
 
 PERIOD = 3.5  # T, in the clock's unit (T_dl on a normalized system, seconds on a cell)

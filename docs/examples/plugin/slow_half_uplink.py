@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from contract import RoundPlan
-from netsim.durations import RoundDurations
+from netsim.transport.durations import RoundDurations
 from scenarios.definitions.systems import SystemFactory
 
 

@@ -1,0 +1,62 @@
+"""Device energy per round (joules): radio on the air, and the CPU.
+
+The radio is charged for the symbols it sends or receives, not for the wall-clock time of a
+transfer: under TDD an upload of ``t`` seconds spans D and S slots in which the device is
+silent, so it is charged ``P x uplink share x t``.
+
+Compute energy is the standard CMOS model of the wireless-FL literature: ``E = kappa C f^2``
+for ``C`` CPU cycles at clock ``f`` (Hz) with effective switched capacitance ``kappa``
+(Yang et al., "Energy efficient federated learning over wireless communication networks",
+IEEE TWC 20(3), 2021, Sec. II). Tran et al. (INFOCOM 2019, eq. 3) write the same model as
+``(alpha / 2) C f^2``: their ``alpha`` is ``2 kappa``, so a ``kappa`` taken from Yang et al.
+(1e-28) is used as is, and an ``alpha`` from Tran et al. must be halved.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# TR 38.840 (UE power saving) Table 8.1-1, the UE power consumption model for FR1: each state's
+# power relative to one unit (the study gives no absolute scale: ``power_unit_w`` sets it)
+TR38840_UNITS = {"deep_sleep": 1.0, "light_sleep": 20.0, "micro_sleep": 45.0, "pdcch_only": 100.0, "pdsch": 300.0,
+                 "pusch_0dbm": 250.0, "pusch_23dbm": 700.0}
+WAITING_STATE = "light_sleep"  # waiting in the round (connected-mode DRX between its PDCCH occasions)
+PUSCH_0DBM_W, PUSCH_23DBM_W = 1e-3, 10 ** (23 / 10) / 1e3
+
+
+def pusch_state_w(unit_w: float, tx_power_w):
+    """The device's power while it sends PUSCH at ``tx_power_w`` radiated: TR 38.840's 250 units
+    at 0 dBm and 700 at 23 dBm, linear in the radiated watts between and beyond them (the power
+    amplifier's draw grows with its output), never below the 0 dBm value."""
+    slope = (TR38840_UNITS["pusch_23dbm"] - TR38840_UNITS["pusch_0dbm"]) / (PUSCH_23DBM_W - PUSCH_0DBM_W)
+    extra = np.maximum(np.asarray(tx_power_w, dtype=float) - PUSCH_0DBM_W, 0.0)
+    return unit_w * (TR38840_UNITS["pusch_0dbm"] + slope * extra)
+
+
+def idle_energy_j(idle_power_w: float, round_s: float, busy_s: float) -> float:
+    """Waiting in a round: its power times the round's time the device spends neither receiving
+    nor sending (computing included: the modem waits meanwhile)."""
+    return idle_power_w * max(round_s - busy_s, 0.0)
+
+
+def transmit_energy_j(tx_power_w: float, airtime_s, on_air_share: float = 1.0):
+    """Radiated transmit power times the time on the air: ``P x share x airtime``, ``airtime``
+    the transfer's wall-clock time and ``share`` the fraction of it the device transmits (TDD:
+    the pattern's uplink symbols, ``netsim.radio.duplex.tdd_shares``; FDD: 1). Scalars or arrays."""
+    return tx_power_w * on_air_share * airtime_s
+
+
+def receive_energy_j(receive_power_w: float, listening_s, on_air_share: float = 1.0):
+    """Receiver power times the time it listens: ``P x share x listening``, ``share`` the
+    direction's fraction of the transfer's wall-clock time (TDD: the downlink symbols)."""
+    return receive_power_w * on_air_share * listening_s
+
+
+def compute_energy_j(kappa: float, cycles: float, cpu_hz: float) -> float:
+    """``kappa * cycles * f^2``."""
+    return kappa * cycles * cpu_hz**2
+
+
+def compute_time_s(cycles: float, cpu_hz: float) -> float:
+    """The deterministic part of the compute time: ``cycles / f``."""
+    return cycles / cpu_hz

@@ -1,0 +1,139 @@
+"""Link adaptation to a BLER target: the inner loop picks the MCS, the outer loop (OLLA) corrects it.
+
+Inner loop: the highest MCS whose transport-block BLER at the allocation's EESM effective SINR,
+less the outer loop's offset, is at most the target (10% by default, the first-transmission target
+of TS 38.214 5.2.2.1's CQI definition); the lowest MCS when none is.
+
+Outer loop (OLLA; Pedersen et al., "Frequency domain scheduling for OFDMA with limited and noisy
+channel feedback", VTC 2007-Fall; the rule Sionna SYS's ``OuterLoopLinkAdaptation`` and 5G-LENA use):
+on a NACK of a first transmission the offset rises by ``step_up_db``; on an ACK it falls by
+``step_down_db = step_up_db BLER_t / (1 - BLER_t)``, so that it drifts nowhere exactly when the
+first-transmission BLER equals ``BLER_t``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from netsim.radio.link.bler import transport_block_bler
+from netsim.radio.link.effective_sinr import eesm, eesm_beta
+from netsim.radio.link.mcs_tables import MCS_TABLES
+from netsim.radio.link.tbs import Segmentation, resource_elements, segment, transport_block_size
+
+
+@dataclass
+class OuterLoop:
+    """OLLA state: ``offset_db`` subtracted from the effective SINR before the MCS is chosen."""
+
+    bler_target: float = 0.1
+    step_up_db: float = 0.5
+    offset_db: float = 0.0
+    offset_min_db: float = -20.0  # Sionna SYS OuterLoopLinkAdaptation's default bounds
+    offset_max_db: float = 20.0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.bler_target < 1 or self.step_up_db < 0:
+            raise ValueError(f"0 < bler_target < 1 and step_up_db >= 0, not {self.bler_target}, {self.step_up_db}")
+        if not self.offset_min_db <= self.offset_db <= self.offset_max_db:
+            raise ValueError(f"the offset {self.offset_db} dB lies outside [{self.offset_min_db}, {self.offset_max_db}] dB")
+
+    @property
+    def step_down_db(self) -> float:
+        """``step_up_db BLER_t / (1 - BLER_t)``: 0.0556 dB for 0.5 dB at 10%."""
+        return self.step_up_db * self.bler_target / (1 - self.bler_target)
+
+    def update(self, acknowledged: bool) -> None:
+        """One first transmission's HARQ feedback: ACK lowers the offset, NACK raises it, within
+        ``[offset_min_db, offset_max_db]`` (a long run of ACKs at the top MCS must not bank credit)."""
+        stepped = self.offset_db + (-self.step_down_db if acknowledged else self.step_up_db)
+        self.offset_db = min(max(stepped, self.offset_min_db), self.offset_max_db)
+
+
+@dataclass(frozen=True)
+class Grant:
+    """An MCS and what it carries on ``n_prb`` PRBs for one slot: its TBS and code blocks."""
+
+    mcs: int
+    segmentation: Segmentation
+
+
+def grant(table: str, mcs: int, n_prb: int, n_symbols: int = 14, dmrs_re_per_prb: int = 12) -> Grant:
+    """TBS (TS 38.214 5.1.3.2) and segmentation (TS 38.212 5.2.2) of ``mcs`` on ``n_prb`` PRBs."""
+    entry = MCS_TABLES[table][mcs]
+    n_re = resource_elements(n_prb, n_symbols, dmrs_re_per_prb)
+    tbs = transport_block_size(n_re, entry.code_rate, entry.modulation_order)
+    return Grant(mcs, segment(tbs, entry.code_rate))
+
+
+def effective_sinr_db(table: str, mcs: int, sinr_prb_linear) -> float:
+    """EESM effective SINR (dB) of the per-PRB linear SINRs with ``mcs``'s beta."""
+    value = eesm(sinr_prb_linear, eesm_beta(MCS_TABLES[table][mcs]))
+    return 10 * math.log10(value) if value > 0 else -math.inf
+
+
+def block_error(table: str, chosen: Grant, sinr_prb_linear, offset_db: float = 0.0) -> float:
+    """Transport-block BLER of ``chosen`` at the EESM effective SINR of the per-PRB linear SINRs,
+    less ``offset_db``."""
+    seg = chosen.segmentation
+    return transport_block_bler(table, chosen.mcs, seg.code_block_bits, seg.n_code_blocks,
+                                effective_sinr_db(table, chosen.mcs, sinr_prb_linear) - offset_db)
+
+
+def select_mcs(table: str, sinr_prb_linear, loop: OuterLoop, n_symbols: int = 14, dmrs_re_per_prb: int = 12) -> Grant:
+    """The inner loop: the highest MCS of ``table`` meeting ``loop.bler_target`` at the effective
+    SINR less ``loop.offset_db`` (each MCS's own beta and code-block size), else MCS 0."""
+    return Allocation(table, sinr_prb_linear, n_symbols, dmrs_re_per_prb).select(loop)
+
+
+class Allocation:
+    """One allocation's per-PRB SINRs seen through every MCS of ``table``: each MCS's grant and
+    EESM effective SINR computed once, the BLER after k chase-combined copies kept once computed.
+    ``select`` is ``select_mcs`` on it, for many blocks on the same PRBs."""
+
+    def __init__(self, table: str, sinr_prb_linear, n_symbols: int = 14, dmrs_re_per_prb: int = 12):
+        self.table = table
+        self.sinr = np.asarray(sinr_prb_linear, dtype=float)
+        self.grants = [grant(table, m, self.sinr.size, n_symbols, dmrs_re_per_prb) for m in range(len(MCS_TABLES[table]))]
+        self._effective_db = [effective_sinr_db(table, m, self.sinr) for m in range(len(self.grants))]
+        self._bler: dict[tuple[int, int], float] = {}
+
+    def seen_bler(self, mcs: int, offset_db: float) -> float:
+        """Transport-block BLER of ``mcs`` at the effective SINR less ``offset_db`` (what the inner loop sees)."""
+        seg = self.grants[mcs].segmentation
+        return transport_block_bler(self.table, mcs, seg.code_block_bits, seg.n_code_blocks, self._effective_db[mcs] - offset_db)
+
+    def select(self, loop: OuterLoop) -> Grant:
+        """The highest MCS meeting ``loop.bler_target`` at the effective SINR less the offset, else MCS 0."""
+        for chosen in reversed(self.grants):
+            if self.seen_bler(chosen.mcs, loop.offset_db) <= loop.bler_target:
+                return chosen
+        return self.grants[0]
+
+    def combined_bler(self, mcs: int, copies: int) -> float:
+        """Transport-block BLER of ``mcs`` after ``copies`` chase-combined transmissions."""
+        key = (mcs, copies)
+        if key not in self._bler:
+            self._bler[key] = block_error(self.table, self.grants[mcs], self.sinr * copies)
+        return self._bler[key]
+
+
+def multicast_grant(table: str, sinr_by_member, loop: OuterLoop, percentile: float = 0.0,
+                    n_symbols: int = 14, dmrs_re_per_prb: int = 12) -> tuple[Grant, int]:
+    """One transmission to a group (a multicast PDSCH) on the same PRBs: ``sinr_by_member`` is
+    (members, PRBs) of linear SINRs. The MCS is the highest at which at least ``100 - percentile``
+    percent of the members meet ``loop.bler_target`` at their own EESM effective SINR less the
+    offset: ``percentile`` 0 (default) follows the weakest member, as a broadcast must to reach all;
+    a larger one leaves the weakest out. Returns the grant and the misses: the members above the
+    target at that MCS (0 at percentile 0 unless even MCS 0 misses someone)."""
+    if not 0 <= percentile < 100:
+        raise ValueError(f"0 <= percentile < 100, not {percentile}")
+    members = [Allocation(table, row, n_symbols, dmrs_re_per_prb) for row in np.atleast_2d(np.asarray(sinr_by_member, dtype=float))]
+    needed = math.ceil(len(members) * (100 - percentile) / 100 - 1e-9)
+    for mcs in range(len(members[0].grants) - 1, -1, -1):
+        misses = sum(m.seen_bler(mcs, loop.offset_db) > loop.bler_target for m in members)
+        if len(members) - misses >= needed:
+            break
+    return members[0].grants[mcs], misses

@@ -1,0 +1,269 @@
+"""One round of a physical network: every duration, reception and energy the physical round
+asks about, from this round's block-fading draw (time in seconds, energy in joules).
+
+The normalized systems answer the same questions with ``round_durations``
+(``netsim.transport.durations``); a physical round also has outages, an FDMA option and energy.
+
+On a moving cell (``in_segments``: ``netsim.dynamics.motion``, some device's speed above 0) a
+transfer is served in segments (issue 56 item 2; ``docs/channel-in-time.md``, "Transfers in
+segments"): the channel is read every ``SEGMENT_S`` from the links' start (the round's, or a
+buffered step's: ``start_s``) and held for the step, and a transfer's part in each step runs at
+the rate of that step's channel (position, large-scale channel, serving sector of the
+association, interference; the fading as ``fading_in_time`` says: ``block`` the links' own
+draw held, ``doppler`` the fading of the step's instant). Its airtime solves
+``sum_k rate_k dt_k = bits``, its energy is ``sum_k P_k dt_k`` (TS 38.213 7.1.1: under
+fractional power control the power follows the path loss step by step), a stream runs at its
+weakest listener's rate step by step, and a device whose link falls below the outage floor (or
+out of the parameter server's coverage) in a step loses the transfer there. On a static cell the
+channel is the links' own for every transfer, and nothing of this runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Sequence
+
+import numpy as np
+
+from netsim.radio import energy, link_budget
+from netsim.dynamics.association import L1_PERIOD_S
+from netsim.transport.lifecycle import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
+from netsim.physical_protocol import PhysicalNetworkProtocol, RoundChannelProtocol
+from netsim.transport.media import ResourceBlocks, Transfer
+
+# the channel's step on a moving cell: the association's layer-1 measurement period (TS 38.133 Table 9.2.5.2-1, 200 ms),
+# over which a device moves 1.7 m at 30 km/h and 6.7 m at 120 km/h, below the shortest shadowing correlation distance (7 m)
+SEGMENT_S = L1_PERIOD_S
+
+
+def in_segments(network) -> bool:
+    """Whether ``network``'s transfers are served in segments: a moving channel with a device
+    whose speed is above 0 (at speed 0 the channel is constant within a transfer)."""
+    dynamics = getattr(network, "dynamics", None)
+    motion = getattr(dynamics, "motion", None)
+    return motion is not None and bool(np.any(motion.speed_m_s > 0))
+
+
+class PhysicalLinks:
+    """A physical network's round: rates and outages of this round's fading draw (the
+    ``netsim.transport.media.Links`` of a cell). Its downlink sends one stream at a time (TDMA); its
+    uplink is the system's (``tdma``: each receiver's resource blocks; ``fdma``)."""
+
+    downlink_access = "tdma"
+    records_energy = True
+
+    def __init__(self, network: PhysicalNetworkProtocol, channel: RoundChannelProtocol):
+        self.network = network
+        self.channel = channel
+        self.uplink_access = network.system.uplink_access
+        self._dl_out = channel.downlink_outage
+        self._ul_out = channel.uplink_outage
+        self._ul_bps = channel.uplink_bps
+        self.uplink_queue = channel.network.uplink_queue  # each device's uplink queue (its sector's receiver, or the site's)
+        self.fdma_sharing: dict[int, int] = {}  # FDMA: per queue, how many share its band at most this round (set by the round)
+        self.start_s = 0.0  # the instant the links were read (the first step's; ``draw``)
+        self.segmented = False  # transfers served in segments (a moving cell: ``in_segments``)
+        self._steps: dict[int, tuple] = {}  # step -> (its channel, out of coverage per device)
+        self._transfers: dict = {}
+        self._dl_lost: set[int] = set()  # listeners that lost a stream mid-way (outage from then)
+
+    @classmethod
+    def draw(cls, network: PhysicalNetworkProtocol, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> "PhysicalLinks":
+        """The round starting at ``now_s`` (a moving cell's channel is that instant's)."""
+        if channel_rng is None:
+            raise ValueError("a physical network needs a channel generator (its own child of the network seed)")
+        channel = network.draw_round(channel_rng, now_s)
+        links = cls(channel.network, channel)
+        links.start_s, links.segmented = float(now_s), in_segments(network)
+        return links
+
+    def receives(self, device: int) -> bool:
+        """Not in downlink outage at the links' start, and (in segments) no stream lost mid-way."""
+        return not self._dl_out[device] and device not in self._dl_lost
+
+    # --- segments (a moving cell) ---------------------------------------------------------
+    def _step(self, k: int) -> tuple:
+        """Step ``k``'s channel, read at ``start_s + k SEGMENT_S`` (step 0: the links' own), and
+        who is out of the parameter server's coverage then; block fading: the links' draw held."""
+        if k not in self._steps:
+            if k == 0:
+                self._steps[k] = (self.channel, None)
+            else:
+                layout, downlink, uplink, out = self.network.dynamics.motion.at(self.start_s + k * SEGMENT_S)
+                if downlink is None:  # block fading: the round's (the step's) draw, held
+                    downlink, uplink = self.channel.downlink_fade, self.channel.uplink_fade
+                channel = type(self.channel)(dataclasses.replace(self.network, layout=layout), downlink, uplink)  # a RoundChannel
+                self._steps[k] = (channel, out)
+        return self._steps[k]
+
+    def _first_step(self, start_s: float) -> int:
+        return max(0, int(math.floor((start_s - self.start_s) / SEGMENT_S)))
+
+    def _serve(self, start_s: float, bits: float, rate_of) -> tuple[list, bool]:
+        """Segments ``[(k, dt_k)]`` serving ``bits`` from ``start_s`` at ``rate_of(k)`` (bit/s; 0:
+        lost from the step's start), and whether it was lost: ``sum_k rate_k dt_k = bits``."""
+        k, t, left, pieces = self._first_step(start_s), start_s, bits, []
+        while True:
+            rate = rate_of(k)
+            if rate <= 0:
+                return pieces, True
+            end = self.start_s + (k + 1) * SEGMENT_S
+            if rate * (end - t) >= left:
+                pieces.append((k, left / rate))
+                return pieces, False
+            pieces.append((k, end - t))
+            left -= rate * (end - t)
+            t, k = end, k + 1
+
+    def _uplink_rate(self, device: int, prbs: int, k: int) -> float:
+        """The device's rate in step ``k`` on its grant of ``prbs`` blocks (held from its start), or
+        on the step's own headroom grant where that is narrower (``RoundChannel.allocated_prbs``:
+        a scheduler reading the power headroom report narrows it as the path loss grows); 0
+        below the outage floor or out of coverage."""
+        channel, out = self._step(k)
+        if out is not None and out[device]:
+            return 0.0
+        prbs = min(prbs, int(channel.allocated_prbs[device]))
+        if prbs == channel.allocated_prbs[device]:
+            return 0.0 if channel.uplink_outage[device] else float(channel.uplink_bps[device])
+        system = channel.system
+        gain = system.grant_gain_db(prbs, channel.network.uplink_power_dbm[device])
+        efficiency = system.efficiency(channel._mean_snr_db[1][device:device + 1] + gain, channel.uplink_fade[device:device + 1],
+                                       "uplink")
+        if system.below_floor(efficiency)[0]:
+            return 0.0
+        return float(channel.network.uplink_bps(efficiency)[0] * prbs / system.uplink_prbs)
+
+    def _uplink_power_w(self, device: int, prbs: int, k: int) -> float:
+        """The device's transmit state power on its grant in step ``k`` (``_uplink_rate``'s; TS
+        38.213 7.1.1 at the step's path loss)."""
+        channel = self._step(k)[0]
+        prbs = min(prbs, int(channel.allocated_prbs[device]))
+        radiated = link_budget.dbm_to_w(channel.system.grant_power_dbm(prbs, channel.network.uplink_power_dbm[device]))
+        return float(self.network.transmit_state_w(radiated))
+
+    def upload(self, device: int, bits: float, start_s: float | None = None) -> Transfer:
+        """The device's TDMA upload of ``bits`` starting at ``start_s`` on its grant
+        (``grant_prbs``): in segments on a moving cell (cut where its link is lost), else at its
+        rate of the links' channel."""
+        if not self.segmented or start_s is None or bits <= 0:
+            return Transfer(self.uplink_s(device, bits), False, bits)
+        pieces, lost = self._uplink_pieces(device, bits, start_s)
+        through = sum(self._uplink_rate(device, self.grant_prbs(device), k) * dt for k, dt in pieces) if lost else bits
+        return Transfer(sum(dt for _, dt in pieces), lost, through)
+
+    def _uplink_pieces(self, device: int, bits: float, start_s: float) -> tuple[list, bool]:
+        key = ("up", device, bits, start_s)
+        if key not in self._transfers:
+            prbs = self.grant_prbs(device)
+            self._transfers[key] = self._serve(start_s, bits, lambda k: self._uplink_rate(device, prbs, k))
+        return self._transfers[key]
+
+    def _stream(self, devices: Sequence[int], bits: float, start_s: float) -> tuple[float, set]:
+        """A stream in segments from ``start_s``: its listeners those not in downlink outage at the
+        links' start; in each step it runs at the weakest rate among those still listening, and a
+        listener below the floor (or out of coverage) in a step is lost from then. (airtime, lost)."""
+        key = ("down", tuple(devices), bits, start_s)
+        if key not in self._transfers:
+            listening = [d for d in dict.fromkeys(devices) if not self._dl_out[d]]
+            lost: set[int] = set()
+
+            def rate_of(k):
+                channel, out = self._step(k)
+                for d in listening:
+                    if d not in lost and (channel.downlink_outage[d] or (out is not None and out[d])):
+                        lost.add(d)
+                rates = [channel.downlink_bps[d] for d in listening if d not in lost]
+                return float(min(rates)) if rates else 0.0
+
+            pieces, _ = self._serve(start_s, bits, rate_of) if listening else ([], False)
+            self._transfers[key] = (sum(dt for _, dt in pieces), lost)
+        return self._transfers[key]
+
+    def plan_downlink(self, streams, start_s: float) -> None:
+        """The round's streams, sent one after another from ``start_s`` (``downlink_process``): in
+        segments, the listeners each loses mid-way are known before it starts (``receives``)."""
+        if not self.segmented:
+            return
+        t = start_s
+        for stream in streams:
+            t += self.stream_s(stream.devices, stream.bits, t)
+
+    def can_upload(self, device: int, uploading: bool = False) -> bool:
+        """TDMA, or nothing to send: not in outage alone on the band (its grant); FDMA with
+        something to send: not in outage on the narrowest share its queue can give it this round
+        (its band split among the ``fdma_sharing`` of its queue, at most one block each)."""
+        sharing = self.fdma_sharing.get(int(self.uplink_queue[device]), 0) if uploading and self.uplink_access == "fdma" else 0
+        if sharing:
+            return not self.channel.uplink_share_outage(device, min(sharing, self.band_prbs))
+        return not self._ul_out[device]
+
+    def stream_s(self, devices: Sequence[int], bits: float, start_s: float | None = None) -> float:
+        """Payload over the rate of the weakest listener not in outage (0: nobody can receive); in
+        segments from ``start_s`` (its listeners lost mid-way no longer ``receives``)."""
+        if not self.segmented or start_s is None:
+            return self.channel.stream_airtime_s(devices, bits)
+        airtime, lost = self._stream(devices, bits, start_s)
+        self._dl_lost |= lost
+        return airtime
+
+    def compute_s(self, device: int, draw: float, scale: float) -> float:
+        return self.network.compute_s(device, float(draw), scale)
+
+    def uplink_s(self, device: int, bits: float, start_s: float | None = None) -> float:
+        """TDMA: on its grant (``grant_prbs``) at the device's own rate; in segments from
+        ``start_s`` (``upload``: to its cut if it loses its link)."""
+        if self.segmented and start_s is not None and bits > 0:
+            return self.upload(device, bits, start_s).airtime_s
+        return bits / float(self._ul_bps[device]) if bits > 0 else 0.0
+
+    def grant_prbs(self, device: int) -> int:
+        """TDMA: the resource blocks its upload holds (``RoundChannel.allocated_prbs``)."""
+        return int(self.channel.allocated_prbs[device])
+
+    def uplink_share_bps(self, devices: np.ndarray, sharing: int) -> np.ndarray:
+        """FDMA: the devices' rates on ``1/sharing`` of the band each."""
+        return self.channel.uplink_share_bps(devices, sharing)
+
+    def uplink_share_w(self, devices: np.ndarray, sharing: int) -> np.ndarray:
+        """FDMA: the devices' transmit powers on ``1/sharing`` of the band each (W)."""
+        return self.network.share_power_w(devices, sharing)
+
+    def downlink_medium(self, env) -> ResourceBlocks:
+        """The cell's downlink: one stream at a time (one block, every stream's)."""
+        return ResourceBlocks(env, 1)
+
+    def uplink_medium(self, env) -> ResourceBlocks:
+        """An uplink receiver's resource blocks (TDMA: each upload holds its grant's, ``grant_prbs``)."""
+        return ResourceBlocks(env, self.band_prbs)
+
+    @property
+    def band_prbs(self) -> int:
+        """Each receiver's resource blocks: TDMA, the most the grants held at once sum to; FDMA,
+        the most devices that share the band at once (one block each at least)."""
+        return self.network.system.uplink_prbs
+
+    def upload_j(self, power_seconds: float) -> float:
+        """An FDMA upload that drew ``power_seconds`` (W s): charged for its uplink symbols only."""
+        return float(self.network.upload_j(power_seconds))
+
+    def compute_j(self, device: int, scale: float) -> float:
+        return self.network.compute_j(device, scale)
+
+    def transmit_j(self, device: int, airtime_s: float, start_s: float | None = None) -> float:
+        """An upload of ``airtime_s`` wall-clock seconds: charged for its uplink symbols only; in
+        segments from ``start_s``, the sum over its steps of each one's power times its time."""
+        if not self.segmented or start_s is None:
+            return float(self.channel.transmit_j(airtime_s, device))
+        prbs, joules, t, k = self.grant_prbs(device), 0.0, start_s, self._first_step(start_s)
+        end_s = start_s + airtime_s
+        while t < end_s:
+            step_end = min(self.start_s + (k + 1) * SEGMENT_S, end_s)
+            dt = airtime_s if step_end >= end_s and t == start_s else step_end - t
+            joules += energy.transmit_energy_j(self._uplink_power_w(device, prbs, k), dt, self.network.system.shares[1])
+            t, k = step_end, k + 1
+        return float(joules)
+
+    def receive_j(self, device: int, listening_s: float) -> float:
+        return self.network.receive_j(listening_s)

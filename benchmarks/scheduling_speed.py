@@ -46,12 +46,13 @@ def main(argv=None) -> None:
     print("| speed | scheduler | final mean acc, per seed | time to target A (s), per seed | mean | / random | "
           "time to target B (s), per seed | mean | / random |")
     print("|---|---|---|---|---|---|---|---|---|")
-    ratios, targets = {}, {}
+    ratios, targets, folders = {}, {}, {}
     for speed in SPEEDS_KMH:
         radio = {"speed_kmh": speed} if speed > 0 else {}  # only the motion differs
         runs = {s: [read_run(run_experiment(RunSpec(SCENARIO, ALGORITHM, SYSTEM, rounds=args.rounds, seed=seed,
                                                      participation=PARTICIPATION, scheduler=s, radio=dict(radio)),
                                              args.out)["result_dir"]) for seed in args.seeds] for s in SCHEDULERS}
+        folders[speed] = {s: [r.folder for r in rs] for s, rs in runs.items()}
         finals = {s: [r.summary["final_mean_accuracy"] for r in rs] for s, rs in runs.items()}
         targets[speed] = (round(0.9 * max(max(f) for f in finals.values()), 4), round(0.9 * min(np.mean(f) for f in finals.values()), 4))
         cells = {}
@@ -78,8 +79,43 @@ def main(argv=None) -> None:
         print("|---|" + "---|" * len(SPEEDS_KMH))
         for s in SCHEDULERS[1:]:
             print(f"| {s} | " + " | ".join(f"{ratios[which, v, s][0]:.2f}" + ("*" if ratios[which, v, s][1] else "") for v in SPEEDS_KMH) + " |")
+    print("\nThe rounds behind them (summed over the seeds; a round's median: the mean over the seeds of each run's median; "
+          "cut: uploads lost mid-way as the link fell below the outage floor, made: uploads started):\n")
+    print("| speed | random: median round (s) | longest round (s) | uploads cut / made | proportional-fair: median round (s) | longest (s) | cut / made |")
+    print("|---|---|---|---|---|---|---|")
+    for speed in SPEEDS_KMH:
+        cells = []
+        for s in ("random", "proportional-fair"):
+            medians, longest, cut, made = [], 0.0, 0, 0
+            for folder in folders[speed][s]:
+                durations, (run_cut, run_made) = round_durations(folder), uploads(folder)
+                medians.append(float(np.median(durations)))
+                longest, cut, made = max(longest, float(durations.max())), cut + run_cut, made + run_made
+            cells.append(f"{np.mean(medians):.2f} | {longest:.1f} | {cut} / {made}")
+        print(f"| {speed:g} km/h | " + " | ".join(cells) + " |")
     if args.figure:
         figure({(v, s): ratios["B", v, s][0] for v in SPEEDS_KMH for s in SCHEDULERS}, args.figure)
+
+
+def round_durations(folder) -> np.ndarray:
+    """The durations of a run's rounds after round 0 (its ``rounds.csv``)."""
+    import csv
+    from pathlib import Path
+
+    with open(Path(folder) / "rounds.csv", newline="") as handle:
+        return np.array([float(row["duration"]) for row in csv.DictReader(handle) if int(row["round"]) > 0])
+
+
+def uploads(folder) -> tuple[int, int]:
+    """(cut, made) of a run's uploads (its ``trace.csv``): cut, an ``uplink-outage`` drop with
+    airtime (the link lost mid-upload); made, every upload that went on the air."""
+    import csv
+    from pathlib import Path
+
+    with open(Path(folder) / "trace.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    cut = sum(r["kind"] == "dropped" and r["reason"] == "uplink-outage" and float(r["end"]) > float(r["start"]) for r in rows)
+    return cut, cut + sum(r["kind"] == "uplink" for r in rows)
 
 
 def figure(ratios: dict, out: str) -> None:

@@ -4,9 +4,12 @@ cell), and TDMA against FDMA, TDD against FDD. Prints the Markdown tables with t
 the commit they ran on.
 
 Usage: python3 -m benchmarks.cell_studies [--rounds 30] [--seed 0] [--out results/cell-studies] [--jobs 1]
+       python3 -m benchmarks.cell_studies --cells-only [--describe-seeds 0 1 2 3 4]
 
 Runs ``digits-rotation`` (20 devices in 4 rotated groups), one seed, FedAvg and user-centric
-k = 2, 4 and m (one stream per device); finished runs in ``--out`` are reused.
+k = 2, 4 and m (one stream per device); finished runs in ``--out`` are reused. ``--cells-only``
+prints only what the cells look like (no training: about 10 s a seed), seed ``--seed``'s table
+and, over ``--describe-seeds``, each figure's mean +- sample standard deviation [min-max].
 """
 
 from __future__ import annotations
@@ -40,6 +43,42 @@ def run_all(specs, out: str, jobs: int) -> list[dict]:
         return list(pool.map(run_experiment, specs, [out] * len(specs)))
 
 
+DESCRIBED = (("uma-3.5ghz", {}), ("umi-3.5ghz", {}), ("uma-2.1ghz", {}), ("uma-3.5ghz", {"ul_power_control": "off"}),
+             ("umi-3.5ghz", {"ul_power_control": "off"}), ("uma-3.5ghz", {"interference": "off"}),
+             ("umi-3.5ghz", {"interference": "off"}))
+
+
+def spread(values, digits: int, scale: float = 1.0) -> str:
+    v = scale * np.asarray(values, dtype=float)
+    std = v.std(ddof=1) if v.size > 1 else 0.0
+    return f"{v.mean():.{digits}f} +- {std:.{digits}f} [{v.min():.{digits}f}-{v.max():.{digits}f}]"
+
+
+def describe_seeds(seeds) -> str:
+    """``describe``'s figures over seeds (20 devices and 1,000 fading rounds each): indoor and
+    LOS shares, the median UE power and SINRs, the outages, mean rates and one broadcast's
+    airtime over a typical unicast's, mean +- sample std [min-max]."""
+    from scenarios.reports.cell import describe_cell
+
+    columns = ("indoor (of 20)", "LOS %", "median UE power (dBm)", "median DL SINR (dB)", "median UL SINR (dB)",
+               "DL outage %", "UL outage %", "DL Mbit/s (mean)", "UL Mbit/s (mean)", "broadcast / unicast")
+    lines = ["| cell | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    for system, radio in DESCRIBED:
+        per_seed = []
+        for seed in seeds:
+            info = describe_cell(system, seed, 20, radio, 1000)
+            rows, s = info["device_table"], info["summary"]
+            per_seed.append((sum(r.get("indoor", False) for r in rows), 100 * s["los_fraction"],
+                             np.median([r["ue_power_dbm"] for r in rows]), np.median([r["downlink_snr_db"] for r in rows]),
+                             np.median([r["uplink_snr_db"] for r in rows]), 100 * s["downlink_outage_probability"],
+                             100 * s["uplink_outage_probability"], np.mean([r["downlink_mbps"] for r in rows]),
+                             np.mean([r["uplink_mbps"] for r in rows]), s["broadcast_over_unicast_airtime"]))
+        values = np.array(per_seed).T
+        digits = (1, 0, 1, 1, 1, 2, 2, 1, 1, 2)
+        lines.append(f"| {cell_name(system, radio)} | " + " | ".join(spread(v, d) for v, d in zip(values, digits)) + " |")
+    return "\n".join(lines)
+
+
 def describe(seed: int) -> str:
     """Per preset (and the isolated cell): SNR/SINR spread, LOS and indoor share, outages, rates,
     and one broadcast's airtime over a typical unicast's (20 devices, 1,000 fading rounds)."""
@@ -47,9 +86,7 @@ def describe(seed: int) -> str:
 
     lines = ["| cell | devices indoor | LOS | UE power (dBm) | mean DL SINR (dB) | mean UL SINR (dB) | DL outage | UL outage | "
              "DL Mbit/s (mean) | UL Mbit/s (mean) | broadcast / unicast |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for system, radio in (("uma-3.5ghz", {}), ("umi-3.5ghz", {}), ("uma-2.1ghz", {}), ("uma-3.5ghz", {"ul_power_control": "off"}),
-                          ("umi-3.5ghz", {"ul_power_control": "off"}), ("uma-3.5ghz", {"interference": "off"}),
-                          ("umi-3.5ghz", {"interference": "off"})):
+    for system, radio in DESCRIBED:
         info = describe_cell(system, seed, 20, radio, 1000)
         rows, s = info["device_table"], info["summary"]
         dl = [r["downlink_snr_db"] for r in rows]
@@ -122,8 +159,16 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="results/cell-studies")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--cells-only", action="store_true", help="what the cells look like, no training")
+    parser.add_argument("--describe-seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     args = parser.parse_args(argv)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    if args.cells_only:
+        seeds = " ".join(map(str, args.describe_seeds))
+        print(f"`python3 -m benchmarks.cell_studies --cells-only --seed {args.seed} --describe-seeds {seeds}` (commit {commit})\n")
+        print(describe(args.seed) + "\n")
+        print(describe_seeds(args.describe_seeds))
+        return
     print(f"`python3 -m benchmarks.cell_studies --rounds {args.rounds} --seed {args.seed}` (commit {commit})\n")
     print(describe(args.seed) + "\n")
 

@@ -356,3 +356,17 @@ def test_ue_energy_slots_needs_the_device_state_model():
     with pytest.raises(ValueError, match="ue_energy"):
         PhysicalSystem(Cell(distances_m=(50.0,)), LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 1.0, 0.0), power_unit_w=1e-3,
                        ue_energy="slot")
+
+
+@pytest.mark.parametrize("ue_energy", ["airtime", "slots"])
+def test_a_round_with_batteries_charges_the_grant_wait_as_one_without(ue_energy):
+    # the Presence path (present_idle_events) charges the grant wait as idle_events does: the same energies
+    from netsim.dynamics.rounds import dynamics_of
+
+    plans = [uploads([MBIT, MBIT])]
+    plain = tdd_uploads_network(ue_energy)
+    system = dataclasses.replace(plain.system, battery_j=1e6)
+    batteries = dataclasses.replace(plain, system=system, dynamics=dynamics_of(system, plain.layout, np.random.default_rng(0)))
+    assert run(plans, batteries)[0][0].energy_j == pytest.approx(run(plans, plain)[0][0].energy_j)
+    if ue_energy == "slots":
+        assert run(plans, batteries)[0][0].energy_j == pytest.approx({0: 0.675, 1: 1.025})

@@ -370,3 +370,17 @@ def test_a_round_with_batteries_charges_the_grant_wait_as_one_without(ue_energy)
     assert run(plans, batteries)[0][0].energy_j == pytest.approx(run(plans, plain)[0][0].energy_j)
     if ue_energy == "slots":
         assert run(plans, batteries)[0][0].energy_j == pytest.approx({0: 0.675, 1: 1.025})
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"ue_energy": "slots", "power_unit_w": 0.0}, "ue_energy=slots charges TR 38.840's device states: it needs power_unit_w > 0"),
+    ({"ue_energy": "per-slot"}, "ue_energy"),
+])
+def test_ue_energy_without_effect_or_unknown_is_refused_on_a_preset(overrides, message):
+    from scenarios.definitions.cells import get_cell_system
+    from scenarios.errors import UsageError
+
+    with pytest.raises(UsageError, match=message):
+        get_cell_system("uma-3.5ghz", overrides=overrides)
+    assert get_cell_system("uma-3.5ghz", overrides={"ue_energy": "slots"}).record("uma-3.5ghz")["ue_energy"] == "slots"
+    assert "ue_energy" not in get_cell_system("uma-3.5ghz").record("uma-3.5ghz")  # the default is not recorded

@@ -2,7 +2,9 @@
 
 The radio is charged for the symbols it sends or receives, not for the wall-clock time of a
 transfer: under TDD an upload of ``t`` seconds spans D and S slots in which the device is
-silent, so it is charged ``P x uplink share x t``.
+silent, so it is charged ``P x uplink share x t`` (``ue_energy`` ``airtime``, the default); under
+``slots`` those other slots are charged at the state the UE is in there (``OFF_SLOT_STATE``), and
+a wait for an uplink grant with data pending at PDCCH monitoring (``GRANT_WAIT_STATE``).
 
 Compute energy is the standard CMOS model of the wireless-FL literature: ``E = kappa C f^2``
 for ``C`` CPU cycles at clock ``f`` (Hz) with effective switched capacitance ``kappa``

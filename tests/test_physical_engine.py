@@ -384,3 +384,18 @@ def test_ue_energy_without_effect_or_unknown_is_refused_on_a_preset(overrides, m
         get_cell_system("uma-3.5ghz", overrides=overrides)
     assert get_cell_system("uma-3.5ghz", overrides={"ue_energy": "slots"}).record("uma-3.5ghz")["ue_energy"] == "slots"
     assert "ue_energy" not in get_cell_system("uma-3.5ghz").record("uma-3.5ghz")  # the default is not recorded
+
+
+def test_tdd_reception_is_charged_micro_sleep_in_its_uplink_slots():
+    # device 0 alone receives 1 Mbit at 30 dB (log2 1001 bit/s/Hz) on 1 MHz of DDDSU (downlink share 52/70):
+    # t = 70 / (52 log2 1001) s; airtime: PDSCH 0.3 W x 52/70 x t; slots: + micro sleep 0.045 W x 18/70 x t
+    t = 70 / (52 * math.log2(1001))
+    plan = RoundPlan((Stream((0,), MBIT),), {}, (0, 1))
+    received = {}
+    for accounting in ("airtime", "slots"):
+        _, trace = run([plan], tdd_uploads_network(accounting))
+        [(_, start, end)] = events(trace, "receive")
+        assert (start, end) == (0, pytest.approx(t))
+        received[accounting] = next(e.energy_j for e in trace if e.kind == "receive")
+    assert received["airtime"] == pytest.approx(0.3 * 52 / 70 * t)
+    assert received["slots"] == pytest.approx(0.3 * 52 / 70 * t + 0.045 * 18 / 70 * t)

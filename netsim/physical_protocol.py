@@ -47,6 +47,8 @@ class PhysicalNetworkProtocol(Protocol):
     compute: Any  # a netsim.normalized.distributions.ShiftedExponential
     uplink_queue: np.ndarray
     idle_power_w: float
+    off_slot_w: tuple[float, float]  # (reception, upload) power in a transfer's off-direction slots (ue_energy slots)
+    grant_wait_w: float  # power while waiting for a grant with data pending (ue_energy slots; 0: waiting)
 
     def draw_round(self, rng: np.random.Generator, now_s: float = 0.0) -> RoundChannelProtocol: ...
 
@@ -59,3 +61,5 @@ class PhysicalNetworkProtocol(Protocol):
     def share_power_w(self, devices, sharing: int) -> np.ndarray: ...
 
     def upload_j(self, power_seconds): ...
+
+    def upload_off_j(self, airtime_s): ...

@@ -42,6 +42,7 @@ class HandNetwork:
     compute: Scripted
     dynamics: Dynamics
     idle_power_w: float = 0.1
+    grant_wait_w: float = 0.0  # ue_energy airtime: a grant wait is waiting
     mode: str = "barrier"
     deadline: float | None = None
 

@@ -299,3 +299,103 @@ def test_headroom_grants_of_20_20_and_40_blocks_share_the_sector_in_frequency(si
     first, second = MBIT / rate(20, -4.0), 2 * MBIT / rate(20, -4.0)
     assert sorted(events(trace, "uplink")) == [(0, 0.0, first), (1, 0.0, second), (2, second, second + MBIT / rate(40, -1.0))]
     assert records[0].arrived == (0, 1, 2)
+
+
+def tdd_uploads_network(ue_energy, duplex="tdd"):
+    """Two devices at 0 dBm (TR 38.840's 250-unit PUSCH state, 1 unit = 1 mW: 0.25 W) whose uplink
+    SNR is 0 dB on 1 MHz (1 bit/s/Hz), DDDSU with a 10:2:2 special slot (uplink share 16/70)."""
+    n = 2
+    layout = CellLayout(np.full(n, 50.0), np.zeros(n), np.ones(n, bool), np.zeros(n), np.full(n, 114.0))
+    physical = PhysicalSystem(Cell(distances_m=(50.0,) * n, los="los", shadowing=False), LinkBudget(1e6, 1.0, 0.0),
+                              LinkBudget(1e6, 1e-3, 0.0), fading="none", mode="barrier", duplex=duplex,
+                              power_unit_w=1e-3, ue_energy=ue_energy)
+    return physical.network(layout, np.zeros(n))
+
+
+@pytest.mark.parametrize("simulator", ["timeline", "processes"])
+def test_tdd_upload_and_grant_wait_energy_under_both_accountings_by_hand(simulator):
+    # uplink share (1 + 2/14) / 5 = 8/35: 1 Mbit at 1e6 x 8/35 bit/s takes 35/8 = 4.375 s; device 0
+    # sends first, device 1 waits 4.375 s for its grant (the whole band is device 0's), the round ends at 8.75 s
+    # airtime: each upload 0.25 W x 8/35 x 4.375 s = 0.25 J; waiting 20 mW x 4.375 s = 0.0875 J
+    # slots: each upload + PDCCH monitoring 0.1 W x (27/35) x 4.375 s = 0.3375 J in its D and S slots;
+    # device 1's grant wait at PDCCH monitoring 0.1 W x 4.375 s = 0.4375 J instead of light sleep
+    plans = [uploads([MBIT, MBIT])]
+    records = {}
+    for accounting in ("airtime", "slots"):
+        records[accounting], trace = simulate_rounds(plans, tdd_uploads_network(accounting), MBIT, np.random.default_rng(0),
+                                                     simulator=simulator, channel_rng=np.random.default_rng(1))
+        assert events(trace, "uplink") == [(0, 0, 4.375), (1, 4.375, 8.75)]
+    assert records["airtime"][0].energy_j == pytest.approx({0: 0.25 + 0.0875, 1: 0.25 + 0.0875})
+    assert records["slots"][0].energy_j == pytest.approx({0: 0.25 + 0.3375 + 0.0875, 1: 0.25 + 0.3375 + 0.4375})
+
+
+def test_fdd_has_no_off_direction_slots_but_its_grant_wait_is_monitored():
+    # FDD: 1 Mbit at 1 Mbit/s, 1 s each; the upload is charged alike, device 1's 1 s grant wait 0.1 J instead of 0.02 J
+    plans = [uploads([MBIT, MBIT])]
+    airtime = run(plans, tdd_uploads_network("airtime", "fdd"))[0][0].energy_j
+    slots = run(plans, tdd_uploads_network("slots", "fdd"))[0][0].energy_j
+    assert airtime == pytest.approx({0: 0.25 + 0.02, 1: 0.25 + 0.02})
+    assert slots == pytest.approx({0: 0.25 + 0.02, 1: 0.25 + 0.1})
+
+
+def test_fdma_upload_is_charged_its_off_direction_slots():
+    # FDMA, TDD: the two share the band; on half of it at the same power the SNR is 3 dB (log2 3 bit/s/Hz), so
+    # 1 Mbit takes 1e6 / (0.5e6 x 8/35 x log2 3) = 8.75 / log2 3 s each; slots add 0.1 W x 27/35 of that
+    plans = [uploads([MBIT, MBIT])]
+    joules = {}
+    for accounting in ("airtime", "slots"):
+        net = tdd_uploads_network(accounting)
+        joules[accounting] = run(plans, dataclasses.replace(net, system=dataclasses.replace(net.system, uplink_access="fdma")))[0][0].energy_j
+    for d in (0, 1):
+        assert joules["slots"][d] - joules["airtime"][d] == pytest.approx(0.1 * 27 / 35 * 8.75 / LOG2_3)
+
+
+def test_ue_energy_slots_needs_the_device_state_model():
+    with pytest.raises(ValueError, match="power_unit_w"):
+        PhysicalSystem(Cell(distances_m=(50.0,)), LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 1.0, 0.0), ue_energy="slots")
+    with pytest.raises(ValueError, match="ue_energy"):
+        PhysicalSystem(Cell(distances_m=(50.0,)), LinkBudget(1e6, 1.0, 0.0), LinkBudget(1e6, 1.0, 0.0), power_unit_w=1e-3,
+                       ue_energy="slot")
+
+
+@pytest.mark.parametrize("ue_energy", ["airtime", "slots"])
+def test_a_round_with_batteries_charges_the_grant_wait_as_one_without(ue_energy):
+    # the Presence path (present_idle_events) charges the grant wait as idle_events does: the same energies
+    from netsim.dynamics.rounds import dynamics_of
+
+    plans = [uploads([MBIT, MBIT])]
+    plain = tdd_uploads_network(ue_energy)
+    system = dataclasses.replace(plain.system, battery_j=1e6)
+    batteries = dataclasses.replace(plain, system=system, dynamics=dynamics_of(system, plain.layout, np.random.default_rng(0)))
+    assert run(plans, batteries)[0][0].energy_j == pytest.approx(run(plans, plain)[0][0].energy_j)
+    if ue_energy == "slots":
+        assert run(plans, batteries)[0][0].energy_j == pytest.approx({0: 0.675, 1: 1.025})
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"ue_energy": "slots", "power_unit_w": 0.0}, "ue_energy=slots charges TR 38.840's device states: it needs power_unit_w > 0"),
+    ({"ue_energy": "per-slot"}, "ue_energy"),
+])
+def test_ue_energy_without_effect_or_unknown_is_refused_on_a_preset(overrides, message):
+    from scenarios.definitions.cells import get_cell_system
+    from scenarios.errors import UsageError
+
+    with pytest.raises(UsageError, match=message):
+        get_cell_system("uma-3.5ghz", overrides=overrides)
+    assert get_cell_system("uma-3.5ghz", overrides={"ue_energy": "slots"}).record("uma-3.5ghz")["ue_energy"] == "slots"
+    assert "ue_energy" not in get_cell_system("uma-3.5ghz").record("uma-3.5ghz")  # the default is not recorded
+
+
+def test_tdd_reception_is_charged_micro_sleep_in_its_uplink_slots():
+    # device 0 alone receives 1 Mbit at 30 dB (log2 1001 bit/s/Hz) on 1 MHz of DDDSU (downlink share 52/70):
+    # t = 70 / (52 log2 1001) s; airtime: PDSCH 0.3 W x 52/70 x t; slots: + micro sleep 0.045 W x 18/70 x t
+    t = 70 / (52 * math.log2(1001))
+    plan = RoundPlan((Stream((0,), MBIT),), {}, (0, 1))
+    received = {}
+    for accounting in ("airtime", "slots"):
+        _, trace = run([plan], tdd_uploads_network(accounting))
+        [(_, start, end)] = events(trace, "receive")
+        assert (start, end) == (0, pytest.approx(t))
+        received[accounting] = next(e.energy_j for e in trace if e.kind == "receive")
+    assert received["airtime"] == pytest.approx(0.3 * 52 / 70 * t)
+    assert received["slots"] == pytest.approx(0.3 * 52 / 70 * t + 0.045 * 18 / 70 * t)

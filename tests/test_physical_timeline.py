@@ -1,7 +1,7 @@
 """The vectorized physical round (TDMA) against the per-device SimPy processes on randomized
 rounds (one uplink queue, or one per serving sector or site, the sectors of other sites too as
 ``coverage=network`` serves a moving cell's devices; whole-band, headroom or power-limit grants, which
-share a queue's resource blocks): same outcome, round end, per-device energies and bits sent,
+share a queue's resource blocks; ``ue_energy`` airtime or slots): same outcome, round end, per-device energies and bits sent,
 bit for bit, and the same trace events."""
 
 import numpy as np
@@ -13,7 +13,7 @@ from netsim.radio.cell import Cell, CellLayout
 from netsim.radio.physical import LinkBudget, PhysicalSystem
 
 
-def random_round(rng, mode, deadline):
+def random_round(rng, mode, deadline, ue_energy="airtime"):
     n = int(rng.integers(1, 40))
     snr_db = rng.uniform(-15.0, 25.0, n)
     loss = 30.0 + 114.0 - snr_db
@@ -29,7 +29,7 @@ def random_round(rng, mode, deadline):
         duplex=str(rng.choice(["tdd", "fdd"])), min_bps_per_hz=0.1523, max_bps_per_hz=5.5547,
         snr_gap_db=float(rng.choice([0.0, 3.0])), cycles_per_sample=1e4, cpu_hz=1e9, kappa=1e-28,
         compute_extra_s=float(rng.choice([0.0, 0.3])), receive_power_w=0.1, mode=mode, deadline=deadline,
-        power_unit_w=float(rng.choice([0.0, 1e-3])), uplink_queues=str(rng.choice(["sector", "site"])),
+        power_unit_w=(unit := float(rng.choice([0.0, 1e-3]))), ue_energy=ue_energy if unit else "airtime", uplink_queues=str(rng.choice(["sector", "site"])),
         ul_allocation=allocation, ul_power_control="fractional" if allocation == "power-limit" else "off",
     )
     samples = rng.choice([0.0, 100.0, 3000.0], n)
@@ -50,7 +50,7 @@ def test_vectorized_physical_round_equals_the_processes(mode):
     packed = 0  # uploads that started while another of their queue was on the air (headroom grants side by side)
     for trial in range(120):
         deadline = None if trial % 3 == 0 else float(rng.uniform(0.05, 2.0))
-        plan, network = random_round(rng, mode, deadline)
+        plan, network = random_round(rng, mode, deadline, "slots" if trial % 2 else "airtime")  # slots: off-direction slots, grant waits
         plans = [plan, plan]
         runs = {}
         for simulator in ("timeline", "processes"):

@@ -173,6 +173,12 @@ class PhysicalSystem(SystemKind):
     receive_power_w: float = option(0.0, "device power while receiving (power_unit_w 0)", low=0.0, high=1e4)
     power_unit_w: float = option(0.0, "one relative unit of TR 38.840 Table 8.1-1's device power model (0: radiated power "
                                       "and receive_power_w only)", low=0.0, high=10.0)
+    ue_energy: Literal[energy.UE_ENERGY] = option(
+        "airtime", "how the device states charge a transfer and a grant wait: airtime, each transfer its own direction's "
+                   "symbols only and a grant wait as waiting (light sleep); slots, under TDD the transfer's other slots too "
+                   "(PDCCH monitoring in an upload, micro sleep in a reception) and a grant wait with data pending at "
+                   "PDCCH monitoring (TR 38.840 Table 8.1-1; needs power_unit_w > 0; docs/physical-layer.md)",
+        omit_default=True)
     bandwidth_occupancy: float = option(1.0, "share of the channel its resource blocks occupy", low=0.0, low_open=True, high=1.0)
     downlink_overhead: float = option(0.0, "share of the downlink's resource elements not carrying data", low=0.0, high=1.0,
                                          high_open=True)
@@ -236,6 +242,9 @@ class PhysicalSystem(SystemKind):
         if self.ul_allocation == "power-limit" and (self.ul_power_control != "fractional" or self.uplink_access != "tdma"):
             raise ValueError("ul_allocation=power-limit sizes TDMA grants by TS 38.213 7.1.1's open-loop power: it needs "
                              "ul_power_control=fractional and uplink_access=tdma")
+        if self.ue_energy == "slots" and not self.power_unit_w:
+            raise ValueError("ue_energy=slots charges TR 38.840's device states: it needs power_unit_w > 0 (with "
+                             "power_unit_w=0 only radiated power is charged)")
         if self.mean_off_s > 0 and self.availability_trace is not None:
             raise ValueError("give on/off availability (mean_off_s > 0) or an availability_trace, not both")
         if self.fading_in_time == "doppler" and self.fading == "none":
@@ -672,11 +681,17 @@ class PhysicalNetwork(Network):
         changing with its share: FDMA, ``share_power_w``): the uplink's duplex share of it."""
         return energy.transmit_energy_j(1.0, power_seconds, self.system.shares[1])
 
+    def upload_off_j(self, airtime_s):
+        """``ue_energy`` ``slots``: what an FDMA upload of ``airtime_s`` (wall clock) adds for the
+        pattern's other slots (``off_slot_w``); 0 otherwise."""
+        return energy.transmit_energy_j(0.0, airtime_s, self.system.shares[1], self.off_slot_w[1])
+
     def transmit_j(self, airtime_s, devices):
         """Transmit energy of the ``devices``' uploads lasting ``airtime_s`` (wall clock, s): each
         one's power times the uplink's duplex share of that time (TDD: its uplink symbols only;
         FDD: all of it). Scalars or arrays."""
-        return energy.transmit_energy_j(self.transmit_state_w(self.uplink_power_w[devices]), airtime_s, self.system.shares[1])
+        return energy.transmit_energy_j(self.transmit_state_w(self.uplink_power_w[devices]), airtime_s, self.system.shares[1],
+                                        self.off_slot_w[1])
 
     @property
     def receive_power_w(self) -> float:
@@ -691,6 +706,26 @@ class PhysicalNetwork(Network):
         between its PDCCH occasions); 0 without the state model."""
         return self.system.power_unit_w * energy.TR38840_UNITS[energy.WAITING_STATE]
 
+    @functools.cached_property
+    def off_slot_w(self) -> tuple[float, float]:
+        """(reception, upload): the device's power in a transfer's off-direction slots under
+        ``ue_energy`` ``slots`` and TDD (``energy.OFF_SLOT_STATE``: micro sleep in a reception's
+        U slots, PDCCH monitoring in an upload's D slots; TR 38.840 Table 8.1-1, its reference
+        values unscaled: docs/physical-layer.md); (0, 0) otherwise."""
+        system = self.system
+        if system.ue_energy != "slots" or system.duplex != "tdd":
+            return 0.0, 0.0
+        unit = system.power_unit_w
+        return unit * energy.TR38840_UNITS[energy.OFF_SLOT_STATE["downlink"]], unit * energy.TR38840_UNITS[energy.OFF_SLOT_STATE["uplink"]]
+
+    @property
+    def grant_wait_w(self) -> float:
+        """The device's power while it waits for its grant with data pending under ``ue_energy``
+        ``slots`` (TR 38.840's PDCCH-only state, 100 units: active time); 0 otherwise (waiting)."""
+        if self.system.ue_energy != "slots":
+            return 0.0
+        return self.system.power_unit_w * energy.TR38840_UNITS[energy.GRANT_WAIT_STATE]
+
     def transmit_state_w(self, radiated_w):
         """The device's power while it sends at ``radiated_w`` (``energy.pusch_state_w``), or the
         radiated power itself without the state model."""
@@ -699,7 +734,7 @@ class PhysicalNetwork(Network):
 
     def receive_j(self, listening_s):
         """Receive energy of streams lasting ``listening_s``: the downlink's share of that time."""
-        return energy.receive_energy_j(self.receive_power_w, listening_s, self.system.shares[0])
+        return energy.receive_energy_j(self.receive_power_w, listening_s, self.system.shares[0], self.off_slot_w[0])
 
     def compute_j(self, device: int, scale: float = 1.0) -> float:
         return energy.compute_energy_j(self.system.kappa, self.cycles(device, scale), self.system.cpu_hz)
@@ -770,7 +805,8 @@ class RoundChannel:
     def transmit_j(self, airtime_s, devices):
         """Transmit energy of the ``devices``' TDMA uploads lasting ``airtime_s`` (wall clock):
         their power on their grant times the uplink's duplex share of that time."""
-        return energy.transmit_energy_j(self.network.transmit_state_w(self.uplink_power_w[devices]), airtime_s, self.system.shares[1])
+        return energy.transmit_energy_j(self.network.transmit_state_w(self.uplink_power_w[devices]), airtime_s, self.system.shares[1],
+                                        self.network.off_slot_w[1])
 
     @functools.cached_property
     def uplink_efficiency(self) -> np.ndarray:

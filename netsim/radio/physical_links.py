@@ -244,9 +244,13 @@ class PhysicalLinks:
         the most devices that share the band at once (one block each at least)."""
         return self.network.system.uplink_prbs
 
-    def upload_j(self, power_seconds: float) -> float:
-        """An FDMA upload that drew ``power_seconds`` (W s): charged for its uplink symbols only."""
-        return float(self.network.upload_j(power_seconds))
+    def upload_j(self, power_seconds: float, airtime_s: float = 0.0) -> float:
+        """An FDMA upload of ``airtime_s`` that drew ``power_seconds`` (W s): charged for its uplink
+        symbols, and under ``ue_energy`` ``slots`` its other slots (``PhysicalNetwork.upload_off_j``)."""
+        joules = self.network.upload_j(power_seconds)
+        if self.network.off_slot_w[1]:
+            joules = joules + self.network.upload_off_j(airtime_s)
+        return float(joules)
 
     def compute_j(self, device: int, scale: float) -> float:
         return self.network.compute_j(device, scale)
@@ -261,7 +265,8 @@ class PhysicalLinks:
         while t < end_s:
             step_end = min(self.start_s + (k + 1) * SEGMENT_S, end_s)
             dt = airtime_s if step_end >= end_s and t == start_s else step_end - t
-            joules += energy.transmit_energy_j(self._uplink_power_w(device, prbs, k), dt, self.network.system.shares[1])
+            joules += energy.transmit_energy_j(self._uplink_power_w(device, prbs, k), dt, self.network.system.shares[1],
+                                               self.network.off_slot_w[1])
             t, k = step_end, k + 1
         return float(joules)
 

@@ -280,10 +280,10 @@ def fdma_upload(me: Device, bits: float):
     if not sent.processed:  # the deadline (or its leaving) came first: the upload is cut, its airtime spent
         got, drawn = uplink.abort(device)
         why = DEADLINE if deadline and deadline.event.processed else UNAVAILABLE
-        joules = links.upload_j(drawn)
+        joules = links.upload_j(drawn, env.now - start)
         me.event("dropped", start, got, joules, why)
     else:
-        why, joules = None, links.upload_j(sent.value)
+        why, joules = None, links.upload_j(sent.value, env.now - start)
         me.event("uplink", start, bits, joules)
     me.presence.spend(device, joules)
     if why == UNAVAILABLE:

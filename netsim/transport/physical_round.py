@@ -33,12 +33,32 @@ from netsim.physical_protocol import PhysicalNetworkProtocol
 ENERGY_KINDS = ("receive", "compute", "uplink", "dropped", "idle")
 
 
-def idle_events(links, plan: RoundPlan, start: float, end: float, upload_s: dict, server_round: int) -> list[TraceEvent]:
+def grant_waits(events, barrier: bool) -> dict[int, float]:
+    """Each device's wait for its uplink grant with data pending, from a round's trace events:
+    from when its update is ready (its ``compute`` event's end; in barrier mode not before the
+    last one's) to the start of its upload (an ``uplink`` event, or a cut upload: ``dropped``
+    with airtime). A device whose upload never started has none."""
+    computed = {e.entity: e.end for e in events if e.kind == "compute"}
+    barrier_at = max(computed.values(), default=0.0) if barrier else None
+    waits = {}
+    for e in events:
+        if e.entity in computed and (e.kind == "uplink" or (e.kind == "dropped" and e.end > e.start)):
+            ready = computed[e.entity] if barrier_at is None else max(computed[e.entity], barrier_at)
+            waits[e.entity] = max(e.start - ready, 0.0)
+    return waits
+
+
+def idle_events(links, plan: RoundPlan, start: float, end: float, upload_s: dict, server_round: int,
+                grant_wait_s: dict | None = None) -> list[TraceEvent]:
     """Each participant's waiting in the round (TR 38.840's state model, ``PhysicalNetwork.idle_power_w``;
     none when it is 0): the round's time from ``start`` to ``end`` less its time receiving the
     streams it got and sending its upload (``upload_s``: device -> its upload's airtime), at the
-    waiting power. Both simulators call it with the same numbers, so their energies agree bit for bit."""
+    waiting power; under ``ue_energy`` ``slots`` its wait for a grant (``grant_wait_s``, from
+    ``grant_waits``) at PDCCH monitoring (``PhysicalNetwork.grant_wait_w``). Both simulators call
+    it with the same numbers, so their energies agree bit for bit."""
     power = links.network.idle_power_w
+    wait_w = links.network.grant_wait_w
+    grant_wait_s = grant_wait_s or {}
     if not power:
         return []
     busy = dict.fromkeys(plan.participants, 0.0)
@@ -49,17 +69,22 @@ def idle_events(links, plan: RoundPlan, start: float, end: float, upload_s: dict
         for device in stream.devices:
             if device in busy and airtime > 0 and links.receives(device):
                 busy[device] += airtime
-    return [TraceEvent(server_round, "idle", device, start, end, 0.0, energy.idle_energy_j(power, end - start, s + upload_s.get(device, 0.0)))
+    return [TraceEvent(server_round, "idle", device, start, end, 0.0,
+                       energy.idle_energy_j(power, end - start, s + upload_s.get(device, 0.0), grant_wait_s.get(device, 0.0), wait_w))
             for device, s in busy.items()]
 
 
-def present_idle_events(links, presence, participants, events, start: float, end: float, server_round: int) -> list[TraceEvent]:
+def present_idle_events(links, presence, participants, events, start: float, end: float, server_round: int,
+                        barrier: bool = False) -> list[TraceEvent]:
     """``idle_events`` of a round with a ``Presence``: each participant waits from ``start`` until
     it left the round (``Presence.gone``), else ``end``, less its time on the air in ``events``
-    (its receptions and uploads, whole or cut); each one's energy also in ``Presence.idle_j``."""
+    (its receptions and uploads, whole or cut), its grant wait (``grant_waits``) charged as
+    ``idle_events`` does; each one's energy also in ``Presence.idle_j``."""
     power = links.network.idle_power_w
     if not power:
         return []
+    wait_w = links.network.grant_wait_w
+    waits = grant_waits(events, barrier) if wait_w else {}
     busy = dict.fromkeys(participants, 0.0)
     for e in events:
         if e.entity in busy and (e.kind in ("receive", "uplink") or (e.kind == "dropped" and e.end > e.start)):
@@ -67,7 +92,7 @@ def present_idle_events(links, presence, participants, events, start: float, end
     idle = []
     for device, busy_s in busy.items():
         until = presence.gone[device][0] if device in presence.gone else end
-        presence.idle_j[device] = joules = energy.idle_energy_j(power, until - start, busy_s)
+        presence.idle_j[device] = joules = energy.idle_energy_j(power, until - start, busy_s, waits.get(device, 0.0), wait_w)
         idle.append(TraceEvent(server_round, "idle", device, start, until, 0.0, joules))
     return idle
 
@@ -148,9 +173,11 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetworkProtocol
         upload_s = {e.entity: (links.uplink_s(e.entity, e.bits) if links.uplink_access == "tdma" and not links.segmented
                               else e.end - e.start)
                     for e in trace[first_event:] if e.kind == "uplink" or (e.kind == "dropped" and e.end > e.start)}
-        trace.extend(idle_events(links, plan, round_start, env.now, upload_s, server_round))
+        waits = grant_waits(trace[first_event:], barrier is not None) if links.network.grant_wait_w else None
+        trace.extend(idle_events(links, plan, round_start, env.now, upload_s, server_round, waits))
     else:
-        trace.extend(present_idle_events(links, presence, participants, trace[first_event:], round_start, env.now, server_round))
+        trace.extend(present_idle_events(links, presence, participants, trace[first_event:], round_start, env.now, server_round,
+                                         barrier is not None))
         if presence.batteries is not None:  # the waiting, charged at the round's end, empties some: their uploads are lost
             ran_out = set(presence.batteries.drain(presence.idle_j)) & set(arrived)
             arrived = tuple(d for d in arrived if d not in ran_out)

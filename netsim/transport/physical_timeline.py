@@ -23,7 +23,7 @@ from contract import RoundOutcome, RoundPlan
 from netsim.transport.block_queue import Receivers
 from netsim.transport.hold import hold_until
 from netsim.radio.physical_links import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE, PhysicalLinks, in_segments
-from netsim.transport.physical_round import idle_events, physical_round_process
+from netsim.transport.physical_round import grant_waits, idle_events, physical_round_process
 from netsim.transport.durations import RoundDurations
 from netsim.transport.timeline import ARRIVED, DROPPED_COMPUTING, round_timeline
 from netsim.transport.trace import TraceEvent
@@ -113,12 +113,14 @@ class PhysicalRound:
         energy = self._energy(timeline, cut, arrived)
         sent = arrived & (self.uplink_s > 0)
         upload_s = dict(zip(self.kept[sent].tolist(), self.uplink_s[sent].tolist()))
-        idle = idle_events(self.links, plan, start, float(end), upload_s, server_round)
+        events = self._trace(timeline, cut, out, server_round) if trace is not None or links.network.grant_wait_w else None
+        waits = grant_waits(events, mode == "barrier") if links.network.grant_wait_w else None
+        idle = idle_events(self.links, plan, start, float(end), upload_s, server_round, waits)
         for e in idle:
             energy[e.entity] += e.energy_j
         sent_bits = float(sum(np.where(self.stream_sent, self.stream_bits, 0.0).tolist()))
         if trace is not None:
-            trace.extend(self._trace(timeline, cut, out, server_round) + idle)
+            trace.extend(events + idle)
         return float(end), (outcome, energy, sent_bits)
 
     def _energy(self, timeline, cut, arrived) -> dict[int, float]:

@@ -6,7 +6,8 @@ battery, issue 56 item 3) when the step happens. ``round_device`` composes them 
 part of a synchronous round, the one device process of the normalized reference
 (``netsim.transport.reference``) and of the cell (``netsim.transport.physical_round``): receive its own streams
 (with a ``Presence``), wait for the model, compute, (barrier mode: wait for everyone), upload;
-``send_streams`` is their one downlink. The buffered orchestrators (``netsim.clock.buffered``,
+``send_stream`` is the one downlink step of them all (``send_streams``: a round's streams). The buffered
+orchestrators (``netsim.clock.buffered``,
 ``netsim.clock.tiered``) run the same steps for each dispatch, so a step is cut the same way under
 FedBuff, FedAsync and FedAT as in a round.
 
@@ -267,9 +268,11 @@ def upload(me: Device, bits: float):
 
 
 def fdma_upload(me: Device, bits: float):
-    """An FDMA upload, cut by the deadline or the device switching off: returns why it was cut
-    (None: it arrived). Its energy is drained from the battery at its end (its power changes with
-    the sharing: the charge is not read within it)."""
+    """An FDMA upload (``netsim.transport.fdma.FdmaUplink``), cut by the deadline or the device
+    switching off, and on a moving cell served in segments, each step at its share's rate of that
+    step's channel, cut where its link is lost in a step (``uplink-outage``, the bits through):
+    returns why it was cut (None: it arrived). Its energy is drained from the battery at its end
+    (its power changes with the sharing: the charge is not read within it)."""
     env, shared, device = me.env, me.shared, me.device
     uplink, links, deadline = shared.uplink[device], shared.links, shared.deadline
     leave = me.presence.leaves.get(device)
@@ -282,6 +285,9 @@ def fdma_upload(me: Device, bits: float):
         why = DEADLINE if deadline and deadline.event.processed else UNAVAILABLE
         joules = links.upload_j(drawn)
         me.event("dropped", start, got, joules, why)
+    elif device in uplink.lost:  # in segments, its link lost in a step: cut there
+        why, joules = UPLINK_OUTAGE, links.upload_j(sent.value)
+        me.event("dropped", start, uplink.lost.pop(device), joules, why)
     else:
         why, joules = None, links.upload_j(sent.value)
         me.event("uplink", start, bits, joules)

@@ -237,3 +237,33 @@ def test_an_fdma_round_on_a_moving_cell_cuts_an_upload_whose_link_is_lost():
         assert 0 < e.bits < 4e6 and e.energy_j > 0
     again = _round(speed_kmh=120.0, fading_in_time="doppler", min_bps_per_hz=1.0, uplink_access="fdma")
     assert again[1] == trace
+
+
+def test_a_buffered_stream_every_listener_loses_mid_way_is_on_the_air_with_its_bits():
+    """FedBuff (K = C = 1) on a moving cell with an outage floor, a 20 Mbit model: a stream whose
+    listener falls below the floor mid-way stops at that step's start (a multiple of 200 ms from
+    its start), its listener dropped ``downlink-outage`` at its end; it was on the air, so its
+    ``downlink`` event carries its bits, as a synchronous round's (the one stream step,
+    ``netsim.transport.lifecycle.send_stream``; before, a buffered one said 0), and an
+    aggregation's record counts its interval's."""
+    from netsim.clock.budget import Budget
+    from netsim.clock.buffered import Buffered, run_buffered
+    from netsim.clock.engine import RunOptions
+    from tests.test_buffered_dynamics import Ledger, check_invariants
+
+    system = get_cell_system("umi-3.5ghz", overrides={"speed_kmh": 120.0, "fading_in_time": "doppler", "min_bps_per_hz": 1.0})
+    network, channel_rng = system.bind(np.full(6, 100.0), np.random.SeedSequence(5))
+    trace = []
+    ledger = Ledger(6, 2e7, trace)
+    versions, _ = run_buffered(ledger, network, Buffered(1, 1), 10, np.random.default_rng(0),
+                               RunOptions(channel_rng=channel_rng, budget=Budget({})), trace, np.random.default_rng(1))
+    check_invariants(versions, trace, ledger, network.dynamics)
+    lost = [e for e in trace if e.kind == "downlink" and e.end > e.start
+            and any(x.kind == "dropped" and x.reason == "downlink-outage" and x.start == e.end for x in trace)]
+    assert lost
+    for e in lost:
+        assert e.bits == 2e7
+        steps = (e.end - e.start) / SEGMENT_S
+        assert steps == pytest.approx(round(steps), abs=1e-9)  # cut at a step's start
+    for record in versions[1:]:  # each aggregation's bits are its interval's streams'
+        assert record.downlink_bits == sum(x.bits for x in trace if x.kind == "downlink" and x.round == record.server_round)

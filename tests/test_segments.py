@@ -163,3 +163,107 @@ def test_a_buffered_upload_cut_by_its_link_is_dropped_with_its_energy():
     cut = [e for e in trace if e.kind == "dropped" and e.reason == "uplink-outage" and e.end > e.start]
     assert cut
     assert all(0 < e.bits < 2e5 and e.energy_j > 0 for e in cut)
+
+
+def _fdma_links(**radio):
+    return _links(uplink_access="fdma", **radio)
+
+
+def test_an_fdma_upload_spanning_two_steps_runs_at_each_steps_share_rate():
+    """FDMA on a moving cell (120 km/h): two devices of one receiver start at 0.1 s, sharing the
+    band (half each). The first sends 0.05 s of its half-band rate of step 0 and is done at 0.15 s;
+    the second then has the whole band: until 0.2 s at step 0's rate, then at the rate read at
+    0.2 s (its share's rate and power of step 1's channel), done 0.1 s into step 1: at 0.3 s.
+    Its energy is the watt-seconds of each piece at that piece's share power."""
+    import simpy
+
+    network, links = _fdma_links(speed_kmh=120.0)
+    assert links.segmented
+    queue_of = [int(q) for q in links.uplink_queue]
+    a, b = next((a, b) for a in range(DEVICES) for b in range(a + 1, DEVICES) if queue_of[a] == queue_of[b])
+    links.fdma_sharing = {queue_of[a]: 2}
+    steps = [_channel_at(network, links, k * SEGMENT_S)[0] for k in range(2)]
+
+    def rate(k, device, sharing):
+        return float(steps[k].uplink_share_bps(np.array([device]), sharing)[0])
+
+    def power(k, device, sharing):
+        return float(steps[k].network.share_power_w(np.array([device]), sharing)[0])
+
+    assert rate(0, b, 1) != rate(1, b, 1)  # it moves: the step's channel is another
+    bits_a = rate(0, a, 2) * 0.05
+    bits_b = rate(0, b, 2) * 0.05 + rate(0, b, 1) * 0.05 + rate(1, b, 1) * 0.1
+    env = simpy.Environment()
+    uplink = links.fdma_uplink(env, queue_of[a])
+    done = {}
+
+    def send(device, bits):
+        yield env.timeout(0.1)
+        spent = yield uplink.transmit(device, bits)
+        done[device] = (env.now, spent)
+
+    env.process(send(a, bits_a))
+    env.process(send(b, bits_b))
+    env.run()
+    assert done[a][0] == pytest.approx(0.15, rel=1e-9)
+    assert done[b][0] == pytest.approx(0.3, rel=1e-9)
+    assert done[b][1] == pytest.approx(power(0, b, 2) * 0.05 + power(0, b, 1) * 0.05 + power(1, b, 1) * 0.1, rel=1e-9)
+    assert not uplink.lost
+    held_end_s = 0.15 + (bits_b - rate(0, b, 2) * 0.05) / rate(0, b, 1)  # its start's rate held (before: "What is not built")
+    assert abs(held_end_s - 0.3) > 1e-3
+
+
+@pytest.mark.parametrize("radio", [{}, {"speed_kmh": 0.0, "fading_in_time": "doppler"}])
+def test_a_static_fdma_uplink_keeps_one_channel(radio):
+    """On a static cell (or at speed 0) the FDMA medium has no steps: its shares' rates are the
+    links' own for every transmission (the rates of today, bit for bit)."""
+    network, links = _fdma_links(**radio)
+    uplink = links.fdma_uplink(__import__("simpy").Environment(), 0)
+    assert uplink.steps is None and not links.segmented
+    devices = np.arange(3)
+    assert np.array_equal(links.uplink_share_bps(devices, 2, 5.0), links.channel.uplink_share_bps(devices, 2))
+
+
+def test_an_fdma_round_on_a_moving_cell_cuts_an_upload_whose_link_is_lost():
+    """An FDMA round with an outage floor and Doppler fading at 120 km/h: an upload whose share
+    falls below the floor in a step is a ``dropped`` event spanning it (the bits through, the
+    energy spent), the device does not arrive; the round is deterministic."""
+    records, trace = _round(speed_kmh=120.0, fading_in_time="doppler", min_bps_per_hz=1.0, uplink_access="fdma")
+    cut = [e for e in trace if e.kind == "dropped" and e.reason == "uplink-outage" and e.end > e.start]
+    assert cut
+    for e in cut:
+        outcome = next(r.outcome for r in records if r.server_round == e.round)
+        assert e.entity not in outcome.arrived and outcome.dropped[e.entity] == "uplink-outage"
+        assert 0 < e.bits < 4e6 and e.energy_j > 0
+    again = _round(speed_kmh=120.0, fading_in_time="doppler", min_bps_per_hz=1.0, uplink_access="fdma")
+    assert again[1] == trace
+
+
+def test_a_buffered_stream_every_listener_loses_mid_way_is_on_the_air_with_its_bits():
+    """FedBuff (K = C = 1) on a moving cell with an outage floor, a 20 Mbit model: a stream whose
+    listener falls below the floor mid-way stops at that step's start (a multiple of 200 ms from
+    its start), its listener dropped ``downlink-outage`` at its end; it was on the air, so its
+    ``downlink`` event carries its bits, as a synchronous round's (the one stream step,
+    ``netsim.transport.lifecycle.send_stream``; before, a buffered one said 0), and an
+    aggregation's record counts its interval's."""
+    from netsim.clock.budget import Budget
+    from netsim.clock.buffered import Buffered, run_buffered
+    from netsim.clock.engine import RunOptions
+    from tests.test_buffered_dynamics import Ledger, check_invariants
+
+    system = get_cell_system("umi-3.5ghz", overrides={"speed_kmh": 120.0, "fading_in_time": "doppler", "min_bps_per_hz": 1.0})
+    network, channel_rng = system.bind(np.full(6, 100.0), np.random.SeedSequence(5))
+    trace = []
+    ledger = Ledger(6, 2e7, trace)
+    versions, _ = run_buffered(ledger, network, Buffered(1, 1), 10, np.random.default_rng(0),
+                               RunOptions(channel_rng=channel_rng, budget=Budget({})), trace, np.random.default_rng(1))
+    check_invariants(versions, trace, ledger, network.dynamics)
+    lost = [e for e in trace if e.kind == "downlink" and e.end > e.start
+            and any(x.kind == "dropped" and x.reason == "downlink-outage" and x.start == e.end for x in trace)]
+    assert lost
+    for e in lost:
+        assert e.bits == 2e7
+        steps = (e.end - e.start) / SEGMENT_S
+        assert steps == pytest.approx(round(steps), abs=1e-9)  # cut at a step's start
+    for record in versions[1:]:  # each aggregation's bits are its interval's streams'
+        assert record.downlink_bits == sum(x.bits for x in trace if x.kind == "downlink" and x.round == record.server_round)

@@ -67,7 +67,7 @@ import simpy
 from contract import Dispatch, RoundOutcome, Update
 from netsim.radio import energy
 from netsim.clock.engine import RoundRecord, RunOptions
-from netsim.transport.lifecycle import DOWNLINK_OUTAGE, UNAVAILABLE, Device, Presence, compute, receive, upload, wait
+from netsim.transport.lifecycle import DOWNLINK_OUTAGE, UNAVAILABLE, Device, Presence, compute, receive, send_stream, upload, wait
 from netsim.clock.recorder import Recorder
 from netsim.transport.trace import TraceEvent
 from netsim.transport.media import ACCESS, ResourceBlocks
@@ -284,7 +284,9 @@ class BufferedRun:
         one that switched off before the stream starts has left then; at the stream's start the
         server drops those absent then (their state's reason, ``Dynamics.absent``) and, at its
         end, those in downlink outage (``downlink-outage``); the others receive it
-        (``netsim.transport.lifecycle.receive``: cut where they switch off or run flat)."""
+        (``netsim.transport.lifecycle.receive``: cut where they switch off or run flat). The stream is
+        the lifecycle's one stream step (``netsim.transport.lifecycle.send_stream``, as a synchronous
+        round's), on the run's downlink medium, heard as ``VersionStream`` says."""
         env = self.env
         dynamics = self.dynamics
         presence = BufferedPresence.start(env, devices, dynamics.availability if dynamics is not None else None,
@@ -293,34 +295,8 @@ class BufferedRun:
         started = {device: env.event() for device in devices}
         for device in devices:
             env.process(self.device_process(Life(self.shared, device, presence), version, draws[device], started[device]))
-        listen: dict = {}
-
-        def timing():
-            links = self.links_now()
-            waiting = [d for d in devices if not presence.left(env, d)]  # (one that left is dropped by its own process)
-            absent = self.absent(waiting)
-            listeners = [d for d in waiting if d not in absent]
-            airtime = links.stream_s(listeners, self.model_bits, env.now) if listeners else 0.0  # (in segments: who loses it mid-way)
-            getting = [d for d in listeners if links.receives(d)]
-            listen.update(listeners=listeners, getting=getting)
-            for device in waiting:
-                started[device].succeed((airtime, self.model_bits) if device in getting else None)
-                if device in listeners and device not in getting:
-                    self.on_air(device, env.now, env.now + airtime)  # it listens, in vain
-            for device, why in sorted(absent.items()):  # gone when the stream starts: its model is lost now
-                self.drop(device, why)
-            return airtime
-
-        start = yield from self.downlink.carry(1, timing)
-        interval, now = self.interval, env.now
-        getting, listeners = listen["getting"], listen["listeners"]
-        interval.streams += 1
-        if getting:
-            interval.downlink_bits += self.model_bits
-        self.trace.append(TraceEvent(self.version + 1, "downlink", version, start, now, self.model_bits if getting else 0.0))
-        for device in listeners:  # (a release may aggregate: self.interval is then the next one's)
-            if device not in getting:
-                self.drop(device, DOWNLINK_OUTAGE)
+        yield from send_stream(env, self.links_now, devices, self.model_bits, self.trace, VersionStream(self, version, presence, started),
+                               self.downlink)
 
     def on_air(self, device: int, start: float, end: float) -> None:
         """``device`` receives or sends from ``start`` to ``end`` (busy, not waiting): said at the
@@ -451,6 +427,58 @@ class BufferedRun:
             return
         self.interval.uplink_bits += self.model_bits
         self.arrive(Update(device, version, self.model_bits, self.env.now, self.updates))
+
+
+class VersionStream:
+    """A buffered run's side of the lifecycle's stream step (``netsim.transport.lifecycle.send_stream``)
+    for one dispatch of ``version``: at the stream's start it sends to the devices of the dispatch
+    still on (one that switched off has left: its own process drops it) and present
+    (``BufferedRun.absent``: those absent are dropped then, their state's reason), tells each
+    device's process its airtime and bits (None: it does not get it) and counts a listener in
+    downlink outage as on the air (it listens in vain); at its end the interval counts the
+    stream and its bits, and a listener in downlink outage is dropped (``downlink-outage``: its
+    model lost, idle again). Its events are in the version the interval makes, its entity the
+    version sent; the devices time their own reception (``receive``)."""
+
+    hands_over = False
+
+    def __init__(self, run: "BufferedRun", version: int, presence: Presence, started: dict):
+        self.run, self.entity, self.presence, self.started_at = run, version, presence, started
+        self.waiting: list[int] = []
+        self.absent: dict[int, str] = {}
+
+    def round(self) -> int:
+        return self.run.version + 1
+
+    def listeners(self, devices) -> list[int]:
+        env = self.run.env
+        self.waiting = [d for d in devices if not self.presence.left(env, d)]  # (one that left is dropped by its own process)
+        self.absent = self.run.absent(self.waiting)
+        return [d for d in self.waiting if d not in self.absent]
+
+    def started(self, airtime: float, listeners, getting) -> None:
+        run, now = self.run, self.run.env.now
+        getting, listening = set(getting), set(listeners)
+        for device in self.waiting:
+            self.started_at[device].succeed((airtime, run.model_bits) if device in getting else None)
+            if device in listening and device not in getting:
+                run.on_air(device, now, now + airtime)  # it listens, in vain
+        for device, why in sorted(self.absent.items()):  # gone when the stream starts: its model is lost now
+            run.drop(device, why)
+
+    def ended(self, sent_bits: float) -> None:
+        self.run.interval.streams += 1
+        self.run.interval.downlink_bits += sent_bits
+
+    def drops(self, device: int) -> bool:
+        return True
+
+    def missed(self, device: int) -> None:
+        self.run.interval.dropped[device] = DOWNLINK_OUTAGE  # (a release may aggregate: the interval is then the next one's)
+        self.run.release(device)
+
+    def got(self, device: int) -> bool:
+        return False
 
 
 class BufferedShared:

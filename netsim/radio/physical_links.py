@@ -30,11 +30,13 @@ from netsim.radio import energy, link_budget
 from netsim.dynamics.association import L1_PERIOD_S
 from netsim.transport.lifecycle import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
 from netsim.physical_protocol import PhysicalNetworkProtocol, RoundChannelProtocol
+from netsim.transport.fdma import FdmaUplink
 from netsim.transport.media import ResourceBlocks, Transfer
 
 # the channel's step on a moving cell: the association's layer-1 measurement period (TS 38.133 Table 9.2.5.2-1, 200 ms),
 # over which a device moves 1.7 m at 30 km/h and 6.7 m at 120 km/h, below the shortest shadowing correlation distance (7 m)
 SEGMENT_S = L1_PERIOD_S
+STEP_TOLERANCE = 1e-9  # of a step: an instant this close below a step's start is in that step (rounding of the clock)
 
 
 def in_segments(network) -> bool:
@@ -222,13 +224,43 @@ class PhysicalLinks:
         """TDMA: the resource blocks its upload holds (``RoundChannel.allocated_prbs``)."""
         return int(self.channel.allocated_prbs[device])
 
-    def uplink_share_bps(self, devices: np.ndarray, sharing: int) -> np.ndarray:
-        """FDMA: the devices' rates on ``1/sharing`` of the band each."""
-        return self.channel.uplink_share_bps(devices, sharing)
+    def uplink_share_bps(self, devices: np.ndarray, sharing: int, at_s: float | None = None) -> np.ndarray:
+        """FDMA: the devices' rates on ``1/sharing`` of the band each; in segments, those of the
+        step holding ``at_s`` (its channel: position, serving sector, interference, fading)."""
+        channel = self.channel if at_s is None or not self.segmented else self._step(self.step_at(at_s))[0]
+        return channel.uplink_share_bps(devices, sharing)
 
-    def uplink_share_w(self, devices: np.ndarray, sharing: int) -> np.ndarray:
-        """FDMA: the devices' transmit powers on ``1/sharing`` of the band each (W)."""
-        return self.network.share_power_w(devices, sharing)
+    def uplink_share_w(self, devices: np.ndarray, sharing: int, at_s: float | None = None) -> np.ndarray:
+        """FDMA: the devices' transmit powers on ``1/sharing`` of the band each (W); in segments,
+        at the path loss of the step holding ``at_s`` (TS 38.213 7.1.1, as ``_uplink_power_w``)."""
+        network = self.network if at_s is None or not self.segmented else self._step(self.step_at(at_s))[0].network
+        return network.share_power_w(devices, sharing)
+
+    def fdma_uplink(self, env, queue: int):
+        """An FDMA uplink receiver's medium for the round (``netsim.transport.fdma.FdmaUplink``: the
+        band shared equally, at most one block each); in segments its shares' rates and powers
+        are those of each step and a transmitter that loses its link in a step stops there."""
+        return FdmaUplink(env, self.uplink_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None)
+
+    def step_at(self, t_s: float) -> int:
+        """The step holding ``t_s`` (a step's start, up to rounding, is its own)."""
+        return max(0, int(math.floor((t_s - self.start_s) / SEGMENT_S + STEP_TOLERANCE)))
+
+    def next_step_s(self, t_s: float) -> float:
+        """The start of the step after the one holding ``t_s``."""
+        return self.start_s + (self.step_at(t_s) + 1) * SEGMENT_S
+
+    def share_lost(self, device: int, t_s: float) -> bool:
+        """FDMA in segments: whether ``device`` has lost its link in the step holding ``t_s``: out
+        of the parameter server's coverage, or in outage even on the narrowest share its queue
+        can give this round (``can_upload``'s test, on that step's channel)."""
+        channel, out = self._step(self.step_at(t_s))
+        if out is not None and out[device]:
+            return True
+        sharing = self.fdma_sharing.get(int(self.uplink_queue[device]), 0)
+        if not sharing:
+            return bool(channel.uplink_outage[device])
+        return channel.uplink_share_outage(device, min(sharing, self.band_prbs))
 
     def downlink_medium(self, env) -> ResourceBlocks:
         """The cell's downlink: one stream at a time (one block, every stream's)."""

@@ -36,7 +36,7 @@ Modules:
   into a device's part of a synchronous round, the one device process of the normalized reference
   (``netsim.transport.reference``) and of the cell (``netsim.transport.physical_round``): receive
   its own streams (with a ``Presence``), wait for the model, compute, (barrier mode: wait for
-  everyone), upload; ``send_streams`` is their one downlink. The buffered orchestrators
+  everyone), upload; ``send_stream`` is the one downlink step of them all (``send_streams``: a round's streams). The buffered orchestrators
   (``netsim.clock.buffered``, ``netsim.clock.tiered``) run the same steps for each dispatch, so a
   step is cut the same way under FedBuff, FedAsync and FedAT as in a round.
 - ``media``: Long-lived transport on the clock: a link's access scheme as a SimPy resource, living

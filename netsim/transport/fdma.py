@@ -7,6 +7,15 @@ continues at its new rate and power (a processor-sharing queue with per-device r
 ``capacity`` devices share the band (its resource blocks: no share narrower than one block);
 the others wait, first come first served, for a transmitter to finish. Each transmission's
 energy is the integral of its power over its time on the band (wall clock).
+
+In steps (``steps``: a moving cell's links, ``netsim.radio.physical_links.PhysicalLinks``, whose
+channel is read every ``SEGMENT_S``; issue 56 item 2) the rates and powers are also those of the
+channel's step: ``rates_bps(devices, sharing, at_s)`` and ``powers_w(devices, sharing, at_s)`` of
+the step holding ``at_s``, and the shares are recomputed at each step's start
+(``steps.next_step_s``), so a transmission runs at its share's rate of each step it spans
+(``sum_k rate_k dt_k = bits``). A transmitter whose link is lost in a step (``steps.share_lost``:
+out of coverage, or below the outage floor even on the narrowest share its queue gives) stops
+there: its event fires with the energy spent, and ``lost`` holds the bits it got through.
 """
 
 from __future__ import annotations
@@ -24,12 +33,15 @@ class FdmaUplink:
     """``transmit(device, bits)`` gives an event that fires, with the transmission's energy (the
     watt-seconds of ``powers_w`` over its wall-clock time), when the last bit is through."""
 
-    def __init__(self, env: simpy.Environment, rates_bps: Callable[[np.ndarray, int], np.ndarray],
-                 powers_w: Callable[[np.ndarray, int], np.ndarray] | None = None, capacity: int | None = None):
+    def __init__(self, env: simpy.Environment, rates_bps: Callable[..., np.ndarray],
+                 powers_w: Callable[..., np.ndarray] | None = None, capacity: int | None = None, steps=None):
         self.env = env
         self.rates_bps = rates_bps
         self.powers_w = powers_w
         self.capacity = capacity
+        self.steps = steps  # None: one channel for every transmission; else the links' steps (the module's "In steps")
+        self.lost: dict[int, float] = {}  # device -> bits through, of a transmission lost in a step
+        self._cached_at = None  # the step the cached rates are of
         self.remaining: dict[int, float] = {}
         self.payload: dict[int, float] = {}
         self.spent: dict[int, float] = {}
@@ -82,13 +94,26 @@ class FdmaUplink:
             self.changed.succeed()
 
     def _rates(self) -> dict[int, tuple[float, float]]:
-        """Every transmitter's (rate, power); computed once per set of transmitters (they depend on it alone)."""
-        if self._cached is None:
+        """Every transmitter's (rate, power) since ``updated_at``; computed once per set of
+        transmitters (they depend on it alone) and, in steps, per step."""
+        step = None if self.steps is None else self.steps.step_at(self.updated_at)
+        if self._cached is None or step != self._cached_at:
             devices = np.array(list(self.remaining))
-            rates = self.rates_bps(devices, devices.size).tolist()
-            powers = self.powers_w(devices, devices.size).tolist() if self.powers_w is not None else [0.0] * devices.size
-            self._cached = dict(zip(devices.tolist(), zip(rates, powers)))
+            at = () if step is None else (self.updated_at,)
+            rates = self.rates_bps(devices, devices.size, *at).tolist()
+            powers = self.powers_w(devices, devices.size, *at).tolist() if self.powers_w is not None else [0.0] * devices.size
+            self._cached, self._cached_at = dict(zip(devices.tolist(), zip(rates, powers))), step
         return self._cached
+
+    def _lose(self) -> None:
+        """In steps: the transmitters whose link is lost in the step of now stop (``lost``)."""
+        now = self.env.now
+        lost = [d for d in self.remaining if self.steps.share_lost(d, now)]
+        while lost:  # (a lost one's share may admit a waiting one, itself lost)
+            for device in lost:
+                self.lost[device] = self.payload[device] - self.remaining[device]
+                self._finish(device)
+            lost = [d for d in self.remaining if self.steps.share_lost(d, now)]
 
     def _advance(self) -> None:
         elapsed = self.env.now - self.updated_at
@@ -109,9 +134,18 @@ class FdmaUplink:
                 yield self.changed
                 self.changed = self.env.event()
                 continue
+            if self.steps is not None:
+                self._lose()
+                if not self.remaining:
+                    continue
             rates = self._rates()
             first = min(self.remaining, key=lambda d: self.remaining[d] / rates[d][0])
-            timer = self.env.timeout(max(self.remaining[first] / rates[first][0], 0.0))
+            wait_s = max(self.remaining[first] / rates[first][0], 0.0)
+            if self.steps is not None:  # the shares are recomputed at the next step's start
+                edge_s = self.steps.next_step_s(self.env.now) - self.env.now
+                if edge_s < wait_s:
+                    wait_s, first = edge_s, None
+            timer = self.env.timeout(wait_s)
             yield timer | self.changed
             self._advance()
             if self.changed.triggered:

@@ -6,7 +6,8 @@ battery, issue 56 item 3) when the step happens. ``round_device`` composes them 
 part of a synchronous round, the one device process of the normalized reference
 (``netsim.transport.reference``) and of the cell (``netsim.transport.physical_round``): receive its own streams
 (with a ``Presence``), wait for the model, compute, (barrier mode: wait for everyone), upload;
-``send_streams`` is their one downlink. The buffered orchestrators (``netsim.clock.buffered``,
+``send_stream`` is the one downlink step of them all (``send_streams``: a round's streams). The buffered
+orchestrators (``netsim.clock.buffered``,
 ``netsim.clock.tiered``) run the same steps for each dispatch, so a step is cut the same way under
 FedBuff, FedAsync and FedAT as in a round.
 
@@ -267,9 +268,11 @@ def upload(me: Device, bits: float):
 
 
 def fdma_upload(me: Device, bits: float):
-    """An FDMA upload, cut by the deadline or the device switching off: returns why it was cut
-    (None: it arrived). Its energy is drained from the battery at its end (its power changes with
-    the sharing: the charge is not read within it)."""
+    """An FDMA upload (``netsim.transport.fdma.FdmaUplink``), cut by the deadline or the device
+    switching off, and on a moving cell served in segments, each step at its share's rate of that
+    step's channel, cut where its link is lost in a step (``uplink-outage``, the bits through):
+    returns why it was cut (None: it arrived). Its energy is drained from the battery at its end
+    (its power changes with the sharing: the charge is not read within it)."""
     env, shared, device = me.env, me.shared, me.device
     uplink, links, deadline = shared.uplink[device], shared.links, shared.deadline
     leave = me.presence.leaves.get(device)
@@ -282,6 +285,9 @@ def fdma_upload(me: Device, bits: float):
         why = DEADLINE if deadline and deadline.event.processed else UNAVAILABLE
         joules = links.upload_j(drawn, env.now - start)
         me.event("dropped", start, got, joules, why)
+    elif device in uplink.lost:  # in segments, its link lost in a step: cut there
+        why, joules = UPLINK_OUTAGE, links.upload_j(sent.value)
+        me.event("dropped", start, uplink.lost.pop(device), joules, why)
     else:
         why, joules = None, links.upload_j(sent.value, env.now - start)
         me.event("uplink", start, bits, joules)
@@ -291,40 +297,111 @@ def fdma_upload(me: Device, bits: float):
     return why
 
 
+def send_stream(env: simpy.Environment, links_at, devices, bits: float, trace: list, server, medium=None):
+    """One stream on the downlink: the one stream step of every orchestrator (a synchronous
+    round's ``send_streams``; the buffered orchestrators' ``netsim.clock.buffered.BufferedRun.send``,
+    which FedAT's builds on). It times the stream, decides who gets it and writes its events.
+
+    At its start (now, or its grant's on ``medium``, a downlink shared by the streams of a run:
+    ``netsim.transport.media.ResourceBlocks.carry``) the links of that instant (``links_at()``)
+    time it for its listeners (``server.listeners(devices)``: those of ``devices`` it still sends
+    to) at its weakest listener's rate (``links.stream_s``: in segments from its start on a
+    moving cell, 0 when none of them can receive it), and those not in downlink outage get it
+    (``links.receives``: at its start, and in segments not lost mid-way); a stream whose
+    listeners all left is not sent (a planned stream, ``devices`` empty, is timed as planned).
+    ``server.started(airtime, listeners, getting)`` is told at its start. At its end
+    ``server.ended(bits sent)``, the ``downlink`` event (round ``server.round()``, entity ``server.entity``, its bits when it was
+    on the air, 0 when nobody could receive it), then for each listener in order: one in
+    downlink outage is dropped (``downlink-outage``, its event where ``server.drops(device)``:
+    a device's last stream of the round, or any buffered one; then ``server.missed(device)``);
+    one that got it, where ``server.hands_over`` (the device does not time its own reception,
+    ``receive``), is handed it (``server.got(device)``: True for a device the round keeps) and
+    has its ``receive`` event where the links record energy. Returns the airtime."""
+    timed = {}
+
+    def timing():
+        links = links_at()
+        listeners = server.listeners(devices)
+        airtime = links.stream_s(listeners, bits, env.now) if listeners or not devices else 0.0  # in segments from its start
+        getting = [d for d in listeners if links.receives(d)]
+        timed.update(links=links, listeners=listeners, getting=set(getting), airtime=airtime)
+        server.started(airtime, listeners, getting)
+        return airtime
+
+    if medium is None:
+        start = env.now
+        yield env.timeout(timing())
+    else:
+        start = yield from medium.carry(1, timing)
+    links, airtime, getting = timed["links"], timed["airtime"], timed["getting"]
+    sent_bits = bits if airtime > 0 else 0.0
+    server.ended(sent_bits)
+    trace.append(TraceEvent(server.round(), "downlink", server.entity, start, env.now, sent_bits))
+    for device in timed["listeners"]:
+        if device not in getting:
+            if server.drops(device):
+                now = env.now
+                trace.append(TraceEvent(server.round(), "dropped", device, now, now, 0.0, 0.0, DOWNLINK_OUTAGE))
+            server.missed(device)
+            continue
+        if server.hands_over and server.got(device) and links.records_energy:
+            trace.append(TraceEvent(server.round(), "receive", device, start, env.now, bits, links.receive_j(device, airtime)))
+    return airtime
+
+
+class RoundStreams:
+    """A synchronous round's side of ``send_stream`` for its stream ``index``: every device of
+    the stream listens (a stream goes out as planned even if its listeners left meanwhile: the
+    server learns it at the round's end); a participant that got its last stream has its model
+    (``received[device]`` fires), one in downlink outage is dropped at its last stream's end.
+    With a ``Presence`` the stream's start is announced (``Presence.stream_starts``: its airtime
+    and bits) and each listener times its own reception (``round_device``)."""
+
+    def __init__(self, server_round: int, index: int, bits: float, received: dict, last_stream: dict, presence: Presence | None):
+        self.server_round, self.entity, self.bits = server_round, index, bits
+        self.received, self.last_stream, self.presence = received, last_stream, presence
+        self.hands_over = presence is None
+
+    def round(self) -> int:
+        return self.server_round
+
+    def listeners(self, devices):
+        return devices
+
+    def started(self, airtime: float, listeners, getting) -> None:
+        if self.presence is not None:
+            self.presence.stream_starts[self.entity].succeed((airtime, self.bits))
+
+    def ended(self, sent_bits: float) -> None:
+        pass
+
+    def drops(self, device: int) -> bool:
+        return device in self.received and self.last_stream[device] == self.entity
+
+    def missed(self, device: int) -> None:
+        pass
+
+    def got(self, device: int) -> bool:
+        if device not in self.received:
+            return False
+        if self.last_stream[device] == self.entity:
+            self.received[device].succeed()
+        return True
+
+
 def send_streams(env: simpy.Environment, plan, links, received: dict, trace: list, server_round: int, presence: Presence | None = None):
     """A synchronous round's downlink (``plan.streams``, a ``contract.RoundPlan``'s): the streams
-    one after another, each timed at its start by the links (``links.stream_s``: at its weakest
-    listener's rate on a cell, 0 when none of them can receive it; the durations' on a
-    normalized system); a device has its model (``received[device]`` fires) when its last
-    stream ends. A stream on the air carries its bits (one nobody can receive is not sent: 0
-    bits). A listener in downlink outage (``links.receives``) gets nothing and is dropped
-    (``downlink-outage``) at its last stream's end. Where the links record energy
-    (``links.records_energy``) each reception is on the trace with its energy. With a
-    ``Presence`` each stream's start is announced (``Presence.stream_starts``: its airtime and
-    bits) and the listeners that can receive time their own reception (``round_device``); a
-    stream goes out as planned even if its listeners left meanwhile (the server learns it at
-    the round's end)."""
+    one after another, each the one stream step ``send_stream`` (timed at its start by the
+    links: at its weakest listener's rate on a cell, 0 when none of them can receive it; the
+    durations' on a normalized system), as ``RoundStreams`` hears it: a device has its model
+    (``received[device]`` fires) when its last stream ends; a listener in downlink outage
+    (``links.receives``) gets nothing and is dropped (``downlink-outage``) at its last
+    stream's end; with a ``Presence`` each stream's start is announced and the listeners time
+    their own reception (``round_device``)."""
     last_stream = {device: index for index, stream in enumerate(plan.streams) for device in stream.devices}
     for index, stream in enumerate(plan.streams):
-        start = env.now
-        airtime = links.stream_s(stream.devices, stream.bits, start)  # on a moving cell: in segments from its start
-        if presence is not None:
-            presence.stream_starts[index].succeed((airtime, stream.bits))
-        yield env.timeout(airtime)
-        trace.append(TraceEvent(server_round, "downlink", index, start, env.now, stream.bits if airtime > 0 else 0.0))
-        for device in stream.devices:
-            if device not in received:
-                continue
-            if not links.receives(device):
-                if last_stream[device] == index:
-                    trace.append(TraceEvent(server_round, "dropped", device, env.now, env.now, 0.0, 0.0, DOWNLINK_OUTAGE))
-                continue
-            if presence is not None:  # it times its own reception
-                continue
-            if links.records_energy:
-                trace.append(TraceEvent(server_round, "receive", device, start, env.now, stream.bits, links.receive_j(device, airtime)))
-            if last_stream[device] == index:
-                received[device].succeed()
+        server = RoundStreams(server_round, index, stream.bits, received, last_stream, presence)
+        yield from send_stream(env, lambda: links, stream.devices, stream.bits, trace, server)
 
 
 def round_device(shared: SharedRound, device: int, start_signal, computed, compute_s: float, compute_j: float, uplink_bits: float,

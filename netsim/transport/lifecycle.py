@@ -286,7 +286,7 @@ def fdma_upload(me: Device, bits: float):
         joules = links.upload_j(drawn, env.now - start)
         me.event("dropped", start, got, joules, why)
     elif device in uplink.lost:  # in segments, its link lost in a step: cut there
-        why, joules = UPLINK_OUTAGE, links.upload_j(sent.value)
+        why, joules = UPLINK_OUTAGE, links.upload_j(sent.value, env.now - start)
         me.event("dropped", start, uplink.lost.pop(device), joules, why)
     else:
         why, joules = None, links.upload_j(sent.value, env.now - start)

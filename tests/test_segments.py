@@ -105,18 +105,22 @@ def _round(**radio):
     return simulate_rounds(plans, network, 4e6, np.random.default_rng(0), channel_rng=channel_rng)
 
 
-def test_a_round_drops_an_upload_cut_by_its_link_with_its_energy():
-    """In a round, an upload lost mid-way is a ``dropped`` event spanning its airtime, with the
-    bits it got through and the energy it spent, and the device does not arrive."""
-    records, trace = _round(speed_kmh=120.0, fading_in_time="doppler", min_bps_per_hz=1.0)
+@pytest.mark.parametrize("uplink_access", ["tdma", "fdma"])
+def test_a_round_drops_an_upload_cut_by_its_link_with_its_energy(uplink_access):
+    """In a round (TDMA grants, or FDMA shares served step by step), an upload whose link falls
+    below the floor in a step (Doppler fading at 120 km/h) is a ``dropped`` event spanning its
+    airtime, with the bits it got through and the energy it spent, the device does not arrive,
+    and the round is deterministic."""
+    options = dict(speed_kmh=120.0, fading_in_time="doppler", min_bps_per_hz=1.0, uplink_access=uplink_access)
+    records, trace = _round(**options)
     cut = [e for e in trace if e.kind == "dropped" and e.reason == "uplink-outage" and e.end > e.start]
     assert cut
     for e in cut:
         outcome = next(r.outcome for r in records if r.server_round == e.round)
         assert e.entity not in outcome.arrived and outcome.dropped[e.entity] == "uplink-outage"
         assert 0 < e.bits < 4e6 and e.energy_j > 0
-    again = _round(speed_kmh=120.0, fading_in_time="doppler", min_bps_per_hz=1.0)
-    assert again[1] == trace and [r.outcome for r in again[0]] == [r.outcome for r in records]  # deterministic
+    again = _round(**options)
+    assert again[1] == trace and [r.outcome for r in again[0]] == [r.outcome for r in records]
 
 
 def test_the_vectorized_round_on_a_moving_cell_is_the_processes_round():
@@ -222,21 +226,6 @@ def test_a_static_fdma_uplink_keeps_one_channel(radio):
     assert uplink.steps is None and not links.segmented
     devices = np.arange(3)
     assert np.array_equal(links.uplink_share_bps(devices, 2, 5.0), links.channel.uplink_share_bps(devices, 2))
-
-
-def test_an_fdma_round_on_a_moving_cell_cuts_an_upload_whose_link_is_lost():
-    """An FDMA round with an outage floor and Doppler fading at 120 km/h: an upload whose share
-    falls below the floor in a step is a ``dropped`` event spanning it (the bits through, the
-    energy spent), the device does not arrive; the round is deterministic."""
-    records, trace = _round(speed_kmh=120.0, fading_in_time="doppler", min_bps_per_hz=1.0, uplink_access="fdma")
-    cut = [e for e in trace if e.kind == "dropped" and e.reason == "uplink-outage" and e.end > e.start]
-    assert cut
-    for e in cut:
-        outcome = next(r.outcome for r in records if r.server_round == e.round)
-        assert e.entity not in outcome.arrived and outcome.dropped[e.entity] == "uplink-outage"
-        assert 0 < e.bits < 4e6 and e.energy_j > 0
-    again = _round(speed_kmh=120.0, fading_in_time="doppler", min_bps_per_hz=1.0, uplink_access="fdma")
-    assert again[1] == trace
 
 
 def test_a_buffered_stream_every_listener_loses_mid_way_is_on_the_air_with_its_bits():

@@ -1,8 +1,8 @@
 """Who drives the learner: the orchestrators, one object each, registered by name
 (``ORCHESTRATORS``; a plugin adds its own, ``scenarios.plugins``). An orchestrator only decides
-when to dispatch to whom and when to aggregate; the clock's lifecycle (``netsim.clock.engine``'s round
-processes, ``netsim.clock.buffered``'s device processes) and the one recorder (``netsim.clock.recorder``:
-records, evaluations, budget) are the same for all. Each says
+when to dispatch to whom and when to aggregate; a device's lifecycle (``netsim.transport.lifecycle``:
+its receive, compute and upload steps, and the one stream step) and the one recorder
+(``netsim.clock.recorder``: records, evaluations, budget) are the same for all. Each says
 
 - ``reads``: the run settings it reads (``RunSpec`` fields whose declaration has
   ``requires={"orchestrator": read_by(...)}``); one set that it does not read is refused before

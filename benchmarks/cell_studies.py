@@ -19,6 +19,8 @@ import subprocess
 
 import numpy as np
 
+from benchmarks.spread import spread
+
 SCENARIO = "digits-rotation"
 ALGORITHMS = (("fedavg", {}), ("user-centric", {"streams": 2}), ("user-centric", {"streams": 4}), ("user-centric", {}))
 PENALTY_CELLS = (("uma-3.5ghz", {}), ("umi-3.5ghz", {}), ("uma-3.5ghz", {"interference": False}),
@@ -47,11 +49,6 @@ DESCRIBED = (("uma-3.5ghz", {}), ("umi-3.5ghz", {}), ("uma-2.1ghz", {}), ("uma-3
              ("umi-3.5ghz", {"ul_power_control": "off"}), ("uma-3.5ghz", {"interference": "off"}),
              ("umi-3.5ghz", {"interference": "off"}))
 
-
-def spread(values, digits: int, scale: float = 1.0) -> str:
-    v = scale * np.asarray(values, dtype=float)
-    std = v.std(ddof=1) if v.size > 1 else 0.0
-    return f"{v.mean():.{digits}f} +- {std:.{digits}f} [{v.min():.{digits}f}-{v.max():.{digits}f}]"
 
 
 def describe_seeds(seeds) -> str:

@@ -17,13 +17,8 @@ import json
 import subprocess
 import sys
 
-import numpy as np
+from benchmarks.spread import spread
 
-
-def spread(values, digits: int, scale: float = 1.0, unit: str = "") -> str:
-    v = scale * np.asarray(values, dtype=float)
-    std = v.std(ddof=1) if v.size > 1 else 0.0
-    return f"{v.mean():.{digits}f}{unit} +- {std:.{digits}f} [{v.min():.{digits}f}-{v.max():.{digits}f}]"
 
 
 def round_time(system: str, devices: int, rounds: int, seed: int, radio: list[str]) -> dict:

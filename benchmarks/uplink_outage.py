@@ -33,6 +33,7 @@ import argparse
 
 import numpy as np
 
+from benchmarks.spread import spread
 from contract import RoundPlan
 from netsim import simulate_rounds
 from scenarios.definitions.cells import get_cell_system
@@ -41,17 +42,6 @@ PRESETS = ("uma-3.5ghz", "umi-3.5ghz")
 SHARINGS = (10, 50)
 ACCOUNTINGS = {"radiated (power_unit_w=0)": {"power_unit_w": 0.0}, "device states (TR 38.840, default)": {}}
 
-
-def spread(values, digits: int, scale: float = 1.0, unit: str = "") -> str:
-    """``mean +- sample std [min-max]`` of ``values`` times ``scale``, over the seeds where it is
-    defined (a seed with no power-limited device has no energy for them: counted apart)."""
-    every = scale * np.asarray(values, dtype=float)
-    v = every[np.isfinite(every)]
-    if v.size == 0:
-        return "none"
-    std = v.std(ddof=1) if v.size > 1 else 0.0
-    note = f" ({v.size} of {every.size} seeds)" if v.size < every.size else ""
-    return f"{v.mean():.{digits}f}{unit} +- {std:.{digits}f} [{v.min():.{digits}f}-{v.max():.{digits}f}]{note}"
 
 
 def measure(preset: str, overrides: dict, devices: int, rounds: int, seed: int) -> dict:

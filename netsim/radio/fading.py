@@ -34,8 +34,3 @@ def power_gains(rng: np.random.Generator, fading: str, k_factor: np.ndarray, sha
     scatter = np.sqrt(0.5 / (k + 1.0))
     return (los + scatter * w[0]) ** 2 + (scatter * w[1]) ** 2
 
-
-def ricean_power_variance(k_factor) -> np.ndarray:
-    """``Var |h|^2 = (1 + 2K) / (K + 1)^2`` (mean 1): 1 for Rayleigh, 0 as K grows."""
-    k = np.asarray(k_factor, dtype=float)
-    return (1.0 + 2.0 * k) / (k + 1.0) ** 2

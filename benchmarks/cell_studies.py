@@ -1,25 +1,32 @@
-"""The cell studies of docs/physical-layer.md, regenerated: what each preset's cell looks like,
-the weakest-member penalty per stream count (interference-limited presets beside the isolated
-cell), and TDMA against FDMA, TDD against FDD. Prints the Markdown tables with the command and
-the commit they ran on.
+"""The cell studies of docs/physical-layer.md over seeds, as Markdown tables.
 
-Usage: python3 -m benchmarks.cell_studies [--rounds 30] [--seed 0] [--out results/cell-studies] [--jobs 1]
-       python3 -m benchmarks.cell_studies --cells-only [--describe-seeds 0 1 2 3 4]
+What each preset's cell looks like, the weakest-member penalty per stream count
+(interference-limited presets beside the isolated cell), TDMA against FDMA, TDD against FDD,
+and which lambda on the cells; printed with the command and the commit they ran on.
 
-Runs ``digits-rotation`` (20 devices in 4 rotated groups), one seed, FedAvg and user-centric
-k = 2, 4 and m (one stream per device); finished runs in ``--out`` are reused. ``--cells-only``
-prints only what the cells look like (no training: about 10 s a seed), seed ``--seed``'s table
-and, over ``--describe-seeds``, each figure's mean +- sample standard deviation [min-max].
+Usage: python3 -m benchmarks.cell_studies [--rounds 30] [--seeds 0 1 2 3 4] [--per-seed] [--out results/cell-studies] [--jobs 1]
+       python3 -m benchmarks.cell_studies --cells-only [--seeds 0 1 2 3 4] [--per-seed]
+
+Each seed is one drop of ``digits-rotation`` (20 devices in 4 rotated groups) trained with
+FedAvg and user-centric k = 2, 4 and m (one stream per device) on each cell; finished runs in
+``--out`` are reused, so seeds run one at a time (``--seeds 0``, then ``--seeds 1``...) are
+aggregated later without training again. Over several seeds every figure is mean +- sample
+standard deviation [min-max] over the seeds (``benchmarks.spread``); ``--per-seed`` also prints
+each seed's own tables first, as one seed alone (``--seeds 0``) prints them. ``--cells-only``
+prints only what the cells look like (``fl-cosim cell``'s figures, 20 devices, 1,000 fading
+rounds; no training: about 10 s a seed).
 """
 
 from __future__ import annotations
 
 import argparse
 import subprocess
+import sys
 
 import numpy as np
 
 from benchmarks.spread import spread
+from scenarios.cli.common import OnceParser
 
 SCENARIO = "digits-rotation"
 ALGORITHMS = (("fedavg", {}), ("user-centric", {"streams": 2}), ("user-centric", {"streams": 4}), ("user-centric", {}))
@@ -99,40 +106,109 @@ def describe(seed: int) -> str:
     return "\n".join(lines)
 
 
-def penalty_table(summaries, cells) -> str:
+PENALTY_HEADER = ("| cell | run | models / round | downlink ms / round | normalized `k T_dl` ms | penalty | broadcast / `T_dl` | "
+                  "mean acc | worst acc | time | energy | never arrived |")
+# the penalty tables' figures over seeds: (column, key of penalty_figures, digits)
+PENALTY_SPREAD = (("models / round", "models_per_round", 2), ("downlink ms / round", "downlink_ms", 2),
+                  ("normalized `k T_dl` ms", "normalized_ms", 2), ("penalty", "penalty", 2),
+                  ("broadcast / `T_dl`", "broadcast_over_t_dl", 2), ("mean acc", "mean_accuracy", 3),
+                  ("worst acc", "worst_accuracy", 3), ("time (s)", "time_s", 1), ("energy (J)", "energy_j", 1),
+                  ("never arrived", "never_arrived", 1))
+
+
+def penalty_figures(folder: str) -> dict:
+    """One run's row of the penalty tables (``scenarios.reports.penalty.downlink_penalty``)."""
     from scenarios.reports.penalty import downlink_penalty
 
-    lines = ["| cell | run | models / round | downlink ms / round | normalized `k T_dl` ms | penalty | broadcast / `T_dl` | "
-             "mean acc | worst acc | time | energy | never arrived |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    p = downlink_penalty(folder)
+    return {"label": p["label"], "models_per_round": p["models_per_round"], "downlink_ms": p["downlink_s_per_round"] * 1e3,
+            "normalized_ms": p["normalized_downlink_s_per_round"] * 1e3, "penalty": p["penalty"],
+            "broadcast_over_t_dl": p["broadcast_s"] / p["t_dl_s"], "mean_accuracy": p["final_mean_accuracy"],
+            "worst_accuracy": p["final_worst_accuracy"], "time_s": p["simulated_time_s"], "energy_j": p["energy_j"],
+            "never_arrived": never_heard(folder)}
+
+
+def penalty_table(summaries, cells) -> str:
+    """One seed's penalty table: each run's figures."""
+    lines = [PENALTY_HEADER, "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for (system, radio), summary in zip(cells, summaries):
-        p = downlink_penalty(summary["result_dir"])
-        lines.append(f"| {cell_name(system, radio)} | {p['label']} | {p['models_per_round']:.2f} | {p['downlink_s_per_round'] * 1e3:.2f} | "
-                     f"{p['normalized_downlink_s_per_round'] * 1e3:.2f} | {p['penalty']:.2f} | {p['broadcast_s'] / p['t_dl_s']:.2f} | "
-                     f"{p['final_mean_accuracy']:.3f} | {p['final_worst_accuracy']:.3f} | {p['simulated_time_s']:.2f} s | "
-                     f"{p['energy_j']:.3g} J | {never_heard(summary['result_dir'])} |")
+        f = penalty_figures(summary["result_dir"])
+        lines.append(f"| {cell_name(system, radio)} | {f['label']} | {f['models_per_round']:.2f} | {f['downlink_ms']:.2f} | "
+                     f"{f['normalized_ms']:.2f} | {f['penalty']:.2f} | {f['broadcast_over_t_dl']:.2f} | "
+                     f"{f['mean_accuracy']:.3f} | {f['worst_accuracy']:.3f} | {f['time_s']:.2f} s | "
+                     f"{f['energy_j']:.3g} J | {f['never_arrived']} |")
     return "\n".join(lines)
 
 
-def lambda_table(summaries, cells) -> str:
-    """Per cell and lambda: the k Algorithm 2 picks from the set-up on that cell (its own
-    outages included), the final accuracy, and the time and bits to 90% of the cell's best final
-    mean accuracy (the rule of ``fl-cosim lambda-study``), each lambda's run trained on the cell."""
-    from scenarios.reports.over_seeds import first_reach
-    from scenarios.records.result_folder import read_run
+def penalty_spread(per_seed, cells) -> str:
+    """The penalty table over seeds: ``per_seed`` holds each seed's summaries (in ``cells``'
+    order); each figure is mean +- sample std [min-max] over the seeds."""
+    lines = ["| cell | run | " + " | ".join(c for c, _, _ in PENALTY_SPREAD) + " |", "|---|---|" + "---|" * len(PENALTY_SPREAD)]
+    for i, (system, radio) in enumerate(cells):
+        figures = [penalty_figures(summaries[i]["result_dir"]) for summaries in per_seed]
+        lines.append(f"| {cell_name(system, radio)} | {figures[0]['label']} | "
+                     + " | ".join(spread([f[key] for f in figures], d) for _, key, d in PENALTY_SPREAD) + " |")
+    return "\n".join(lines)
 
-    lines = ["| cell | lambda | k* | final mean acc | target | time to target | bits to target | time (all rounds) | energy |",
-             "|---|---|---|---|---|---|---|---|---|"]
+
+def lambda_figures(summaries, cells) -> dict[str, list[dict]]:
+    """Per cell, per lambda (``LAMBDAS``' order): the k Algorithm 2 picks from the set-up on that
+    cell (its own outages included), the final accuracy, the target (90% of the cell's best final
+    mean accuracy over the lambdas: the rule of ``fl-cosim lambda-study``), the time and bits to
+    it (None: never reached), and the time and energy of all rounds."""
+    from scenarios.records.result_folder import read_run
+    from scenarios.reports.over_seeds import first_reach
+
     by_cell: dict[str, list] = {}
     for (system, radio), summary in zip(cells, summaries):
         by_cell.setdefault(cell_name(system, radio), []).append(read_run(summary["result_dir"]))
+    figures: dict[str, list[dict]] = {}
     for name, runs in by_cell.items():
         target = round(0.9 * max(r.summary["final_mean_accuracy"] for r in runs), 4)
+        figures[name] = []
         for lam, run in zip(LAMBDAS, runs):
             at = first_reach(run, target)
-            hit = None if at is None else (run.time[at], run.downlink_bits[at] + run.uplink_bits[at])
-            lines.append(f"| {name} | {lam:g} | {run.summary['streams']} | {run.summary['final_mean_accuracy']:.3f} | {target:.4g} | "
-                         f"{'-' if hit is None else f'{hit[0]:.2f} s'} | {'-' if hit is None else f'{hit[1] / 1e6:.1f} Mbit'} | "
-                         f"{run.summary['simulated_time']:.2f} s | {run.summary['energy_j']:.3g} J |")
+            figures[name].append({"lam": lam, "streams": run.summary["streams"], "final": run.summary["final_mean_accuracy"],
+                                  "target": target, "time_to_target_s": None if at is None else run.time[at],
+                                  "bits_to_target": None if at is None else run.downlink_bits[at] + run.uplink_bits[at],
+                                  "time_s": run.summary["simulated_time"], "energy_j": run.summary["energy_j"]})
+    return figures
+
+
+LAMBDA_HEADER = "| cell | lambda | k* | final mean acc | target | time to target | bits to target | time (all rounds) | energy |"
+
+
+def lambda_table(summaries, cells) -> str:
+    """One seed's lambda table: per cell and lambda, each lambda's run trained on the cell
+    (``lambda_figures``)."""
+    lines = [LAMBDA_HEADER, "|---|---|---|---|---|---|---|---|---|"]
+    for name, rows in lambda_figures(summaries, cells).items():
+        for f in rows:
+            reached = f["time_to_target_s"] is not None
+            to_time = f"{f['time_to_target_s']:.2f} s" if reached else "-"
+            to_bits = f"{f['bits_to_target'] / 1e6:.1f} Mbit" if reached else "-"
+            lines.append(f"| {name} | {f['lam']:g} | {f['streams']} | {f['final']:.3f} | {f['target']:.4g} | {to_time} | "
+                         f"{to_bits} | {f['time_s']:.2f} s | {f['energy_j']:.3g} J |")
+    return "\n".join(lines)
+
+
+def lambda_spread(per_seed, cells) -> str:
+    """The lambda table over seeds: k* as each seed's pick (in the seeds' order), every other
+    figure mean +- sample std [min-max] over the seeds; a time or bits to target over the seeds
+    that reached it, ``(k of n seeds)`` when some did not."""
+    lines = ["| cell | lambda | k* (per seed) | final mean acc | target | time to target (s) | bits to target (Mbit) | "
+             "time, all rounds (s) | energy (J) |", "|---|---|---|---|---|---|---|---|---|"]
+    tables = [lambda_figures(summaries, cells) for summaries in per_seed]
+    for name in tables[0]:
+        for i, lam in enumerate(LAMBDAS):
+            rows = [table[name][i] for table in tables]
+
+            def over(key, digits, scale=1.0):
+                return spread([np.nan if r[key] is None else r[key] for r in rows], digits, scale)
+
+            lines.append(f"| {name} | {lam:g} | {' '.join(str(r['streams']) for r in rows)} | {over('final', 3)} | "
+                         f"{over('target', 3)} | {over('time_to_target_s', 1)} | {over('bits_to_target', 1, 1e-6)} | "
+                         f"{over('time_s', 1)} | {over('energy_j', 1)} |")
     return "\n".join(lines)
 
 
@@ -148,41 +224,96 @@ def never_heard(folder: str) -> int:
     return devices - len(heard)
 
 
+class Parser(OnceParser):
+    """The benchmark's options, each given once; a usage error is one line on stderr, exit 2."""
+
+    def error(self, message):
+        print(f"{self.prog}: {message} (see --help)", file=sys.stderr)
+        sys.exit(2)
+
+
+def parse(argv) -> argparse.Namespace:
+    """The options, checked before anything is drawn or trained; ``--cells-only`` refuses the
+    training's options (they would have no effect)."""
+    from contract.setting import UsageError
+    from scenarios.definitions.settings import JOBS, RUN_SETTINGS
+    from scenarios.records.atomic import check_output_dir
+
+    parser = Parser(prog="python3 -m benchmarks.cell_studies", description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30, help="rounds of each training (default 30)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4],
+                        help="run seeds, one drop and one training per cell and algorithm each (default 0 1 2 3 4)")
+    parser.add_argument("--per-seed", action="store_true", help="also print each seed's own tables (one seed alone prints only them)")
+    parser.add_argument("--out", default="results/cell-studies", help="result folders, reused when complete (default results/cell-studies)")
+    parser.add_argument("--jobs", type=int, default=1, help="training processes (default 1)")
+    parser.add_argument("--cells-only", action="store_true", help="what the cells look like, no training")
+    args = parser.parse_args(argv)
+    if args.cells_only:
+        for dest, flag in (("rounds", "--rounds"), ("out", "--out"), ("jobs", "--jobs")):
+            if dest in args.given_dests:
+                parser.error(f"{flag} has no effect with --cells-only (nothing is trained); leave it out")
+    try:
+        if not args.cells_only:
+            check_output_dir(args.out)
+        RUN_SETTINGS["rounds"].check("--rounds", args.rounds)
+        JOBS.check("--jobs", args.jobs)
+        for seed in args.seeds:
+            RUN_SETTINGS["seed"].check("--seeds", seed)
+    except UsageError as error:
+        parser.error(str(error))
+    return args
+
+
+def command_line(args) -> str:
+    seeds = " ".join(map(str, args.seeds))
+    if args.cells_only:
+        return f"python3 -m benchmarks.cell_studies --cells-only --seeds {seeds}{' --per-seed' if args.per_seed else ''}"
+    return f"python3 -m benchmarks.cell_studies --rounds {args.rounds} --seeds {seeds}{' --per-seed' if args.per_seed else ''}"
+
+
 def main(argv=None) -> None:
+    args = parse(argv)
     from scenarios.execution.runner import RunSpec
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=30)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", default="results/cell-studies")
-    parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--cells-only", action="store_true", help="what the cells look like, no training")
-    parser.add_argument("--describe-seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
-    args = parser.parse_args(argv)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    several = len(args.seeds) > 1
+    print(f"`{command_line(args)}` (commit {commit})" + (f": mean +- sample std [min-max] over seeds {' '.join(map(str, args.seeds))}"
+                                                          if several else "") + "\n")
+    shown = args.seeds if (args.per_seed or not several) else []
+    blocks = []
     if args.cells_only:
-        seeds = " ".join(map(str, args.describe_seeds))
-        print(f"`python3 -m benchmarks.cell_studies --cells-only --seed {args.seed} --describe-seeds {seeds}` (commit {commit})\n")
-        print(describe(args.seed) + "\n")
-        print(describe_seeds(args.describe_seeds))
+        for seed in shown:
+            blocks.append((f"seed {seed}:\n\n" if several else "") + describe(seed))
+        if several:
+            blocks.append(describe_seeds(args.seeds))
+        print("\n\n".join(blocks))
         return
-    print(f"`python3 -m benchmarks.cell_studies --rounds {args.rounds} --seed {args.seed}` (commit {commit})\n")
-    print(describe(args.seed) + "\n")
 
-    def spec(system, radio, algorithm, options):
-        return RunSpec(SCENARIO, algorithm, system, rounds=args.rounds, seed=args.seed, options=dict(options), radio=dict(radio))
+    def spec(seed, system, radio, algorithm, options):
+        return RunSpec(SCENARIO, algorithm, system, rounds=args.rounds, seed=seed, options=dict(options), radio=dict(radio))
 
     cells = [(s, r) for s, r in PENALTY_CELLS for _ in ALGORITHMS]
-    specs = [spec(s, r, a, o) for s, r in PENALTY_CELLS for a, o in ALGORITHMS]
     access = [(s, r) for s, r in ACCESS_CELLS for _ in ALGORITHMS[::2]]
-    specs += [spec(s, r, a, o) for s, r in ACCESS_CELLS for a, o in ALGORITHMS[::2]]
     lambdas = [(s, r) for s, r in LAMBDA_CELLS for _ in LAMBDAS]
-    specs += [spec(s, r, "user-centric", {"streams": "auto", "lam": lam}) for s, r in LAMBDA_CELLS for lam in LAMBDAS]
-    summaries = run_all(specs, args.out, args.jobs)
-    print(penalty_table(summaries[:len(cells)], cells) + "\n")
-    print(penalty_table(summaries[len(cells):len(cells) + len(access)], access) + "\n")
-    print(lambda_table(summaries[len(cells) + len(access):], lambdas))
 
+    def seed_specs(seed):
+        return ([spec(seed, s, r, a, o) for s, r in PENALTY_CELLS for a, o in ALGORITHMS]
+                + [spec(seed, s, r, a, o) for s, r in ACCESS_CELLS for a, o in ALGORITHMS[::2]]
+                + [spec(seed, s, r, "user-centric", {"streams": "auto", "lam": lam}) for s, r in LAMBDA_CELLS for lam in LAMBDAS])
+
+    summaries = run_all([one for seed in args.seeds for one in seed_specs(seed)], args.out, args.jobs)  # seed after seed
+    per_seed = [summaries[i:i + len(summaries) // len(args.seeds)] for i in range(0, len(summaries), len(summaries) // len(args.seeds))]
+    penalty = [s[:len(cells)] for s in per_seed]
+    access_runs = [s[len(cells):len(cells) + len(access)] for s in per_seed]
+    lambda_runs = [s[len(cells) + len(access):] for s in per_seed]
+    for i, seed in enumerate(args.seeds):
+        if seed in shown:
+            blocks += [(f"seed {seed}:\n\n" if several else "") + describe(seed), penalty_table(penalty[i], cells),
+                       penalty_table(access_runs[i], access), lambda_table(lambda_runs[i], lambdas)]
+    if several:
+        blocks += [describe_seeds(args.seeds), penalty_spread(penalty, cells), penalty_spread(access_runs, access),
+                   lambda_spread(lambda_runs, lambdas)]
+    print("\n\n".join(blocks))
 
 if __name__ == "__main__":
     main()

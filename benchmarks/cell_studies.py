@@ -117,24 +117,30 @@ PENALTY_SPREAD = (("models / round", "models_per_round", 2), ("downlink ms / rou
 
 
 def penalty_figures(folder: str) -> dict:
-    """One run's row of the penalty tables (``scenarios.reports.penalty.downlink_penalty``)."""
+    """One run's row of the penalty tables (``scenarios.reports.penalty.downlink_penalty``). A
+    device in downlink outage on every one of the base station's fading samples has an infinite
+    unicast airtime, so ``T_dl`` (their mean) is infinite: the normalized downlink, the penalty and
+    the broadcast over ``T_dl`` are then undefined (NaN), not 0."""
     from scenarios.reports.penalty import downlink_penalty
 
     p = downlink_penalty(folder)
+    defined = np.isfinite(p["t_dl_s"])
     return {"label": p["label"], "models_per_round": p["models_per_round"], "downlink_ms": p["downlink_s_per_round"] * 1e3,
-            "normalized_ms": p["normalized_downlink_s_per_round"] * 1e3, "penalty": p["penalty"],
-            "broadcast_over_t_dl": p["broadcast_s"] / p["t_dl_s"], "mean_accuracy": p["final_mean_accuracy"],
+            "normalized_ms": p["normalized_downlink_s_per_round"] * 1e3 if defined else np.nan,
+            "penalty": p["penalty"] if defined else np.nan,
+            "broadcast_over_t_dl": p["broadcast_s"] / p["t_dl_s"] if defined else np.nan, "mean_accuracy": p["final_mean_accuracy"],
             "worst_accuracy": p["final_worst_accuracy"], "time_s": p["simulated_time_s"], "energy_j": p["energy_j"],
             "never_arrived": never_heard(folder)}
 
 
 def penalty_table(summaries, cells) -> str:
-    """One seed's penalty table: each run's figures."""
+    """One seed's penalty table: each run's figures ("-": undefined, see ``penalty_figures``)."""
     lines = [PENALTY_HEADER, "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for (system, radio), summary in zip(cells, summaries):
         f = penalty_figures(summary["result_dir"])
+        undefined = {k: f"{f[k]:.2f}" if np.isfinite(f[k]) else "-" for k in ("normalized_ms", "penalty", "broadcast_over_t_dl")}
         lines.append(f"| {cell_name(system, radio)} | {f['label']} | {f['models_per_round']:.2f} | {f['downlink_ms']:.2f} | "
-                     f"{f['normalized_ms']:.2f} | {f['penalty']:.2f} | {f['broadcast_over_t_dl']:.2f} | "
+                     f"{undefined['normalized_ms']} | {undefined['penalty']} | {undefined['broadcast_over_t_dl']} | "
                      f"{f['mean_accuracy']:.3f} | {f['worst_accuracy']:.3f} | {f['time_s']:.2f} s | "
                      f"{f['energy_j']:.3g} J | {f['never_arrived']} |")
     return "\n".join(lines)
@@ -142,7 +148,8 @@ def penalty_table(summaries, cells) -> str:
 
 def penalty_spread(per_seed, cells) -> str:
     """The penalty table over seeds: ``per_seed`` holds each seed's summaries (in ``cells``'
-    order); each figure is mean +- sample std [min-max] over the seeds."""
+    order); each figure is mean +- sample std [min-max] over the seeds where it is defined,
+    ``(k of n seeds)`` when it is not on some."""
     lines = ["| cell | run | " + " | ".join(c for c, _, _ in PENALTY_SPREAD) + " |", "|---|---|" + "---|" * len(PENALTY_SPREAD)]
     for i, (system, radio) in enumerate(cells):
         figures = [penalty_figures(summaries[i]["result_dir"]) for summaries in per_seed]

@@ -59,3 +59,19 @@ def test_lambda_table_over_two_seeds(monkeypatch):
     assert lines[2] == ("| uma-3.5ghz | 0 | 4 2 | 0.737 +- 0.052 [0.700-0.774] | 0.695 +- 0.003 [0.693-0.697] | "
                         "144.8 +- 0.0 [144.8-144.8] (1 of 2 seeds) | 72.8 +- 0.0 [72.8-72.8] (1 of 2 seeds) | "
                         "230.3 +- 4.2 [227.3-233.3] | 145.0 +- 7.1 [140.0-150.0] |")
+
+
+def test_an_infinite_t_dl_leaves_the_penalty_undefined(tmp_path):
+    """On umi-3.5ghz seed 3 one device is in downlink outage on every one of the base station's
+    fading samples: ``T_dl``, the mean unicast airtime, is infinite, and the penalty and the
+    broadcast over ``T_dl`` are undefined ("-", NaN: left out of the spread), not 0."""
+    import math
+
+    from scenarios.execution.runner import RunSpec, run_experiment
+
+    summary = run_experiment(RunSpec("digits-rotation", "fedavg", "umi-3.5ghz", rounds=1, seed=3), tmp_path)
+    figures = cell_studies.penalty_figures(summary["result_dir"])
+    assert all(math.isnan(figures[k]) for k in ("normalized_ms", "penalty", "broadcast_over_t_dl"))
+    assert figures["downlink_ms"] > 0 and figures["never_arrived"] == 1
+    row = cell_studies.penalty_table([summary], [("umi-3.5ghz", {})]).splitlines()[2]
+    assert row.split(" | ")[4:7] == ["-", "-", "-"]

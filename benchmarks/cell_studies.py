@@ -2,7 +2,8 @@
 
 What each preset's cell looks like, the weakest-member penalty per stream count
 (interference-limited presets beside the isolated cell), TDMA against FDMA, TDD against FDD,
-and which lambda on the cells; printed with the command and the commit they ran on.
+where each cell's FedAvg time goes (its slowest device's uploads, the device-rounds lost to
+outage) and which lambda on the cells; printed with the command and the commit they ran on.
 
 Usage: python3 -m benchmarks.cell_studies [--rounds 30] [--seeds 0 1 2 3 4] [--per-seed] [--out results/cell-studies] [--jobs 1]
        python3 -m benchmarks.cell_studies --cells-only [--seeds 0 1 2 3 4] [--per-seed]
@@ -219,6 +220,48 @@ def lambda_spread(per_seed, cells) -> str:
     return "\n".join(lines)
 
 
+TIME_SPREAD = (("time (s)", "time_s", 1), ("slowest device's uploads (s)", "slowest_upload_s", 1),
+               ("their share of the time %", "slowest_share_pct", 0), ("device-rounds lost to UL outage", "uplink_outage_drops", 1),
+               ("to DL outage", "downlink_outage_drops", 1))
+
+
+def time_figures(folder: str) -> dict:
+    """Where one run's time goes: its simulated time, the training-round uploads of its slowest
+    device (the one whose uplink events in ``trace.csv`` last longest in all) and their share of
+    the time, and the device-rounds dropped for uplink and for downlink outage (``summary.json``)."""
+    from scenarios.records.result_folder import read_summary, read_table
+
+    summary = read_summary(folder)
+    seconds: dict[int, float] = {}
+    for row in read_table(folder, "trace.csv"):
+        if row["kind"] == "uplink" and int(row["round"]) > 0:
+            seconds[int(row["entity"])] = seconds.get(int(row["entity"]), 0.0) + float(row["end"]) - float(row["start"])
+    device, slowest = max(seconds.items(), key=lambda item: (item[1], -item[0]))
+    return {"time_s": summary["simulated_time"], "slowest_device": device, "slowest_upload_s": slowest,
+            "slowest_share_pct": 100 * slowest / summary["simulated_time"],
+            "uplink_outage_drops": summary["dropped_uplink_outage"], "downlink_outage_drops": summary["dropped_downlink_outage"]}
+
+
+def time_table(summaries, cells) -> str:
+    """One seed's FedAvg runs: where each run's time goes (``time_figures``)."""
+    lines = ["| cell | time | slowest device | its uploads | their share of the time | device-rounds lost to UL outage | "
+             "to DL outage |", "|---|---|---|---|---|---|---|"]
+    for (system, radio), summary in zip(cells, summaries):
+        f = time_figures(summary["result_dir"])
+        lines.append(f"| {cell_name(system, radio)} | {f['time_s']:.2f} s | {f['slowest_device']} | {f['slowest_upload_s']:.2f} s | "
+                     f"{f['slowest_share_pct']:.0f}% | {f['uplink_outage_drops']} | {f['downlink_outage_drops']} |")
+    return "\n".join(lines)
+
+
+def time_spread(per_seed, cells) -> str:
+    """``time_table`` over seeds: each figure mean +- sample std [min-max] over the seeds."""
+    lines = ["| cell | " + " | ".join(c for c, _, _ in TIME_SPREAD) + " |", "|---|" + "---|" * len(TIME_SPREAD)]
+    for i, (system, radio) in enumerate(cells):
+        figures = [time_figures(summaries[i]["result_dir"]) for summaries in per_seed]
+        lines.append(f"| {cell_name(system, radio)} | " + " | ".join(spread([f[key] for f in figures], d) for _, key, d in TIME_SPREAD) + " |")
+    return "\n".join(lines)
+
+
 def never_heard(folder: str) -> int:
     """Devices none of whose training-round uploads arrived (from the trace's uplink events)."""
     import csv
@@ -313,13 +356,21 @@ def main(argv=None) -> None:
     penalty = [s[:len(cells)] for s in per_seed]
     access_runs = [s[len(cells):len(cells) + len(access)] for s in per_seed]
     lambda_runs = [s[len(cells) + len(access):] for s in per_seed]
+    algorithms = [a for _ in PENALTY_CELLS for a, _ in ALGORITHMS] + [a for _ in ACCESS_CELLS for a, _ in ALGORITHMS[::2]]
+    fedavg, fedavg_cells = [], []  # each cell's FedAvg run, once
+    for i, (cell, algorithm) in enumerate(zip(cells + access, algorithms)):
+        if algorithm == "fedavg" and cell not in fedavg_cells:
+            fedavg.append(i)
+            fedavg_cells.append(cell)
+    fedavg_runs = [[s[i] for i in fedavg] for s in per_seed]
     for i, seed in enumerate(args.seeds):
         if seed in shown:
             blocks += [(f"seed {seed}:\n\n" if several else "") + describe(seed), penalty_table(penalty[i], cells),
-                       penalty_table(access_runs[i], access), lambda_table(lambda_runs[i], lambdas)]
+                       penalty_table(access_runs[i], access), time_table(fedavg_runs[i], fedavg_cells),
+                       lambda_table(lambda_runs[i], lambdas)]
     if several:
         blocks += [describe_seeds(args.seeds), penalty_spread(penalty, cells), penalty_spread(access_runs, access),
-                   lambda_spread(lambda_runs, lambdas)]
+                   time_spread(fedavg_runs, fedavg_cells), lambda_spread(lambda_runs, lambdas)]
     print("\n\n".join(blocks))
 
 if __name__ == "__main__":

@@ -75,3 +75,7 @@ def test_an_infinite_t_dl_leaves_the_penalty_undefined(tmp_path):
     assert figures["downlink_ms"] > 0 and figures["never_arrived"] == 1
     row = cell_studies.penalty_table([summary], [("umi-3.5ghz", {})]).splitlines()[2]
     assert row.split(" | ")[4:7] == ["-", "-", "-"]
+    # that device never gets the model: one device-round lost to downlink outage
+    time = cell_studies.time_figures(summary["result_dir"])
+    assert time["downlink_outage_drops"] == 1 and time["uplink_outage_drops"] == 0
+    assert 0 < time["slowest_upload_s"] <= time["time_s"] == summary["simulated_time"]

@@ -221,14 +221,16 @@ def lambda_spread(per_seed, cells) -> str:
 
 
 TIME_SPREAD = (("time (s)", "time_s", 1), ("slowest device's uploads (s)", "slowest_upload_s", 1),
-               ("their share of the time %", "slowest_share_pct", 0), ("device-rounds lost to UL outage", "uplink_outage_drops", 1),
+               ("their share of the time %", "slowest_share_pct", 0), ("energy (J)", "energy_j", 1),
+               ("of it idle %", "idle_pct", 0), ("device-rounds lost to UL outage", "uplink_outage_drops", 1),
                ("to DL outage", "downlink_outage_drops", 1))
 
 
 def time_figures(folder: str) -> dict:
     """Where one run's time goes: its simulated time, the training-round uploads of its slowest
     device (the one whose uplink events in ``trace.csv`` last longest in all) and their share of
-    the time, and the device-rounds dropped for uplink and for downlink outage (``summary.json``)."""
+    the time, the devices' energy and its idle part (waiting, in the idle states), and the
+    device-rounds dropped for uplink and for downlink outage (``summary.json``)."""
     from scenarios.records.result_folder import read_summary, read_table
 
     summary = read_summary(folder)
@@ -238,18 +240,20 @@ def time_figures(folder: str) -> dict:
             seconds[int(row["entity"])] = seconds.get(int(row["entity"]), 0.0) + float(row["end"]) - float(row["start"])
     device, slowest = max(seconds.items(), key=lambda item: (item[1], -item[0]))
     return {"time_s": summary["simulated_time"], "slowest_device": device, "slowest_upload_s": slowest,
-            "slowest_share_pct": 100 * slowest / summary["simulated_time"],
+            "slowest_share_pct": 100 * slowest / summary["simulated_time"], "energy_j": summary["energy_j"],
+            "idle_pct": 100 * summary["idle_energy_j"] / summary["energy_j"],
             "uplink_outage_drops": summary["dropped_uplink_outage"], "downlink_outage_drops": summary["dropped_downlink_outage"]}
 
 
 def time_table(summaries, cells) -> str:
     """One seed's FedAvg runs: where each run's time goes (``time_figures``)."""
-    lines = ["| cell | time | slowest device | its uploads | their share of the time | device-rounds lost to UL outage | "
-             "to DL outage |", "|---|---|---|---|---|---|---|"]
+    lines = ["| cell | time | slowest device | its uploads | their share of the time | energy | of it idle | "
+             "device-rounds lost to UL outage | to DL outage |", "|---|---|---|---|---|---|---|---|---|"]
     for (system, radio), summary in zip(cells, summaries):
         f = time_figures(summary["result_dir"])
         lines.append(f"| {cell_name(system, radio)} | {f['time_s']:.2f} s | {f['slowest_device']} | {f['slowest_upload_s']:.2f} s | "
-                     f"{f['slowest_share_pct']:.0f}% | {f['uplink_outage_drops']} | {f['downlink_outage_drops']} |")
+                     f"{f['slowest_share_pct']:.0f}% | {f['energy_j']:.3g} J | {f['idle_pct']:.0f}% | {f['uplink_outage_drops']} | "
+                     f"{f['downlink_outage_drops']} |")
     return "\n".join(lines)
 
 

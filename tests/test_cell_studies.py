@@ -79,3 +79,4 @@ def test_an_infinite_t_dl_leaves_the_penalty_undefined(tmp_path):
     time = cell_studies.time_figures(summary["result_dir"])
     assert time["downlink_outage_drops"] == 1 and time["uplink_outage_drops"] == 0
     assert 0 < time["slowest_upload_s"] <= time["time_s"] == summary["simulated_time"]
+    assert time["energy_j"] == summary["energy_j"] and 0 < time["idle_pct"] < 100

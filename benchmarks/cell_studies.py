@@ -9,7 +9,8 @@ Usage: python3 -m benchmarks.cell_studies [--rounds 30] [--seeds 0 1 2 3 4] [--p
        python3 -m benchmarks.cell_studies --cells-only [--seeds 0 1 2 3 4] [--per-seed]
 
 Each seed is one drop of ``digits-rotation`` (20 devices in 4 rotated groups) trained with
-FedAvg and user-centric k = 2, 4 and m (one stream per device) on each cell; finished runs in
+FedAvg and user-centric k = 2, 4 and m (one stream per device) on each cell, and with
+user-centric at Algorithm 2's k for each lambda of ``LAMBDAS``; finished runs in
 ``--out`` are reused, so seeds run one at a time (``--seeds 0``, then ``--seeds 1``...) are
 aggregated later without training again. Over several seeds every figure is mean +- sample
 standard deviation [min-max] over the seeds (``benchmarks.spread``); ``--per-seed`` also prints
@@ -356,7 +357,8 @@ def main(argv=None) -> None:
                 + [spec(seed, s, r, "user-centric", {"streams": "auto", "lam": lam}) for s, r in LAMBDA_CELLS for lam in LAMBDAS])
 
     summaries = run_all([one for seed in args.seeds for one in seed_specs(seed)], args.out, args.jobs)  # seed after seed
-    per_seed = [summaries[i:i + len(summaries) // len(args.seeds)] for i in range(0, len(summaries), len(summaries) // len(args.seeds))]
+    n = len(summaries) // len(args.seeds)
+    per_seed = [summaries[i * n:(i + 1) * n] for i in range(len(args.seeds))]
     penalty = [s[:len(cells)] for s in per_seed]
     access_runs = [s[len(cells):len(cells) + len(access)] for s in per_seed]
     lambda_runs = [s[len(cells) + len(access):] for s in per_seed]
@@ -376,6 +378,7 @@ def main(argv=None) -> None:
         blocks += [describe_seeds(args.seeds), penalty_spread(penalty, cells), penalty_spread(access_runs, access),
                    time_spread(fedavg_runs, fedavg_cells), lambda_spread(lambda_runs, lambdas)]
     print("\n\n".join(blocks))
+
 
 if __name__ == "__main__":
     main()

@@ -121,15 +121,15 @@ PENALTY_SPREAD = (("models / round", "models_per_round", 2), ("downlink ms / rou
 def penalty_figures(folder: str) -> dict:
     """One run's row of the penalty tables (``scenarios.reports.penalty.downlink_penalty``). A
     device in downlink outage on every one of the base station's fading samples has an infinite
-    unicast airtime, so ``T_dl`` (their mean) is infinite: the normalized downlink, the penalty and
-    the broadcast over ``T_dl`` are then undefined (NaN), not 0."""
+    unicast airtime, so ``T_dl`` (their mean) is undefined: the normalized downlink, the penalty and
+    the broadcast over ``T_dl`` are then NaN here (left out of the spread, "-" in a seed's table), not 0."""
     from scenarios.reports.penalty import downlink_penalty
 
     p = downlink_penalty(folder)
-    defined = np.isfinite(p["t_dl_s"])
+    undefined = lambda value: np.nan if value is None else value  # noqa: E731
+    defined = p["t_dl_s"] is not None and p["broadcast_s"] is not None
     return {"label": p["label"], "models_per_round": p["models_per_round"], "downlink_ms": p["downlink_s_per_round"] * 1e3,
-            "normalized_ms": p["normalized_downlink_s_per_round"] * 1e3 if defined else np.nan,
-            "penalty": p["penalty"] if defined else np.nan,
+            "normalized_ms": undefined(p["normalized_downlink_s_per_round"]) * 1e3, "penalty": undefined(p["penalty"]),
             "broadcast_over_t_dl": p["broadcast_s"] / p["t_dl_s"] if defined else np.nan, "mean_accuracy": p["final_mean_accuracy"],
             "worst_accuracy": p["final_worst_accuracy"], "time_s": p["simulated_time_s"], "energy_j": p["energy_j"],
             "never_arrived": never_heard(folder)}

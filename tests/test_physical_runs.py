@@ -116,6 +116,26 @@ def test_penalty_report(capsys, tmp_path):
     assert "did not run on a physical cell" in err and len(err.strip().splitlines()) == 1
 
 
+def test_an_infinite_t_dl_leaves_the_penalty_undefined(capsys, tmp_path):
+    """umi-3.5ghz seed 3 places device 2 where it is in downlink outage on every one of the base
+    station's 1,000 fading samples: its unicast airtime, and T_dl (the mean over devices), are
+    infinite. The normalized downlink and the penalty are then undefined ("-" with the reason,
+    null in --json), not inf and 0 (measured / inf) as they were."""
+    data = run_json(capsys, "--scenario", "digits-rotation", "--system", "umi-3.5ghz", "--seed", "3",
+                    "--algorithm", "fedavg", "--rounds", "1", "--out", str(tmp_path))
+    folder = data["runs"][0]["result_dir"]
+    assert main(["penalty", folder, "--json"]) == 0
+    report = json.loads(capsys.readouterr()[0])["runs"][0]
+    assert report["downlink_s_per_round"] > 0 and report["broadcast_s"] > 0  # the broadcast leaves device 2 out
+    assert report["t_dl_s"] is None and report["normalized_downlink_s_per_round"] is None and report["penalty"] is None
+    assert report["undefined_why"] == ("T_dl undefined: device 2 in downlink outage on every one of the base station's "
+                                       "1,000 fading samples (an infinite unicast airtime)")
+    assert main(["penalty", folder]) == 0
+    lines = capsys.readouterr()[0].splitlines()
+    assert lines[2].split()[6:8] == ["-", "-"]  # normalized ms/round, penalty
+    assert lines[-1].startswith("umi-3.5ghz seed 3: T_dl undefined: device 2 in downlink outage")
+
+
 def test_penalty_rows_are_told_apart_without_json():
     """Rows name each run by label, system and seed (and formation where a run has one); where
     these leave two rows alike (two runs of one seed on one cell: a moving and a static one), its

@@ -23,16 +23,25 @@ def execute(args):
 
     rows = [downlink_penalty(folder) for folder in args.result_dirs]
     names_header, names = run_names(rows)
-    body = [[*name, r["streams"], f"{r['models_per_round']:.2f}",
-             f"{r['downlink_s_per_round'] * 1e3:.2f}", f"{r['normalized_downlink_s_per_round'] * 1e3:.2f}",
-             f"{r['penalty']:.2f}" if r["penalty"] is not None else "-", f"{r['simulated_time_s']:.2f}",
-             f"{r['final_mean_accuracy']:.3f}", f"{r['energy_j']:.3g}"] for name, r in zip(names, rows)]
+    ms = lambda seconds: "-" if seconds is None else f"{seconds * 1e3:.2f}"  # noqa: E731  (None: undefined, a note says why)
+    body = [[*name, r["streams"], f"{r['models_per_round']:.2f}", ms(r["downlink_s_per_round"]),
+             ms(r["normalized_downlink_s_per_round"]), "-" if r["penalty"] is None else f"{r['penalty']:.2f}",
+             f"{r['simulated_time_s']:.2f}", f"{r['final_mean_accuracy']:.3f}", f"{r['energy_j']:.3g}"] for name, r in zip(names, rows)]
     header = [*names_header, "streams", "models/round", "DL ms/round", "normalized ms/round", "penalty", "time (s)", "mean acc", "energy (J)"]
-    cells = sorted({(r["system"], r["t_dl_s"], r["broadcast_s"]) for r in rows})
-    notes = [f"{name}: T_dl = {t * 1e3:.3f} ms (mean unicast airtime of one model), one broadcast {b * 1e3:.3f} ms = {b / t:.2f} T_dl"
-             for name, t, b in cells]
+    notes = list(dict.fromkeys(cell_note(r) for r in rows))
+    notes += [f"{' '.join(name)}: {r['undefined_why']}" for name, r in zip(names, rows) if r["t_dl_s"] is not None and r["undefined_why"]]
     return {"runs": rows}, table(header, body) + "\n\n" + "\n".join(notes)
 
+
+def cell_note(row: dict) -> str:
+    """The cell's ``T_dl`` and one broadcast of a run (they depend on its seed's layout); why
+    ``T_dl`` is undefined where it is (``downlink_penalty``)."""
+    name = f"{row['system']} seed {row['seed']}"
+    t, b = row["t_dl_s"], row["broadcast_s"]
+    broadcast = "no broadcast heard" if b is None else f"one broadcast {b * 1e3:.3f} ms"
+    if t is None:
+        return f"{name}: {row['undefined_why']}; {broadcast}"
+    return f"{name}: T_dl = {t * 1e3:.3f} ms (mean unicast airtime of one model), " + (broadcast if b is None else f"{broadcast} = {b / t:.2f} T_dl")
 
 
 def run_names(rows: list[dict]) -> tuple[list[str], list[list[str]]]:

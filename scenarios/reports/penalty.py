@@ -24,7 +24,13 @@ def cell_network(config: dict):
 
 
 def downlink_penalty(folder: str | Path) -> dict:
-    """One run's downlink per round (rounds 1.. : the set-up round 0 left out)."""
+    """One run's downlink per round (rounds 1.. : the set-up round 0 left out) against the
+    normalized model's ``k T_dl``. ``T_dl`` is the mean over devices of each one's unicast airtime
+    of a model (``multicast_airtime_s_per_bit`` of the device alone): a device in downlink outage
+    on every one of the base station's fading samples has an infinite one, so ``T_dl``, the
+    normalized downlink, the penalty and the broadcast over ``T_dl`` are undefined (None, with
+    ``undefined_why`` saying why), never 0; so is the penalty of a run that sent no model after
+    its set-up round."""
     folder = Path(folder)
     summary, config = read_summary(folder), read_config(folder)
     try:
@@ -43,10 +49,22 @@ def downlink_penalty(folder: str | Path) -> dict:
         models[r] += float(row["bits"]) / model_bits
     network = cell_network(config)
     devices = len(config["device_samples_per_update"])
-    t_dl = model_bits * float(np.mean([network.multicast_airtime_s_per_bit((d,)) for d in range(devices)]))
+    unicast_s = model_bits * np.array([network.multicast_airtime_s_per_bit((d,)) for d in range(devices)])
+    broadcast_s = model_bits * network.multicast_airtime_s_per_bit(tuple(range(devices)))
     measured = float(seconds[1:].mean())
     models_per_round = float(models[1:].mean())
-    normalized = models_per_round * t_dl
+    never = [d for d in range(devices) if not np.isfinite(unicast_s[d])]
+    if never:
+        where = ("at its mean SNR (no fading)" if network.planning_efficiency is None
+                 else f"on every one of the base station's {network.planning_efficiency.shape[0]:,} fading samples")
+        t_dl = normalized = penalty = None
+        why = (f"T_dl undefined: device{'s' if len(never) > 1 else ''} {', '.join(map(str, never))} in downlink outage "
+               f"{where} (an infinite unicast airtime)")
+    else:
+        t_dl = float(unicast_s.mean())
+        normalized = models_per_round * t_dl
+        penalty = measured / normalized if normalized > 0 else None
+        why = None if normalized > 0 else "penalty undefined: no model sent after the set-up round"
     return {
         "label": summary["label"],
         "system": config["system"]["name"],
@@ -56,9 +74,10 @@ def downlink_penalty(folder: str | Path) -> dict:
         "models_per_round": models_per_round,
         "downlink_s_per_round": measured,
         "t_dl_s": t_dl,
-        "broadcast_s": model_bits * network.multicast_airtime_s_per_bit(tuple(range(devices))),
+        "broadcast_s": broadcast_s if np.isfinite(broadcast_s) else None,
         "normalized_downlink_s_per_round": normalized,
-        "penalty": measured / normalized if normalized > 0 else None,
+        "penalty": penalty,
+        "undefined_why": why,
         "simulated_time_s": summary["simulated_time"],
         "final_mean_accuracy": summary["final_mean_accuracy"],
         "final_worst_accuracy": summary["final_worst_accuracy"],

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.cell_studies import run_all
+from benchmarks.cell_studies import Parser, run_all
 from benchmarks.spread import spread
 
 SWEEPS = {"codecs": ("docs/tradeoffs/codecs.toml", "umi-3.5ghz"), "scheduling": ("docs/tradeoffs/scheduling.toml", "uma-3.5ghz")}
@@ -128,13 +128,35 @@ def spread_table(rows: list[tuple[str, dict]], seeds: int) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--studies", nargs="+", choices=STUDIES, default=list(STUDIES))
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
-    parser.add_argument("--out", default="results/cell-figures")
-    parser.add_argument("--jobs", type=int, default=1)
+def parse(argv) -> argparse.Namespace:
+    """The options, each given once and checked before anything trains: a usage error is one
+    line on stderr, exit 2 (``benchmarks.cell_studies.Parser``)."""
+    from contract.setting import UsageError
+    from scenarios.definitions.settings import JOBS, RUN_SETTINGS
+    from scenarios.records.atomic import check_output_dir
+
+    parser = Parser(prog="python3 -m benchmarks.cell_figures_seeds", description=__doc__.splitlines()[0])
+    parser.add_argument("--studies", nargs="+", choices=STUDIES, default=list(STUDIES), help="which (default: all)")
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4], help="run seeds (default 0 1 2 3 4)")
+    parser.add_argument("--out", default="results/cell-figures", help="result folders, reused when complete (default results/cell-figures)")
+    parser.add_argument("--jobs", type=int, default=1, help="training processes (default 1; lambda-study trains with one)")
     args = parser.parse_args(argv)
+    try:
+        check_output_dir(args.out)
+        JOBS.check("--jobs", args.jobs)
+        for seed in args.seeds:
+            RUN_SETTINGS["seed"].check("--seeds", seed)
+    except UsageError as error:
+        parser.error(str(error))
+    for name, values in (("--seeds", args.seeds), ("--studies", args.studies)):
+        twice = next((v for i, v in enumerate(values) if v in values[:i]), None)
+        if twice is not None:
+            parser.error(f"{name} names {twice} twice")
+    return args
+
+
+def main(argv=None) -> None:
+    args = parse(argv)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     print(f"`python3 -m benchmarks.cell_figures_seeds --studies {' '.join(args.studies)} --seeds {' '.join(map(str, args.seeds))}` "
           f"(commit {commit}); mean +- sample std [min-max] over {len(args.seeds)} seeds\n")

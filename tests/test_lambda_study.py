@@ -53,6 +53,17 @@ def test_study_writes_its_page_and_tables(study):
     assert "which lambda" in stem.with_suffix(".md").read_text().lower()
 
 
+def test_json_prints_the_choices_beside_the_files(study, capsys):
+    """--json printed the choices CSV's path as "choices", over the study's answer (a list per
+    system); run again on the same folder (its trainings reused), it prints both."""
+    out, data = study
+    assert main(["lambda-study", "--rounds", "3", "--seeds", "2", "--systems", *SYSTEMS, CELL, "--out", str(out), "--json",
+                 "--quiet", "--jobs", "2"]) == 0
+    printed = json.loads(capsys.readouterr()[0])
+    assert printed["choices"] == data["choices"] and isinstance(printed["choices"], list)
+    assert printed["choices_csv"].endswith("_choices.csv") and printed["json"].endswith(".json")
+
+
 def test_k_never_grows_with_lambda(study):
     _, data = study
     steps = data["staircase"]

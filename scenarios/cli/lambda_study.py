@@ -155,7 +155,8 @@ def execute(args):
             + table(staircase_header, staircase_body) + "\n\ntime to target per k and system\n" + table(k_header, k_body)
             + "\n\nwhich lambda for my system\n" + choice_text(answer, len(seeds), table).rstrip("\n")
             + "\n\nwrote " + ", ".join(str(p) for p in paths.values()))
-    return {**study, **{k: str(p) for k, p in paths.items()}}, text
+    # the files' paths beside the study (the choices CSV's as choices_csv: "choices" is the study's answer)
+    return {**study, **{("choices_csv" if k == "choices" else k): str(p) for k, p in paths.items()}}, text
 
 
 def _interval(start: float | None, end: float | None) -> str:

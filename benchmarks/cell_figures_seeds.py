@@ -109,7 +109,7 @@ def lambda_figures(seed: int, out: str) -> tuple[str, dict]:
     command = [sys.executable, "-m", "scenarios.cli.main", "lambda-study", "--seed", str(seed), "--rounds", "30",
                "--systems", "wireless-slow-ul", "--out", out, "--jobs", "1", "--quiet", "--json"]
     printed = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
-    study = json.loads(Path(printed["json"]).read_text())  # the study as written (before 8cc3c03's follow-up, --json printed the choices CSV's path as "choices")
+    study = json.loads(Path(printed["json"]).read_text())  # the study as written
     (choice,) = study["choices"]
     four = next(step for step in study["staircase"] if step["k"] == 4)
     return "wireless-slow-ul", {"k*": choice["k"], "k*=4 below lambda": four["lambda_to"], "target": study["target"],

@@ -1,8 +1,9 @@
 """Uplink outage and user throughput of one FL upload round at many devices: TDMA on each
-grant policy (``ul_allocation`` ``whole-band``, ``headroom``, ``power-limit``) against FDMA
-(not a test: the table ``docs/physical-layer.md`` quotes).
+grant policy (``ul_allocation`` ``whole-band``, ``headroom``, ``power-limit``) against FDMA and the
+proportional-fair scheduler (``uplink_access=pf``; not a test: the table ``docs/physical-layer.md`` quotes).
 
     python3 -m benchmarks.uplink_access [--preset uma-3.5ghz] [--devices 1000] [--rounds 5] [--megabits 1] [--seeds 0 1 2 3 4]
+                                        [--uplinks NAME ...]
 
 Per seed: one drop of ``devices`` devices on the preset's centre site; ``rounds`` rounds on the
 clock (``netsim.simulate_rounds``, the vectorized timeline), each one in which every device
@@ -30,7 +31,8 @@ from netsim import simulate_rounds
 from scenarios.definitions.cells import get_cell_system
 
 POLICIES = {"TDMA whole-band": {"ul_allocation": "whole-band"}, "TDMA headroom (default)": {"ul_allocation": "headroom"},
-            "TDMA power-limit": {"ul_allocation": "power-limit"}, "FDMA": {"uplink_access": "fdma"}}
+            "TDMA power-limit": {"ul_allocation": "power-limit"}, "FDMA": {"uplink_access": "fdma"},
+            "PF": {"uplink_access": "pf"}}
 
 
 def measure(preset: str, overrides: dict, devices: int, rounds: int, bits: float, seed: int) -> dict:
@@ -65,12 +67,14 @@ def main(argv=None) -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--megabits", type=float, default=1.0)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--uplinks", nargs="+", choices=list(POLICIES), default=list(POLICIES), help="the rows to run")
     args = parser.parse_args(argv)
     print(f"{args.preset}, {args.devices} devices each uploading {args.megabits:g} Mbit at once, {args.rounds} rounds per seed, "
           f"seeds {' '.join(map(str, args.seeds))}: mean +- sample std over the seeds [min-max]\n")
     print("| uplink | " + " | ".join(label for _, label, _, _, _ in COLUMNS) + " |")
     print("|---|" + "---|" * len(COLUMNS))
-    for name, overrides in POLICIES.items():
+    for name in args.uplinks:
+        overrides = POLICIES[name]
         results = [measure(args.preset, overrides, args.devices, args.rounds, 1e6 * args.megabits, seed) for seed in args.seeds]
         cells = []
         for key, _, scale, unit, digits in COLUMNS:

@@ -39,7 +39,7 @@ FADING_MODELS = fading.FADING_MODELS
 FADING_IN_TIME = ("block", "doppler")
 PLANNING_DRAWS = 1000
 PLANNING_BLOCK = 100  # planning draws per block (bounds memory: block x devices x subbands)
-UPLINK_ACCESS = ("tdma", "fdma")
+UPLINK_ACCESS = ("tdma", "fdma", "pf")
 UL_POWER_CONTROL = ("off", "fractional")
 UL_ALLOCATIONS = ("whole-band", "headroom", "power-limit")
 UPLINK_QUEUES = ("sector", "site")
@@ -64,6 +64,39 @@ def dft_s_ofdm_prbs(prbs) -> np.ndarray:
         raise ValueError(f"a DFT-s-OFDM allocation holds at least 1 PRB, got {int(prbs.min())}")
     sizes = _dft_sizes(int(prbs.max(initial=1)))
     return sizes[np.searchsorted(sizes, prbs, side="right") - 1]
+
+
+def water_fill_prbs(caps_prbs, band_prbs: int) -> np.ndarray:
+    """``uplink_access=pf``'s grants: the ``band_prbs`` blocks of a receiver shared among the
+    devices with data pending (one each at least: at most ``band_prbs`` of them), device ``i``
+    capped by ``caps_prbs[i]`` (its power headroom limit, ``PhysicalSystem.power_limit_prbs``,
+    taken as at least 1 and at most the band). Water-filling: the largest integer level ``L``
+    with ``sum_i min(cap_i, L) <= band`` (everyone at its cap where the caps fit), each grant
+    ``min(cap_i, L)`` rounded down to a DFT-s-OFDM size (TS 38.211 6.3.1.4, ``dft_s_ofdm_prbs``);
+    then the blocks left over, one raise at a time: the device with the fewest blocks (the
+    earlier in ``caps_prbs`` on a tie) whose next DFT-s-OFDM size is within its cap and the
+    blocks left is raised to it, until none can be. The grants sum to at most the band."""
+    band = int(band_prbs)
+    caps = np.clip(np.asarray(caps_prbs, dtype=np.int64), 1, band)
+    if caps.size > band:
+        raise ValueError(f"{caps.size} devices cannot each hold one of {band} blocks")
+    if caps.size == 0:
+        return caps
+    levels = np.arange(1, band + 1)
+    fits = np.minimum(caps[None, :], levels[:, None]).sum(axis=1) <= band
+    grants = dft_s_ofdm_prbs(np.minimum(caps, levels[fits].max()))
+    sizes = _dft_sizes(band)
+    left = band - int(grants.sum())
+    while left > 0:
+        for i in sorted(range(caps.size), key=lambda j: (grants[j], j)):
+            larger = sizes[np.searchsorted(sizes, grants[i], side="right"):]
+            if larger.size and larger[0] <= caps[i] and larger[0] - grants[i] <= left:
+                left -= int(larger[0] - grants[i])
+                grants[i] = larger[0]
+                break
+        else:
+            break
+    return grants
 
 
 @functools.lru_cache(maxsize=8)
@@ -121,8 +154,11 @@ class PhysicalSystem(SystemKind):
     ``P_CMAX`` reaches the outage floor (``headroom``), or its power headroom limit in
     DFT-s-OFDM sizes (``power-limit``: ``RoundChannel.allocated_prbs``), concurrent grants side
     by side while their blocks fit in the band, first come first served:
-    ``netsim.transport.media.ResourceBlocks``) or ``fdma`` (the band split equally
-    among the devices transmitting at that moment, each at its power for its share).
+    ``netsim.transport.media.ResourceBlocks``), ``fdma`` (the band split equally
+    among the devices transmitting at that moment, each at its power for its share) or ``pf``
+    (the gNB's proportional-fair scheduler: at every change the band water-filled among the
+    devices with data pending, each capped by its power headroom and rounded to a DFT-s-OFDM
+    size, ``water_fill_prbs``; ``netsim.transport.fdma``).
 
     A link's spectral efficiency in a round is the mean over ``subbands`` independently faded
     subbands of ``min(max_bps_per_hz, log2(1 + SNR |h_s|^2 / gap))`` (``subbands = 1``: flat
@@ -188,7 +224,9 @@ class PhysicalSystem(SystemKind):
                                           low=15e3, high=240e3)
     ul_power_control: str = "off"
     link_abstraction: str = "shannon"  # rate per SNR: Shannon with a gap and the CQI cap, TR 36.942 A.2's, or NR's MCS/BLER/HARQ (efficiency)
-    ul_allocation: str = "whole-band"  # TDMA grant: every resource block, the widest reaching the floor at P_CMAX (headroom) or the power limit (RoundChannel.allocated_prbs)
+    ul_allocation: Literal[UL_ALLOCATIONS] = option("whole-band", "TDMA grant: every resource block (whole-band), the widest reaching the outage floor at "
+                                              "P_CMAX (headroom) or the power headroom limit (power-limit): RoundChannel.allocated_prbs",
+                                requires={"uplink_access": "tdma"})
     uplink_queues: Literal[UPLINK_QUEUES] = option(
         "sector", "the uplink receivers: one queue per serving sector (sector) or one per serving site (site)",
         omit_default=True)
@@ -235,13 +273,14 @@ class PhysicalSystem(SystemKind):
                                  f"{self.downlink.bandwidth_hz:g} and {self.uplink.bandwidth_hz:g} Hz")
         if self.link_abstraction not in LINK_ABSTRACTIONS:
             raise ValueError(f"unknown link abstraction {self.link_abstraction!r}; choose from {', '.join(LINK_ABSTRACTIONS)}")
-        if self.ul_allocation not in UL_ALLOCATIONS:
-            raise ValueError(f"unknown uplink allocation {self.ul_allocation!r}; choose from {', '.join(UL_ALLOCATIONS)}")
         if self.ul_power_control not in UL_POWER_CONTROL:
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
         if self.ul_allocation == "power-limit" and (self.ul_power_control != "fractional" or self.uplink_access != "tdma"):
             raise ValueError("ul_allocation=power-limit sizes TDMA grants by TS 38.213 7.1.1's open-loop power: it needs "
                              "ul_power_control=fractional and uplink_access=tdma")
+        if self.uplink_access == "pf" and self.ul_power_control != "fractional":
+            raise ValueError("uplink_access=pf caps each device's blocks by its power headroom (TS 38.213 7.1.1's open-loop "
+                             "power): it needs ul_power_control=fractional")
         if self.ue_energy == "slots" and not self.power_unit_w:
             raise ValueError("ue_energy=slots charges TR 38.840's device states: it needs power_unit_w > 0 (with "
                              "power_unit_w=0 only radiated power is charged)")
@@ -420,6 +459,12 @@ class PhysicalSystem(SystemKind):
         at least 1 block and at most the band, rounded down to a DFT-s-OFDM size (``dft_s_ofdm_prbs``;
         51 blocks: 50)."""
         return dft_s_ofdm_prbs(np.clip(self.power_limit_prbs(coupling_loss_db), 1, self.uplink_prbs))
+
+    def pf_grant_prbs(self, coupling_loss_db) -> np.ndarray:
+        """``uplink_access=pf``: the blocks of each device with data pending on one receiver (their
+        coupling losses, in arrival order), ``water_fill_prbs`` capped by each one's power headroom
+        limit (``power_limit_prbs``, TS 38.213 7.1.1 / TS 38.321 5.4.6)."""
+        return water_fill_prbs(self.power_limit_prbs(coupling_loss_db), self.uplink_prbs)
 
     def uplink_interference_dbm(self, layout: CellLayout) -> np.ndarray | None:
         """Per device, the uplink interference at its serving sector (dBm; None: no network): one

@@ -30,7 +30,7 @@ from netsim.radio import energy, link_budget
 from netsim.dynamics.association import L1_PERIOD_S
 from netsim.transport.lifecycle import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
 from netsim.physical_protocol import PhysicalNetworkProtocol, RoundChannelProtocol
-from netsim.transport.fdma import FdmaUplink
+from netsim.transport.fdma import SHARED_ACCESS, FdmaUplink
 from netsim.transport.media import ResourceBlocks, Transfer
 
 # the channel's step on a moving cell: the association's layer-1 measurement period (TS 38.133 Table 9.2.5.2-1, 200 ms),
@@ -50,7 +50,8 @@ def in_segments(network) -> bool:
 class PhysicalLinks:
     """A physical network's round: rates and outages of this round's fading draw (the
     ``netsim.transport.media.Links`` of a cell). Its downlink sends one stream at a time (TDMA); its
-    uplink is the system's (``tdma``: each receiver's resource blocks; ``fdma``)."""
+    uplink is the system's (``tdma``: each receiver's resource blocks; ``fdma``: the band shared
+    equally; ``pf``: the proportional-fair scheduler's water-filling, ``pf_sharing``)."""
 
     downlink_access = "tdma"
     records_energy = True
@@ -195,11 +196,31 @@ class PhysicalLinks:
     def can_upload(self, device: int, uploading: bool = False) -> bool:
         """TDMA, or nothing to send: not in outage alone on the band (its grant); FDMA with
         something to send: not in outage on the narrowest share its queue can give it this round
-        (its band split among the ``fdma_sharing`` of its queue, at most one block each)."""
+        (its band split among the ``fdma_sharing`` of its queue, at most one block each); PF with
+        something to send: not in outage on the widest grant the scheduler gives it (``pf_outage``)."""
+        if uploading and self.uplink_access == "pf":
+            return not self.pf_outage(self.channel, device)
         sharing = self.fdma_sharing.get(int(self.uplink_queue[device]), 0) if uploading and self.uplink_access == "fdma" else 0
         if sharing:
             return not self.channel.uplink_share_outage(device, min(sharing, self.band_prbs))
         return not self._ul_out[device]
+
+    def pf_outage(self, channel, device: int) -> bool:
+        """PF: whether ``device`` is below the outage floor on ``channel`` even on the widest grant
+        the scheduler gives it, its power headroom limit in a DFT-s-OFDM size
+        (``PhysicalNetwork.power_limited_grant_prbs``; 1 block at P_CMAX where one needs more).
+        Its power per block is the same on any narrower grant (TS 38.213 7.1.1 below P_CMAX), so
+        so is its efficiency: a device not in outage there is in outage on no grant of the round."""
+        widest = int(channel.network.power_limited_grant_prbs[device])
+        return channel.uplink_share_outage(device, self.band_prbs / widest)
+
+    def pf_sharing(self, devices: np.ndarray, at_s: float | None = None) -> np.ndarray:
+        """PF: each of ``devices`` (those with data pending on one receiver, in arrival order) the
+        band over its blocks (``netsim.radio.physical.PhysicalSystem.pf_grant_prbs``: water-filled,
+        capped by each one's power headroom at the path loss of the step holding ``at_s``)."""
+        channel = self.channel if at_s is None or not self.segmented else self._step(self.step_at(at_s))[0]
+        grants = channel.system.pf_grant_prbs(channel.network.coupling_loss_db[devices])
+        return self.band_prbs / grants.astype(float)
 
     def stream_s(self, devices: Sequence[int], bits: float, start_s: float | None = None) -> float:
         """Payload over the rate of the weakest listener not in outage (0: nobody can receive); in
@@ -237,10 +258,13 @@ class PhysicalLinks:
         return network.share_power_w(devices, sharing)
 
     def fdma_uplink(self, env, queue: int):
-        """An FDMA uplink receiver's medium for the round (``netsim.transport.fdma.FdmaUplink``: the
-        band shared equally, at most one block each); in segments its shares' rates and powers
-        are those of each step and a transmitter that loses its link in a step stops there."""
-        return FdmaUplink(env, self.uplink_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None)
+        """An FDMA or PF uplink receiver's medium for the round (``netsim.transport.fdma.FdmaUplink``:
+        the band shared equally, or by ``pf_sharing``; at most one device per block, the others
+        waiting in arrival order); in segments its shares' rates and powers are those of each
+        step and a transmitter that loses its link in a step stops there."""
+        allocate = self.pf_sharing if self.uplink_access == "pf" else None
+        return FdmaUplink(env, self.uplink_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
+                          allocate)
 
     def step_at(self, t_s: float) -> int:
         """The step holding ``t_s`` (a step's start, up to rounding, is its own)."""
@@ -257,6 +281,8 @@ class PhysicalLinks:
         channel, out = self._step(self.step_at(t_s))
         if out is not None and out[device]:
             return True
+        if self.uplink_access == "pf":
+            return self.pf_outage(channel, device)
         sharing = self.fdma_sharing.get(int(self.uplink_queue[device]), 0)
         if not sharing:
             return bool(channel.uplink_outage[device])

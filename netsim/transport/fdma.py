@@ -1,6 +1,22 @@
-"""An FDMA uplink in SimPy: the band split equally among the devices transmitting at each
-moment, each at its own rate and power on its share (``rates_bps(devices, sharing)`` and
-``powers_w(devices, sharing)``, vectorized over the devices).
+"""An FDMA uplink in SimPy: the band split among the devices transmitting at each moment by an
+allocation policy, each at its own rate and power on its share (``rates_bps(devices, sharing)``
+and ``powers_w(devices, sharing)``, vectorized over the devices; ``sharing``: the band over the
+share, one number for all or one per device).
+
+The policies (``SHARED_ACCESS``, the ``uplink_access`` values this queue serves): ``fdma``, the
+band split equally (``sharing`` = the transmitters' count); ``pf``, the gNB's proportional-fair
+scheduler (``allocate(devices, at_s)`` gives each its ``sharing``: the band over its blocks,
+``netsim.radio.physical.water_fill_prbs``: equal blocks capped by each one's power headroom, in
+DFT-s-OFDM sizes). Why the water-filling is proportional fair: over an interval in which the
+channel is held (a block-fading round; one step of a moving cell), the long-run allocation of a
+per-slot proportional-fair scheduler maximizes ``sum_i log(throughput_i)`` (Kelly 1998; Tse and
+Viswanath, Fundamentals of Wireless Communication, 2005, Sec. 6.7; the per-slot metric of
+5G-LENA's ``NrMacSchedulerOfdmaPF``, Sionna SYS's ``PFSchedulerSUMIMO``), and with a rate per
+block that is constant up to the power headroom cap (TS 38.213 7.1.1: the same power per block
+until P_CMAX) the maximum is equal blocks capped by headroom: the water-filling. It is the fluid
+limit of the per-slot scheduler (slots of 0.5 ms against transfers of seconds); it leaves out the
+multi-user diversity gain of fast fading within a step, the limit of devices scheduled per slot
+(PDCCH capacity) and where in the band the blocks lie.
 
 Whenever a device starts or finishes, the shares change and every remaining transmission
 continues at its new rate and power (a processor-sharing queue with per-device rates). At most
@@ -27,15 +43,21 @@ import numpy as np
 import simpy
 
 RELATIVE_TOLERANCE = 1e-9  # bits left below this fraction of the payload count as sent (rounding)
+SHARED_ACCESS = ("fdma", "pf")  # the uplink accesses served by an ``FdmaUplink``: equal shares, proportional fair
 
 
 class FdmaUplink:
     """``transmit(device, bits)`` gives an event that fires, with the transmission's energy (the
-    watt-seconds of ``powers_w`` over its wall-clock time), when the last bit is through."""
+    watt-seconds of ``powers_w`` over its wall-clock time), when the last bit is through.
+    ``allocate``: None, the band split equally; else ``allocate(devices, at_s)`` gives each
+    transmitter's ``sharing`` (the band over its share; ``at_s`` in steps, else None), called
+    once per set of transmitters (in their arrival order) and, in steps, per step."""
 
     def __init__(self, env: simpy.Environment, rates_bps: Callable[..., np.ndarray],
-                 powers_w: Callable[..., np.ndarray] | None = None, capacity: int | None = None, steps=None):
+                 powers_w: Callable[..., np.ndarray] | None = None, capacity: int | None = None, steps=None,
+                 allocate: Callable[..., np.ndarray] | None = None):
         self.env = env
+        self.allocate = allocate
         self.rates_bps = rates_bps
         self.powers_w = powers_w
         self.capacity = capacity
@@ -100,8 +122,9 @@ class FdmaUplink:
         if self._cached is None or step != self._cached_at:
             devices = np.array(list(self.remaining))
             at = () if step is None else (self.updated_at,)
-            rates = self.rates_bps(devices, devices.size, *at).tolist()
-            powers = self.powers_w(devices, devices.size, *at).tolist() if self.powers_w is not None else [0.0] * devices.size
+            sharing = devices.size if self.allocate is None else self.allocate(devices, *(at or (None,)))
+            rates = self.rates_bps(devices, sharing, *at).tolist()
+            powers = self.powers_w(devices, sharing, *at).tolist() if self.powers_w is not None else [0.0] * devices.size
             self._cached, self._cached_at = dict(zip(devices.tolist(), zip(rates, powers))), step
         return self._cached
 

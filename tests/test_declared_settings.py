@@ -172,7 +172,8 @@ def test_the_docs_reference_is_the_declarations():
     assert all(f"{row['flag']} " in run_help or f"{row['flag']}\n" in run_help for row in declared_rows if row["flag"] != "--algorithm")
 
 
-RADIO_NEEDS = {"speed_kmh": 3.0, "interference": True, "mean_off_s": 60.0, "ul_power_control": "fractional"}  # what they need
+RADIO_NEEDS = {"speed_kmh": 3.0, "interference": True, "mean_off_s": 60.0, "ul_power_control": "fractional",
+               "uplink_access": "tdma"}  # what they need
 
 
 def test_every_radio_parameter_reaches_the_cell_from_run_sweep_and_api():

@@ -98,6 +98,19 @@ def test_a_power_limited_device_and_two_whole_band_ones_by_hand():
     assert record.end == pytest.approx(1.5, rel=1e-12)
 
 
+def test_an_upload_running_at_the_deadline_is_cut_with_the_bits_and_joules_it_got_through():
+    """The same round with a 1.2 s deadline: devices 1 and 2 arrive (0.5 and 1.0 s); device 0,
+    alone on its 2 blocks from 1.0 s, is cut at 1.2 s: ``deadline``, 1.2 s of 720 kbit/s
+    through (0.864 Mbit of its 1.08) and 1.2 s of its 796.2 mW spent."""
+    network = hand_cell([112.0, 90.0, 90.0], deadline=1.2)
+    record, trace = one_round(network, [1.08e6, 0.72e6, 2.16e6])
+    cut = [e for e in trace if e.kind == "dropped"]
+    assert record.outcome.arrived == (1, 2) and record.outcome.dropped == {0: "deadline"}
+    assert [(e.entity, e.start, e.end) for e in cut] == [(0, 0.0, pytest.approx(1.2, rel=1e-12))]
+    assert cut[0].bits == pytest.approx(1.2 * 2 * PRB_BPS, rel=1e-12)
+    assert cut[0].energy_j == pytest.approx(1.2 * 2 * 10 ** ((-30 + 56) / 10) / 1e3, rel=1e-12)
+
+
 def test_under_fdma_the_same_devices_share_the_band_equally():
     """The same round under FDMA (the equal policy) is not PF's: device 0 has a third of the band
     at P_CMAX (above its power headroom) from the start, so the ends differ (the policy matters)."""

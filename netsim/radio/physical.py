@@ -20,11 +20,11 @@ from typing import Callable, Literal, Sequence
 
 import numpy as np
 
-from contract.seeds import ChannelSeeds, motion_seed
-from contract.setting import Needs, check_declared, option, recorded
+from contract.seeds import ChannelSeeds, interference_seed, motion_seed
+from contract.setting import Needs, among, check_declared, option, recorded
 from netsim import scheduling
 from netsim.radio import duplex, energy, fading, link_budget
-from netsim.radio.cell import MOVING, Cell, CellLayout
+from netsim.radio.cell import LAYOUT, MOVING, Cell, CellLayout
 from netsim.normalized.distributions import ShiftedExponential
 from netsim.dynamics.rounds import RoundInTime, dynamics_of
 from netsim.transport.durations import MAX_DEADLINE, TIMING_MODES
@@ -43,6 +43,7 @@ UPLINK_ACCESS = ("tdma", "fdma", "pf")
 UL_POWER_CONTROL = ("off", "fractional")
 UL_ALLOCATIONS = ("whole-band", "headroom", "power-limit")
 UPLINK_QUEUES = ("sector", "site")
+UL_INTERFERENCE = ("full-buffer", "clock")  # the uplink interference: the calibration's loaded network, or the run's own uploads
 LINK_ABSTRACTIONS = ("shannon", "attenuated-shannon", "nr")
 PRB_REFERENCE_HZ = 180e3  # 12 subcarriers at 15 kHz: 2^mu M_RB of these span an allocation of M_RB PRBs at 15 2^mu kHz
 P0_RANGE_DBM = (-202.0, 24.0)  # TS 38.331 PUSCH-ConfigCommon p0-NominalWithGrant
@@ -230,6 +231,11 @@ class PhysicalSystem(SystemKind):
     uplink_queues: Literal[UPLINK_QUEUES] = option(
         "sector", "the uplink receivers: one queue per serving sector (sector) or one per serving site (site)",
         omit_default=True)
+    ul_interference: Literal[UL_INTERFERENCE] = option(
+        "full-buffer", "the uplink interference: full-buffer, one unfaded device per sector of the other sites transmitting "
+                       "all the time (the calibration setting); clock, the run's own devices uploading at the other receivers "
+                       "at each instant, faded (a static 19-site layout; docs/physical-layer.md)",
+        omit_default=True, requires={"uplink_access": among("fdma", "pf"), "interference": LAYOUT})
     p0_dbm_per_prb: float = option(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
                                       low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1], requires={"ul_power_control": "fractional"})
     alpha: float = option(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0, requires={"ul_power_control": "fractional"})
@@ -278,6 +284,10 @@ class PhysicalSystem(SystemKind):
         if self.ul_allocation == "power-limit" and (self.ul_power_control != "fractional" or self.uplink_access != "tdma"):
             raise ValueError("ul_allocation=power-limit sizes TDMA grants by TS 38.213 7.1.1's open-loop power: it needs "
                              "ul_power_control=fractional and uplink_access=tdma")
+        if self.ul_interference not in UL_INTERFERENCE:
+            raise ValueError(f"unknown uplink interference {self.ul_interference!r}; choose from {', '.join(UL_INTERFERENCE)}")
+        if self.ul_interference == "clock":
+            self._check_clock_interference()
         if self.uplink_access == "pf" and self.ul_power_control != "fractional":
             raise ValueError("uplink_access=pf caps each device's blocks by its power headroom (TS 38.213 7.1.1's open-loop "
                              "power): it needs ul_power_control=fractional")
@@ -301,6 +311,22 @@ class PhysicalSystem(SystemKind):
         if cell.get("distances_m") is not None:
             cell["distances_m"] = tuple(cell["distances_m"])
         return cls(cell=Cell(**cell), downlink=LinkBudget(**data["downlink"]), uplink=LinkBudget(**data["uplink"]), **fields)
+
+    def _check_clock_interference(self) -> None:
+        """What ``ul_interference=clock`` needs: uploads sharing a band on the clock (``fdma``,
+        ``pf``: one shared uplink serves every receiver), the 19-site layout's receivers, one per
+        sector, and a static cell (a moving layout does not carry the gains to every receiver)."""
+        if self.uplink_access not in ("fdma", "pf"):
+            raise ValueError("ul_interference=clock recomputes the uploads' interference at every start and end on the "
+                             "shared uplink: it needs uplink_access=pf or fdma")
+        if not self.cell.interference:
+            raise ValueError("ul_interference=clock sums the devices uploading at the other sectors of the 19-site layout: "
+                             "it needs interference=on")
+        if self.uplink_queues != "sector":
+            raise ValueError("ul_interference=clock takes each sector as a receiver of its own: it needs uplink_queues=sector")
+        if self.channel_in_time:
+            raise ValueError("ul_interference=clock is for a static cell (speed_kmh=0, fading_in_time=block): a moving "
+                             "layout does not keep every device's gain to every receiver")
 
     @property
     def compute(self) -> ShiftedExponential:
@@ -334,6 +360,8 @@ class PhysicalSystem(SystemKind):
         layout_seq, fading_seq, planning_seq = channel_seeds(network_seq)
         layout = self.cell.place(samples.size, np.random.default_rng(layout_seq))
         network = self.network(layout, samples, np.random.default_rng(planning_seq))
+        if self.ul_interference == "clock":  # its own stream: the other streams draw what they drew under full-buffer
+            network = dataclasses.replace(network, interference_rng=np.random.default_rng(interference_seed(network_seq)))
         if self.in_time:
             network = dataclasses.replace(network, dynamics=dynamics_of(self, layout, np.random.default_rng(motion_seed(network_seq))))
         return network, np.random.default_rng(fading_seq)
@@ -485,7 +513,9 @@ class PhysicalSystem(SystemKind):
         antennas' gains, large-scale gain, noise. In the 19-site network, the SINR: the serving
         sector's antenna gain towards the device, and the other cells' interference
         (``netsim.radio.multicell.Served``; uplink: ``uplink_interference_dbm``) added to the noise;
-        fading acts on the wanted signal, the interference is taken at its mean."""
+        fading acts on the wanted signal, the interference is taken at its mean. Under
+        ``ul_interference=clock`` the uplink's is the SNR (no interference): the round adds its
+        own uploads' interference at each instant (``RoundChannel.uplink_share_efficiency``)."""
         gain = layout.gain_db
         bs_gain = self.bs_antenna_gain_dbi if layout.bs_gain_db is None else layout.bs_gain_db
         antennas = bs_gain + self.ue_antenna_gain_dbi
@@ -494,7 +524,8 @@ class PhysicalSystem(SystemKind):
         if layout.downlink_interference_db is not None:
             dl = link_budget.sinr_db(dl, self.downlink.tx_power_dbm + layout.downlink_interference_db + self.ue_antenna_gain_dbi,
                                self.downlink.bandwidth_hz, self.downlink.noise_figure_db)
-            ul = link_budget.sinr_db(ul, self.uplink_interference_dbm(layout), self.uplink.bandwidth_hz, self.uplink.noise_figure_db)
+            if self.ul_interference == "full-buffer":  # clock: the interference is the round's own (RoundChannel.uplink_share_efficiency)
+                ul = link_budget.sinr_db(ul, self.uplink_interference_dbm(layout), self.uplink.bandwidth_hz, self.uplink.noise_figure_db)
         return dl, ul + link_budget.linear_to_db(self.bs_rx_antennas)
 
     def efficiency(self, snr_db, fades=None, direction: str = "downlink") -> np.ndarray:
@@ -560,6 +591,8 @@ class PhysicalNetwork(Network):
     samples_per_update: np.ndarray
     planning_efficiency: np.ndarray | None = None  # draws x devices: downlink bit/s/Hz samples for airtime estimates
     dynamics: object = None  # netsim.dynamics.rounds.Dynamics: the cell in time (None: static, i.i.d. fading per round)
+    # ul_interference=clock: the rounds' fading of every device's link to every receiver (contract.seeds.interference_seed)
+    interference_rng: np.random.Generator | None = None
 
     time_unit = "s"
     records_energy = True
@@ -692,6 +725,23 @@ class PhysicalNetwork(Network):
         if self.system.uplink_queues == "site":
             return site
         return 3 * site + np.asarray(layout.sector, dtype=np.int64)
+
+    @functools.cached_property
+    def receiver_gain(self) -> np.ndarray:
+        """``ul_interference=clock``: devices x 57, each device's linear gain to each sector's
+        receiver (``CellLayout.receiver_gain_db``, the sector's antenna gain in it) times its own
+        antenna gain: the radiated power (W) times this is the power received there."""
+        if self.layout.receiver_gain_db is None:
+            raise ValueError("ul_interference=clock needs the layout's gains to every receiver (a 19-site layout the cell placed)")
+        return link_budget.db_to_linear(self.layout.receiver_gain_db + self.system.ue_antenna_gain_dbi)
+
+    def draw_interference_fade(self) -> np.ndarray:
+        """``ul_interference=clock``: one round's fading of every device's link to every receiver
+        (devices x 57, ``|h|^2`` of Rayleigh fading, unit mean: exponential), block fading as the
+        wanted links', from ``interference_rng``."""
+        if self.interference_rng is None:
+            raise ValueError("ul_interference=clock needs an interference generator (PhysicalSystem.bind: its own channel stream)")
+        return self.interference_rng.exponential(1.0, self.receiver_gain.shape)
 
     @functools.cached_property
     def uplink_power_dbm(self) -> np.ndarray:
@@ -903,19 +953,27 @@ class RoundChannel:
         rate = self.stream_rate_bps(devices)
         return bits / rate if rate > 0 else 0.0
 
-    def uplink_share_efficiency(self, devices, sharing: int) -> np.ndarray:
+    def uplink_share_efficiency(self, devices, sharing: int, interference_w=None) -> np.ndarray:
         """FDMA: efficiency on ``1/sharing`` of the band at the device's power there
         (``PhysicalNetwork.share_power_dbm``): the noise and the interference fall with the
         share, so its SNR is ``sharing`` times the full-band SNR times its share's power over its
         full-band power (a device or an array). Under power control below ``P_CMAX`` the power
-        falls with the share as much: the same SNR as on the whole band."""
+        falls with the share as much: the same SNR as on the whole band. ``interference_w``
+        (``ul_interference=clock``): the power received over the whole band from the other
+        receivers' transmitters (``PhysicalLinks.clock_interference_w``), its share falling with
+        the share as the noise's: the SINR is the SNR less ``10 log10(1 + I / N)``."""
         power_db = self.network.share_power_dbm(devices, sharing) - self.network.uplink_power_dbm[devices]
         snr_db = self._mean_snr_db[1][devices] + link_budget.linear_to_db(sharing) + power_db
+        if interference_w is not None:
+            uplink = self.system.uplink
+            noise_w = link_budget.dbm_to_w(link_budget.noise_power_dbm(uplink.bandwidth_hz, uplink.noise_figure_db))
+            snr_db = snr_db - link_budget.linear_to_db(1.0 + np.asarray(interference_w, dtype=float) / noise_w)
         return self.system.efficiency(snr_db, self.uplink_fade[devices], "uplink")
 
-    def uplink_share_bps(self, devices, sharing: int):
-        """FDMA: the devices' rates on ``1/sharing`` of the band each (a device or an array)."""
-        return self.network.uplink_bps(self.uplink_share_efficiency(devices, sharing), sharing)
+    def uplink_share_bps(self, devices, sharing: int, interference_w=None):
+        """FDMA: the devices' rates on ``1/sharing`` of the band each (a device or an array);
+        ``interference_w``: ``uplink_share_efficiency``'s."""
+        return self.network.uplink_bps(self.uplink_share_efficiency(devices, sharing, interference_w), sharing)
 
     def uplink_share_outage(self, device: int, sharing: int) -> bool:
         """FDMA: outage tested on the SNR of the share (``sharing`` times the full-band SNR)."""

@@ -70,6 +70,8 @@ class PhysicalLinks:
         self._steps: dict[int, tuple] = {}  # step -> (its channel, out of coverage per device)
         self._transfers: dict = {}
         self._dl_lost: set[int] = set()  # listeners that lost a stream mid-way (outage from then)
+        self.clock_interference = network.system.ul_interference == "clock"
+        self.interference_fade = None  # ul_interference=clock: the round's fading to every receiver (``draw``)
 
     @classmethod
     def draw(cls, network: PhysicalNetworkProtocol, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> "PhysicalLinks":
@@ -79,6 +81,8 @@ class PhysicalLinks:
         channel = network.draw_round(channel_rng, now_s)
         links = cls(channel.network, channel)
         links.start_s, links.segmented = float(now_s), in_segments(network)
+        if links.clock_interference:
+            links.interference_fade = network.draw_interference_fade()
         return links
 
     def receives(self, device: int) -> bool:
@@ -265,6 +269,39 @@ class PhysicalLinks:
         allocate = self.pf_sharing if self.uplink_access == "pf" else None
         return FdmaUplink(env, self.uplink_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
                           allocate)
+
+    def clock_interference_w(self, devices: np.ndarray, sharing) -> np.ndarray:
+        """``ul_interference=clock``: at each of ``devices``' receivers (``uplink_queue``), the power
+        (W, over the whole band) received from those of ``devices`` transmitting at the other
+        receivers (the own site's other sectors included): ``sum_j P_j g_j,r f_j,r`` over ``j``
+        at a receiver other than ``r``, ``P_j`` its radiated power on its share
+        (``PhysicalNetwork.share_power_dbm``), ``g_j,r`` its gain to ``r``
+        (``PhysicalNetwork.receiver_gain``), ``f_j,r`` the round's fading of that link. On one
+        block it is ``(P_j / m_j) g f`` with chance ``m_j / M`` (its ``m_j`` of the ``M`` blocks at
+        random positions: interference averaged over the band, the usual system-level
+        assumption: the per-RB interference of TR 36.942 Sec. 10.2's dynamic simulation and of
+        5G-LENA's spectrum model summed over the band), ``P_j g f / M`` per block on average,
+        which over the band is the sum; the noise falls with the share as it does."""
+        devices = np.asarray(devices)
+        network = self.channel.network
+        power_w = link_budget.dbm_to_w(network.share_power_dbm(devices, sharing))
+        receivers = self.uplink_queue[devices]
+        coupling = network.receiver_gain[np.ix_(devices, receivers)] * self.interference_fade[np.ix_(devices, receivers)]  # j x i
+        return (power_w[:, None] * coupling * (receivers[:, None] != receivers[None, :])).sum(axis=0)
+
+    def clock_share_bps(self, devices: np.ndarray, sharing, at_s: float | None = None) -> np.ndarray:
+        """``ul_interference=clock``: the rates of every receiver's transmitters (``devices``, each
+        on ``1/sharing`` of its receiver's band), each with the interference of the others at the
+        other receivers (``clock_interference_w``; a static cell: ``at_s`` is not read)."""
+        return self.channel.uplink_share_bps(devices, sharing, self.clock_interference_w(devices, sharing))
+
+    def clock_uplink(self, env):
+        """``ul_interference=clock``: the round's one shared uplink, every receiver's
+        (``netsim.transport.fdma.FdmaUplink`` with ``receivers``: each its band, shared as
+        ``fdma_uplink``'s), every transmitter's rate recomputed at each start or end anywhere."""
+        allocate = self.pf_sharing if self.uplink_access == "pf" else None
+        return FdmaUplink(env, self.clock_share_bps, self.uplink_share_w, self.band_prbs, None, allocate,
+                          receivers=self.uplink_queue)
 
     def step_at(self, t_s: float) -> int:
         """The step holding ``t_s`` (a step's start, up to rounding, is its own)."""

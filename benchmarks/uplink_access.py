@@ -1,6 +1,8 @@
 """Uplink outage and user throughput of one FL upload round at many devices: TDMA on each
 grant policy (``ul_allocation`` ``whole-band``, ``headroom``, ``power-limit``) against FDMA and the
-proportional-fair scheduler (``uplink_access=pf``; not a test: the table ``docs/physical-layer.md`` quotes).
+proportional-fair scheduler (``uplink_access=pf``), and the last two on the interference of the
+devices actually uploading (``ul_interference=clock``) in place of the full-buffer interferers
+(not a test: the tables ``docs/physical-layer.md`` quotes).
 
     python3 -m benchmarks.uplink_access [--preset uma-3.5ghz] [--devices 1000] [--rounds 5] [--megabits 1] [--seeds 0 1 2 3 4]
                                         [--uplinks NAME ...]
@@ -23,6 +25,7 @@ range) over the seeds.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 import numpy as np
 
@@ -32,13 +35,16 @@ from scenarios.definitions.cells import get_cell_system
 
 POLICIES = {"TDMA whole-band": {"ul_allocation": "whole-band"}, "TDMA headroom (default)": {"ul_allocation": "headroom"},
             "TDMA power-limit": {"ul_allocation": "power-limit"}, "FDMA": {"uplink_access": "fdma"},
-            "PF": {"uplink_access": "pf"}}
+            "PF": {"uplink_access": "pf"}, "PF clock interference": {"uplink_access": "pf", "ul_interference": "clock"},
+            "FDMA clock interference": {"uplink_access": "fdma", "ul_interference": "clock"}}
 
 
 def measure(preset: str, overrides: dict, devices: int, rounds: int, bits: float, seed: int) -> dict:
     system = get_cell_system(preset, overrides=overrides)
     layout = system.cell.place(devices, np.random.default_rng([seed, 0]))
     network = system.network(layout, np.zeros(devices))
+    if system.ul_interference == "clock":  # the interference fading's own stream (a run's: contract.seeds.interference_seed)
+        network = dataclasses.replace(network, interference_rng=np.random.default_rng([seed, 3]))
     plan = RoundPlan((), {d: bits for d in range(devices)}, tuple(range(devices)))
     records, trace = simulate_rounds([plan] * rounds, network, bits, np.random.default_rng([seed, 1]),
                                      channel_rng=np.random.default_rng([seed, 2]))

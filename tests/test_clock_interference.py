@@ -101,8 +101,9 @@ def test_fdma_on_the_clock_is_the_same_shared_uplink():
 DEVICES = 24
 
 
-def _uma(mode, seed=3, rounds=2):
-    system = get_cell_system("uma-3.5ghz", overrides={"uplink_access": "pf", "ul_interference": mode})
+def _uma(mode, seed=3, rounds=2, deadline=None, **radio):
+    system = get_cell_system("uma-3.5ghz", mode="barrier", deadline=deadline,
+                             overrides={"uplink_access": "pf", "ul_interference": mode, **radio})
     network, fading_rng = system.bind(np.zeros(DEVICES), RunSeeds.of(seed).network)
     plan = RoundPlan((), {d: 1e6 for d in range(DEVICES)}, tuple(range(DEVICES)))
     return simulate_rounds([plan] * rounds, network, 1e6, np.random.default_rng(seed), simulator="processes",
@@ -124,6 +125,36 @@ def test_clock_rounds_count_everything_once_and_repeat():
         assert sum(record.energy_j.values()) == pytest.approx(sum(e.energy_j for e in events), rel=1e-9)
     assert _uma("clock")[1] == trace
     assert interference_seed(RunSeeds.of(3).network).spawn_key == (2, 0, 4)
+
+
+@pytest.mark.parametrize("setting", [{"deadline": 3.0}, {"mean_off_s": 30.0}, {"battery_j": 0.5}, {"uplink_access": "fdma"}])
+def test_clock_rounds_compose_with_a_deadline_availability_batteries_and_fdma(setting):
+    """Cut by a deadline, by switching off or by a battery, or FDMA's equal shares: everyone
+    arrives or is dropped with a reason, the bits of an upload on one event, each round's energy
+    the sum of its events'."""
+    records, trace = _uma("clock", **setting)
+    for record in records:
+        outcome = record.outcome
+        assert set(outcome.arrived) | set(outcome.dropped) == set(range(DEVICES))
+        assert not set(outcome.arrived) & set(outcome.dropped)
+        events = [e for e in trace if e.round == record.server_round]
+        assert all(e.bits == 1e6 for e in events if e.kind == "uplink")
+        assert all(e.bits < 1e6 for e in events if e.kind == "dropped")
+        assert sum(record.energy_j.values()) == pytest.approx(sum(e.energy_j for e in events), rel=1e-9)
+    if "deadline" in setting:
+        assert "deadline" in records[0].outcome.dropped.values()
+
+
+def test_a_clock_run_on_the_command_line_records_its_interference(capsys, tmp_path):
+    import json
+
+    code = main(["run", "--system", "uma-3.5ghz", "--radio", "uplink_access=pf", "--radio", "ul_interference=clock",
+                 "--algorithm", "fedavg", "--rounds", "1", "--mode", "barrier", "--out", str(tmp_path), "--json", "--no-figure"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    run = json.loads(out)["runs"][0]
+    config = json.load(open(f"{run['result_dir']}/config.json"))
+    assert config["system"]["ul_interference"] == "clock"
 
 
 def test_interference_on_the_clock_is_below_the_full_buffer_one_here_and_full_buffer_draws_are_untouched():

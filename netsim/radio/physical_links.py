@@ -279,9 +279,9 @@ class PhysicalLinks:
         (``PhysicalNetwork.receiver_gain``), ``f_j,r`` the round's fading of that link. On one
         block it is ``(P_j / m_j) g f`` with chance ``m_j / M`` (its ``m_j`` of the ``M`` blocks at
         random positions: interference averaged over the band, the usual system-level
-        assumption: the per-RB interference of TR 36.942 Sec. 10.2's dynamic simulation and of
-        5G-LENA's spectrum model summed over the band), ``P_j g f / M`` per block on average,
-        which over the band is the sum; the noise falls with the share as it does."""
+        assumption; SEAMCAT's OFDMA uplink weighs an interferer by its ``N_RB / M`` share of the
+        victim's band the same way), ``P_j g f / M`` per block on average, which over the band
+        is the sum; the noise falls with the share as it does (docs/physical-layer.md)."""
         devices = np.asarray(devices)
         network = self.channel.network
         power_w = link_budget.dbm_to_w(network.share_power_dbm(devices, sharing))

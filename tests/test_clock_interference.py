@@ -127,11 +127,14 @@ def test_clock_rounds_count_everything_once_and_repeat():
     assert interference_seed(RunSeeds.of(3).network).spawn_key == (2, 0, 4)
 
 
-@pytest.mark.parametrize("setting", [{"deadline": 3.0}, {"mean_off_s": 30.0}, {"battery_j": 0.5}, {"uplink_access": "fdma"}])
-def test_clock_rounds_compose_with_a_deadline_availability_batteries_and_fdma(setting):
-    """Cut by a deadline, by switching off or by a battery, or FDMA's equal shares: everyone
-    arrives or is dropped with a reason, the bits of an upload on one event, each round's energy
-    the sum of its events'."""
+@pytest.mark.parametrize("setting", [{"deadline": 3.0}, {"mean_off_s": 30.0}, {"battery_j": 0.5}, {"uplink_access": "fdma"},
+                                     {"speed_kmh": 30.0}, {"speed_kmh": 30.0, "coverage": "site"},
+                                     {"speed_kmh": 120.0, "fading_in_time": "doppler", "min_bps_per_hz": 1.0}])
+def test_clock_rounds_compose_with_a_deadline_availability_batteries_fdma_and_a_moving_cell(setting):
+    """Cut by a deadline, by switching off or by a battery, FDMA's equal shares, or a moving cell
+    (every device's gains to every receiver read at each step; coverage of the network or of the
+    centre site; a link lost mid-upload): everyone arrives or is dropped with a reason, the bits
+    of an upload on one event, each round's energy the sum of its events'."""
     records, trace = _uma("clock", **setting)
     for record in records:
         outcome = record.outcome
@@ -192,8 +195,6 @@ def test_the_layout_keeps_every_devices_gain_to_every_receiver():
     (["ul_interference=clock"], "radio ul_interference has an effect only with uplink_access fdma or pf"),
     (["ul_interference=clock", "uplink_access=pf", "interference=off"], "ul_interference has an effect only with interference"),
     (["ul_interference=clock", "uplink_access=pf", "uplink_queues=site"], "ul_interference=clock takes each sector as a receiver"),
-    (["ul_interference=clock", "uplink_access=pf", "speed_kmh=30"], "ul_interference=clock is for a static cell"),
-    (["ul_interference=clock", "uplink_access=pf", "fading_in_time=doppler"], "ul_interference=clock is for a static cell"),
     (["ul_interference=sometimes", "uplink_access=pf"], "ul_interference"),
 ])
 def test_clock_interference_is_refused_where_it_has_no_effect_or_no_model(radio, words, capsys, tmp_path, monkeypatch):
@@ -214,3 +215,22 @@ def test_a_system_built_in_code_refuses_clock_interference_off_the_shared_uplink
         PhysicalSystem(Cell(interference=True), LinkBudget(2e6, 1.0, 0.0), LinkBudget(2e6, 1.0, 0.0), ul_interference="clock")
     with pytest.raises(ValueError, match="it needs interference=on"):
         PhysicalSystem(Cell(), LinkBudget(2e6, 1.0, 0.0), LinkBudget(2e6, 1.0, 0.0), uplink_access="fdma", ul_interference="clock")
+
+
+def test_a_moving_cell_reads_every_gain_at_each_step_only_on_the_clock():
+    """A moving layout of an instant keeps the devices' gains to the 57 sectors under ``clock``
+    (its own serving sector's the device's coupling gain then), and not under ``full-buffer``
+    (a step's layout is cached for the round: 57 columns per device and step only where read)."""
+    layouts = {}
+    for mode in ("clock", "full-buffer"):
+        system = get_cell_system("uma-3.5ghz", overrides={"uplink_access": "pf", "ul_interference": mode, "speed_kmh": 30.0})
+        network, _ = system.bind(np.zeros(DEVICES), RunSeeds.of(3).network)
+        layouts[mode] = network.dynamics.motion.at(1.0)[0]
+        moved = dataclasses.replace(network, layout=layouts[mode])
+        if mode == "clock":
+            gain = layouts[mode].receiver_gain_db
+            assert gain.shape == (DEVICES, 57)
+            own = gain[np.arange(DEVICES), moved.uplink_queue]
+            assert np.allclose(own + system.ue_antenna_gain_dbi, -moved.coupling_loss_db, rtol=0, atol=1e-9)
+    assert layouts["full-buffer"].receiver_gain_db is None
+    assert np.array_equal(layouts["clock"].x_m, layouts["full-buffer"].x_m)

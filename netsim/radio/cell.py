@@ -238,8 +238,8 @@ class CellLayout:
     interferer_coupling_loss_db: np.ndarray | None = None
     draws: LinkDraws | None = None  # the drop's per-link draws (a layout the cell placed), which a channel in time continues
     # devices x 57 sectors (site-major, ``3 site + orientation``: the uplink receivers): the coupling gain of each device to
-    # each sector, its antenna gain included (``netsim.radio.multicell.Drop.coupling_gain_db``; None: no network, or a
-    # moving cell's layout of an instant): what ``ul_interference=clock`` reads (``PhysicalNetwork.receiver_gain``)
+    # each sector, its antenna gain included (``netsim.radio.multicell.Drop.coupling_gain_db``, a moving cell's of the instant
+    # under ``ul_interference=clock``; None: no network): what ``ul_interference=clock`` reads (``PhysicalNetwork.receiver_gain``)
     receiver_gain_db: np.ndarray | None = None
 
     def __post_init__(self) -> None:

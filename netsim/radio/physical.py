@@ -315,7 +315,7 @@ class PhysicalSystem(SystemKind):
     def _check_clock_interference(self) -> None:
         """What ``ul_interference=clock`` needs: uploads sharing a band on the clock (``fdma``,
         ``pf``: one shared uplink serves every receiver), the 19-site layout's receivers, one per
-        sector, and a static cell (a moving layout does not carry the gains to every receiver)."""
+        sector."""
         if self.uplink_access not in ("fdma", "pf"):
             raise ValueError("ul_interference=clock recomputes the uploads' interference at every start and end on the "
                              "shared uplink: it needs uplink_access=pf or fdma")
@@ -324,9 +324,6 @@ class PhysicalSystem(SystemKind):
                              "it needs interference=on")
         if self.uplink_queues != "sector":
             raise ValueError("ul_interference=clock takes each sector as a receiver of its own: it needs uplink_queues=sector")
-        if self.channel_in_time:
-            raise ValueError("ul_interference=clock is for a static cell (speed_kmh=0, fading_in_time=block): a moving "
-                             "layout does not keep every device's gain to every receiver")
 
     @property
     def compute(self) -> ShiftedExponential:

@@ -282,26 +282,35 @@ class PhysicalLinks:
         assumption; SEAMCAT's OFDMA uplink weighs an interferer by its ``N_RB / M`` share of the
         victim's band the same way), ``P_j g f / M`` per block on average, which over the band
         is the sum; the noise falls with the share as it does (docs/physical-layer.md)."""
+        return self._clock_interference_w(self.channel.network, devices, sharing)
+
+    def _clock_interference_w(self, network, devices, sharing) -> np.ndarray:
+        """``clock_interference_w`` on ``network`` (the links' own, or a step's: its powers at that
+        step's path losses, its gains, and each device's receiver then, its serving sector)."""
         devices = np.asarray(devices)
-        network = self.channel.network
         power_w = link_budget.dbm_to_w(network.share_power_dbm(devices, sharing))
-        receivers = self.uplink_queue[devices]
+        receivers = network.uplink_queue[devices]
         coupling = network.receiver_gain[np.ix_(devices, receivers)] * self.interference_fade[np.ix_(devices, receivers)]  # j x i
         return (power_w[:, None] * coupling * (receivers[:, None] != receivers[None, :])).sum(axis=0)
 
     def clock_share_bps(self, devices: np.ndarray, sharing, at_s: float | None = None) -> np.ndarray:
         """``ul_interference=clock``: the rates of every receiver's transmitters (``devices``, each
         on ``1/sharing`` of its receiver's band), each with the interference of the others at the
-        other receivers (``clock_interference_w``; a static cell: ``at_s`` is not read)."""
-        return self.channel.uplink_share_bps(devices, sharing, self.clock_interference_w(devices, sharing))
+        other receivers (``clock_interference_w``); in segments, on the channel of the step
+        holding ``at_s`` (positions, path losses, serving sectors, the wanted links' fading; the
+        interferers' fading is the round's, held)."""
+        channel = self.channel if at_s is None or not self.segmented else self._step(self.step_at(at_s))[0]
+        return channel.uplink_share_bps(devices, sharing, self._clock_interference_w(channel.network, devices, sharing))
 
     def clock_uplink(self, env):
         """``ul_interference=clock``: the round's one shared uplink, every receiver's
         (``netsim.transport.fdma.FdmaUplink`` with ``receivers``: each its band, shared as
-        ``fdma_uplink``'s), every transmitter's rate recomputed at each start or end anywhere."""
+        ``fdma_uplink``'s), every transmitter's rate recomputed at each start or end anywhere and,
+        on a moving cell, at each channel step (the queues, each device's receiver, are those of
+        the round's start, as ``fdma_uplink``'s)."""
         allocate = self.pf_sharing if self.uplink_access == "pf" else None
-        return FdmaUplink(env, self.clock_share_bps, self.uplink_share_w, self.band_prbs, None, allocate,
-                          receivers=self.uplink_queue)
+        return FdmaUplink(env, self.clock_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
+                          allocate, receivers=self.uplink_queue)
 
     def step_at(self, t_s: float) -> int:
         """The step holding ``t_s`` (a step's start, up to rounding, is its own)."""

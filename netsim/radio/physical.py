@@ -234,7 +234,7 @@ class PhysicalSystem(SystemKind):
     ul_interference: Literal[UL_INTERFERENCE] = option(
         "full-buffer", "the uplink interference: full-buffer, one unfaded device per sector of the other sites transmitting "
                        "all the time (the calibration setting); clock, the run's own devices uploading at the other receivers "
-                       "at each instant, faded (a static 19-site layout; docs/physical-layer.md)",
+                       "at each instant, faded (the 19-site layout; docs/physical-layer.md)",
         omit_default=True, requires={"uplink_access": among("fdma", "pf"), "interference": LAYOUT})
     p0_dbm_per_prb: float = option(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
                                       low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1], requires={"ul_power_control": "fractional"})

@@ -270,8 +270,10 @@ class PhysicalLinks:
         return FdmaUplink(env, self.uplink_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
                           allocate)
 
-    def clock_interference_w(self, devices: np.ndarray, sharing) -> np.ndarray:
-        """``ul_interference=clock``: at each of ``devices``' receivers (``uplink_queue``), the power
+    def clock_interference_w(self, network, devices: np.ndarray, sharing) -> np.ndarray:
+        """``ul_interference=clock``: at each of ``devices``' receivers (``uplink_queue`` of
+        ``network``: the links' own, or a step's, with its powers at that step's path losses, its
+        gains, and each device's serving sector then), the power
         (W, over the whole band) received from those of ``devices`` transmitting at the other
         receivers (the own site's other sectors included): ``sum_j P_j g_j,r f_j,r`` over ``j``
         at a receiver other than ``r``, ``P_j`` its radiated power on its share
@@ -282,11 +284,6 @@ class PhysicalLinks:
         assumption; SEAMCAT's OFDMA uplink weighs an interferer by its ``N_RB / M`` share of the
         victim's band the same way), ``P_j g f / M`` per block on average, which over the band
         is the sum; the noise falls with the share as it does (docs/physical-layer.md)."""
-        return self._clock_interference_w(self.channel.network, devices, sharing)
-
-    def _clock_interference_w(self, network, devices, sharing) -> np.ndarray:
-        """``clock_interference_w`` on ``network`` (the links' own, or a step's: its powers at that
-        step's path losses, its gains, and each device's receiver then, its serving sector)."""
         devices = np.asarray(devices)
         power_w = link_budget.dbm_to_w(network.share_power_dbm(devices, sharing))
         receivers = network.uplink_queue[devices]
@@ -300,7 +297,7 @@ class PhysicalLinks:
         holding ``at_s`` (positions, path losses, serving sectors, the wanted links' fading; the
         interferers' fading is the round's, held)."""
         channel = self.channel if at_s is None or not self.segmented else self._step(self.step_at(at_s))[0]
-        return channel.uplink_share_bps(devices, sharing, self._clock_interference_w(channel.network, devices, sharing))
+        return channel.uplink_share_bps(devices, sharing, self.clock_interference_w(channel.network, devices, sharing))
 
     def clock_uplink(self, env):
         """``ul_interference=clock``: the round's one shared uplink, every receiver's

@@ -13,7 +13,8 @@
             ├── layout      where the devices are placed
             ├── fading      the rounds' fading
             ├── planning    the base station's own fading samples for airtime estimates
-            └── motion      (child 3) a moving cell's paths, fields, fading and availability
+            ├── motion      (child 3) a moving cell's paths, fields, fading and availability
+            └── interference (child 4) ul_interference=clock's fading of every link to every receiver
         └── idle        (child 1) the buffered orchestrator's random choice of idle devices
 
 Each stream is the child of its parent at a fixed key (``child``): the one ``spawn`` gives as
@@ -95,3 +96,11 @@ def motion_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
     """The channel child's stream of a cell in time (``netsim.dynamics``): apart from the three
     of ``ChannelSeeds``, so a static cell draws what it always drew."""
     return child(child(network, 0), 3)
+
+
+def interference_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
+    """The channel child's stream of ``ul_interference=clock`` (``netsim.radio.physical``: each
+    round's fading of every device's link to every receiver): apart from the others, so a run
+    under ``full-buffer`` draws what it always drew, and the wanted links' fading is the same
+    under both (common random numbers)."""
+    return child(child(network, 0), 4)

@@ -172,7 +172,8 @@ def test_the_docs_reference_is_the_declarations():
     assert all(f"{row['flag']} " in run_help or f"{row['flag']}\n" in run_help for row in declared_rows if row["flag"] != "--algorithm")
 
 
-RADIO_NEEDS = {"speed_kmh": 3.0, "interference": True, "mean_off_s": 60.0, "ul_power_control": "fractional"}  # what they need
+RADIO_NEEDS = {"speed_kmh": 3.0, "interference": True, "mean_off_s": 60.0, "ul_power_control": "fractional",
+               "uplink_access": "tdma", ("ul_interference", "uplink_access"): "pf"}  # what they need (one parameter's own: keyed by it)
 
 
 def test_every_radio_parameter_reaches_the_cell_from_run_sweep_and_api():
@@ -199,7 +200,8 @@ def test_every_radio_parameter_reaches_the_cell_from_run_sweep_and_api():
         given = run_specs(build_parser().parse_args(argv))[0].radio
         swept = expand({"settings": {"system": "uma-2.1ghz", "radio": {name: value}}, "algorithm": [{"name": ALGORITHM}]})[0].radio
         assert given == swept == RunSpec(SCENARIO, ALGORITHM, radio={name: value}).radio == {name: value}
-        needs = {other: RADIO_NEEDS[other] for other in RADIO_REQUIRES.get(name, {}) if other in RADIO_FIELDS}  # a moving cell...
+        needs = {other: RADIO_NEEDS.get((name, other), RADIO_NEEDS[other])
+                 for other in RADIO_REQUIRES.get(name, {}) if other in RADIO_FIELDS}  # a moving cell...
         assert all(holds(RADIO_REQUIRES[name][other], value) for other, value in needs.items())
         system = physical_system(cell_parameters("uma-2.1ghz", {"interference": False, **needs, **given}))
         link, f = RADIO_FIELDS[name]

@@ -247,12 +247,22 @@ def test_power_limited_grant_by_hand(simulator):
     assert records[0].energy_j[0] == pytest.approx(10 ** (power_dbm[0] / 10) / 1e3 * 1e6 / rate[0], rel=1e-12)
 
 
-@pytest.mark.parametrize("overrides", [{"ul_power_control": "off"}, {"uplink_access": "fdma"}])
-def test_power_limited_grants_need_open_loop_power_on_tdma(overrides):
-    """Without TS 38.213's open-loop power (``off``) there is no limit to size a grant by; FDMA
-    has no grants: the setting would have no effect, so it is refused."""
+def test_power_limited_grants_need_open_loop_power_on_tdma():
+    """Without TS 38.213's open-loop power (``off``) there is no limit to size a grant by: the
+    setting would have no effect, so it is refused."""
     with pytest.raises(UsageError, match="ul_allocation=power-limit .* needs ul_power_control=fractional and uplink_access=tdma"):
-        get_cell_system("uma-3.5ghz", overrides={"ul_allocation": "power-limit", **overrides})
+        get_cell_system("uma-3.5ghz", overrides={"ul_allocation": "power-limit", "ul_power_control": "off"})
+
+
+@pytest.mark.parametrize("access", ["fdma", "pf"])
+@pytest.mark.parametrize("allocation", ["whole-band", "power-limit"])
+def test_a_tdma_grant_policy_is_refused_on_a_shared_uplink(access, allocation):
+    """FDMA and PF have no TDMA grants: ``ul_allocation`` given off the preset's value has no
+    effect there, so it is refused (the preset's own ``headroom`` is not a setting given)."""
+    with pytest.raises(UsageError, match=f"radio ul_allocation has an effect only with uplink_access='tdma' \\(this run has "
+                                         f"uplink_access '{access}'\\)"):
+        get_cell_system("uma-3.5ghz", overrides={"ul_allocation": allocation, "uplink_access": access})
+    assert get_cell_system("uma-3.5ghz", overrides={"uplink_access": access}).uplink_access == access
 
 
 @pytest.mark.parametrize("simulator", ["timeline", "processes"])

@@ -300,7 +300,8 @@ class ChannelInTime:
                             bs_gain_db=antenna[rows, sector], downlink_interference_db=downlink, uplink_interference_db=uplink,
                             indoor=self.layout.indoor, height_m=self.layout.height_m, sector=orientation, site=site,
                             interferer_gain_db=self.layout.interferer_gain_db,
-                            interferer_coupling_loss_db=self.layout.interferer_coupling_loss_db, draws=self.draws)
+                            interferer_coupling_loss_db=self.layout.interferer_coupling_loss_db, draws=self.draws,
+                            receiver_gain_db=coupling if self.system.ul_interference == "clock" else None)  # kept only where read
         return layout, out
 
     def _los(self, x, y, probability, shape, sites=None) -> np.ndarray:

@@ -187,7 +187,8 @@ class Cell:
                           downlink_interference_db=served.downlink_interference_db,
                           uplink_interference_db=served.uplink_interference_db, indoor=d.indoor, height_m=d.height_m,
                           sector=served.sector, interferer_gain_db=served.interferer_gain_db,
-                          interferer_coupling_loss_db=served.interferer_coupling_loss_db, draws=draws)
+                          interferer_coupling_loss_db=served.interferer_coupling_loss_db, draws=draws,
+                          receiver_gain_db=d.coupling_gain_db)
 
 
 @dataclass(frozen=True, eq=False)
@@ -236,6 +237,10 @@ class CellLayout:
     interferer_gain_db: np.ndarray | None = None
     interferer_coupling_loss_db: np.ndarray | None = None
     draws: LinkDraws | None = None  # the drop's per-link draws (a layout the cell placed), which a channel in time continues
+    # devices x 57 sectors (site-major, ``3 site + orientation``: the uplink receivers): the coupling gain of each device to
+    # each sector, its antenna gain included (``netsim.radio.multicell.Drop.coupling_gain_db``, a moving cell's of the instant
+    # under ``ul_interference=clock``; None: no network): what ``ul_interference=clock`` reads (``PhysicalNetwork.receiver_gain``)
+    receiver_gain_db: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.k_factor is None:

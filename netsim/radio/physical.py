@@ -20,11 +20,11 @@ from typing import Callable, Literal, Sequence
 
 import numpy as np
 
-from contract.seeds import ChannelSeeds, motion_seed
-from contract.setting import Needs, check_declared, option, recorded
+from contract.seeds import ChannelSeeds, interference_seed, motion_seed
+from contract.setting import Needs, among, check_declared, option, recorded
 from netsim import scheduling
 from netsim.radio import duplex, energy, fading, link_budget
-from netsim.radio.cell import MOVING, Cell, CellLayout
+from netsim.radio.cell import LAYOUT, MOVING, Cell, CellLayout
 from netsim.normalized.distributions import ShiftedExponential
 from netsim.dynamics.rounds import RoundInTime, dynamics_of
 from netsim.transport.durations import MAX_DEADLINE, TIMING_MODES
@@ -39,10 +39,11 @@ FADING_MODELS = fading.FADING_MODELS
 FADING_IN_TIME = ("block", "doppler")
 PLANNING_DRAWS = 1000
 PLANNING_BLOCK = 100  # planning draws per block (bounds memory: block x devices x subbands)
-UPLINK_ACCESS = ("tdma", "fdma")
+UPLINK_ACCESS = ("tdma", "fdma", "pf")
 UL_POWER_CONTROL = ("off", "fractional")
 UL_ALLOCATIONS = ("whole-band", "headroom", "power-limit")
 UPLINK_QUEUES = ("sector", "site")
+UL_INTERFERENCE = ("full-buffer", "clock")  # the uplink interference: the calibration's loaded network, or the run's own uploads
 LINK_ABSTRACTIONS = ("shannon", "attenuated-shannon", "nr")
 PRB_REFERENCE_HZ = 180e3  # 12 subcarriers at 15 kHz: 2^mu M_RB of these span an allocation of M_RB PRBs at 15 2^mu kHz
 P0_RANGE_DBM = (-202.0, 24.0)  # TS 38.331 PUSCH-ConfigCommon p0-NominalWithGrant
@@ -64,6 +65,39 @@ def dft_s_ofdm_prbs(prbs) -> np.ndarray:
         raise ValueError(f"a DFT-s-OFDM allocation holds at least 1 PRB, got {int(prbs.min())}")
     sizes = _dft_sizes(int(prbs.max(initial=1)))
     return sizes[np.searchsorted(sizes, prbs, side="right") - 1]
+
+
+def water_fill_prbs(caps_prbs, band_prbs: int) -> np.ndarray:
+    """``uplink_access=pf``'s grants: the ``band_prbs`` blocks of a receiver shared among the
+    devices with data pending (one each at least: at most ``band_prbs`` of them), device ``i``
+    capped by ``caps_prbs[i]`` (its power headroom limit, ``PhysicalSystem.power_limit_prbs``,
+    taken as at least 1 and at most the band). Water-filling: the largest integer level ``L``
+    with ``sum_i min(cap_i, L) <= band`` (everyone at its cap where the caps fit), each grant
+    ``min(cap_i, L)`` rounded down to a DFT-s-OFDM size (TS 38.211 6.3.1.4, ``dft_s_ofdm_prbs``);
+    then the blocks left over, one raise at a time: the device with the fewest blocks (the
+    earlier in ``caps_prbs`` on a tie) whose next DFT-s-OFDM size is within its cap and the
+    blocks left is raised to it, until none can be. The grants sum to at most the band."""
+    band = int(band_prbs)
+    caps = np.clip(np.asarray(caps_prbs, dtype=np.int64), 1, band)
+    if caps.size > band:
+        raise ValueError(f"{caps.size} devices cannot each hold one of {band} blocks")
+    if caps.size == 0:
+        return caps
+    levels = np.arange(1, band + 1)
+    fits = np.minimum(caps[None, :], levels[:, None]).sum(axis=1) <= band
+    grants = dft_s_ofdm_prbs(np.minimum(caps, levels[fits].max()))
+    sizes = _dft_sizes(band)
+    left = band - int(grants.sum())
+    while left > 0:
+        for i in sorted(range(caps.size), key=lambda j: (grants[j], j)):
+            larger = sizes[np.searchsorted(sizes, grants[i], side="right"):]
+            if larger.size and larger[0] <= caps[i] and larger[0] - grants[i] <= left:
+                left -= int(larger[0] - grants[i])
+                grants[i] = larger[0]
+                break
+        else:
+            break
+    return grants
 
 
 @functools.lru_cache(maxsize=8)
@@ -121,8 +155,11 @@ class PhysicalSystem(SystemKind):
     ``P_CMAX`` reaches the outage floor (``headroom``), or its power headroom limit in
     DFT-s-OFDM sizes (``power-limit``: ``RoundChannel.allocated_prbs``), concurrent grants side
     by side while their blocks fit in the band, first come first served:
-    ``netsim.transport.media.ResourceBlocks``) or ``fdma`` (the band split equally
-    among the devices transmitting at that moment, each at its power for its share).
+    ``netsim.transport.media.ResourceBlocks``), ``fdma`` (the band split equally
+    among the devices transmitting at that moment, each at its power for its share) or ``pf``
+    (the gNB's proportional-fair scheduler: at every change the band water-filled among the
+    devices with data pending, each capped by its power headroom and rounded to a DFT-s-OFDM
+    size, ``water_fill_prbs``; ``netsim.transport.fdma``).
 
     A link's spectral efficiency in a round is the mean over ``subbands`` independently faded
     subbands of ``min(max_bps_per_hz, log2(1 + SNR |h_s|^2 / gap))`` (``subbands = 1``: flat
@@ -188,10 +225,17 @@ class PhysicalSystem(SystemKind):
                                           low=15e3, high=240e3)
     ul_power_control: str = "off"
     link_abstraction: str = "shannon"  # rate per SNR: Shannon with a gap and the CQI cap, TR 36.942 A.2's, or NR's MCS/BLER/HARQ (efficiency)
-    ul_allocation: str = "whole-band"  # TDMA grant: every resource block, the widest reaching the floor at P_CMAX (headroom) or the power limit (RoundChannel.allocated_prbs)
+    ul_allocation: Literal[UL_ALLOCATIONS] = option("whole-band", "TDMA grant: every resource block (whole-band), the widest reaching the outage floor at "
+                                              "P_CMAX (headroom) or the power headroom limit (power-limit): RoundChannel.allocated_prbs",
+                                requires={"uplink_access": "tdma"})
     uplink_queues: Literal[UPLINK_QUEUES] = option(
         "sector", "the uplink receivers: one queue per serving sector (sector) or one per serving site (site)",
         omit_default=True)
+    ul_interference: Literal[UL_INTERFERENCE] = option(
+        "full-buffer", "the uplink interference: full-buffer, one unfaded device per sector of the other sites transmitting "
+                       "all the time (the calibration setting); clock, the run's own devices uploading at the other receivers "
+                       "at each instant, faded (the 19-site layout; docs/physical-layer.md)",
+        omit_default=True, requires={"uplink_access": among("fdma", "pf"), "interference": LAYOUT})
     p0_dbm_per_prb: float = option(-92.2, "open-loop PUSCH power per resource block (scenarios.definitions.cells [PC])",
                                       low=P0_RANGE_DBM[0], high=P0_RANGE_DBM[1], requires={"ul_power_control": "fractional"})
     alpha: float = option(0.8, "path-loss compensation of the uplink power control", low=0.0, high=1.0, requires={"ul_power_control": "fractional"})
@@ -235,13 +279,18 @@ class PhysicalSystem(SystemKind):
                                  f"{self.downlink.bandwidth_hz:g} and {self.uplink.bandwidth_hz:g} Hz")
         if self.link_abstraction not in LINK_ABSTRACTIONS:
             raise ValueError(f"unknown link abstraction {self.link_abstraction!r}; choose from {', '.join(LINK_ABSTRACTIONS)}")
-        if self.ul_allocation not in UL_ALLOCATIONS:
-            raise ValueError(f"unknown uplink allocation {self.ul_allocation!r}; choose from {', '.join(UL_ALLOCATIONS)}")
         if self.ul_power_control not in UL_POWER_CONTROL:
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
         if self.ul_allocation == "power-limit" and (self.ul_power_control != "fractional" or self.uplink_access != "tdma"):
             raise ValueError("ul_allocation=power-limit sizes TDMA grants by TS 38.213 7.1.1's open-loop power: it needs "
                              "ul_power_control=fractional and uplink_access=tdma")
+        if self.ul_interference not in UL_INTERFERENCE:
+            raise ValueError(f"unknown uplink interference {self.ul_interference!r}; choose from {', '.join(UL_INTERFERENCE)}")
+        if self.ul_interference == "clock":
+            self._check_clock_interference()
+        if self.uplink_access == "pf" and self.ul_power_control != "fractional":
+            raise ValueError("uplink_access=pf caps each device's blocks by its power headroom (TS 38.213 7.1.1's open-loop "
+                             "power): it needs ul_power_control=fractional")
         if self.ue_energy == "slots" and not self.power_unit_w:
             raise ValueError("ue_energy=slots charges TR 38.840's device states: it needs power_unit_w > 0 (with "
                              "power_unit_w=0 only radiated power is charged)")
@@ -262,6 +311,19 @@ class PhysicalSystem(SystemKind):
         if cell.get("distances_m") is not None:
             cell["distances_m"] = tuple(cell["distances_m"])
         return cls(cell=Cell(**cell), downlink=LinkBudget(**data["downlink"]), uplink=LinkBudget(**data["uplink"]), **fields)
+
+    def _check_clock_interference(self) -> None:
+        """What ``ul_interference=clock`` needs: uploads sharing a band on the clock (``fdma``,
+        ``pf``: one shared uplink serves every receiver), the 19-site layout's receivers, one per
+        sector."""
+        if self.uplink_access not in ("fdma", "pf"):
+            raise ValueError("ul_interference=clock recomputes the uploads' interference at every start and end on the "
+                             "shared uplink: it needs uplink_access=pf or fdma")
+        if not self.cell.interference:
+            raise ValueError("ul_interference=clock sums the devices uploading at the other sectors of the 19-site layout: "
+                             "it needs interference=on")
+        if self.uplink_queues != "sector":
+            raise ValueError("ul_interference=clock takes each sector as a receiver of its own: it needs uplink_queues=sector")
 
     @property
     def compute(self) -> ShiftedExponential:
@@ -295,6 +357,8 @@ class PhysicalSystem(SystemKind):
         layout_seq, fading_seq, planning_seq = channel_seeds(network_seq)
         layout = self.cell.place(samples.size, np.random.default_rng(layout_seq))
         network = self.network(layout, samples, np.random.default_rng(planning_seq))
+        if self.ul_interference == "clock":  # its own stream: the other streams draw what they drew under full-buffer
+            network = dataclasses.replace(network, interference_rng=np.random.default_rng(interference_seed(network_seq)))
         if self.in_time:
             network = dataclasses.replace(network, dynamics=dynamics_of(self, layout, np.random.default_rng(motion_seed(network_seq))))
         return network, np.random.default_rng(fading_seq)
@@ -421,6 +485,12 @@ class PhysicalSystem(SystemKind):
         51 blocks: 50)."""
         return dft_s_ofdm_prbs(np.clip(self.power_limit_prbs(coupling_loss_db), 1, self.uplink_prbs))
 
+    def pf_grant_prbs(self, coupling_loss_db) -> np.ndarray:
+        """``uplink_access=pf``: the blocks of each device with data pending on one receiver (their
+        coupling losses, in arrival order), ``water_fill_prbs`` capped by each one's power headroom
+        limit (``power_limit_prbs``, TS 38.213 7.1.1 / TS 38.321 5.4.6)."""
+        return water_fill_prbs(self.power_limit_prbs(coupling_loss_db), self.uplink_prbs)
+
     def uplink_interference_dbm(self, layout: CellLayout) -> np.ndarray | None:
         """Per device, the uplink interference at its serving sector (dBm; None: no network): one
         device per sector of the other sites, each at its own power (full, or set by its own
@@ -440,7 +510,9 @@ class PhysicalSystem(SystemKind):
         antennas' gains, large-scale gain, noise. In the 19-site network, the SINR: the serving
         sector's antenna gain towards the device, and the other cells' interference
         (``netsim.radio.multicell.Served``; uplink: ``uplink_interference_dbm``) added to the noise;
-        fading acts on the wanted signal, the interference is taken at its mean."""
+        fading acts on the wanted signal, the interference is taken at its mean. Under
+        ``ul_interference=clock`` the uplink's is the SNR (no interference): the round adds its
+        own uploads' interference at each instant (``RoundChannel.uplink_share_efficiency``)."""
         gain = layout.gain_db
         bs_gain = self.bs_antenna_gain_dbi if layout.bs_gain_db is None else layout.bs_gain_db
         antennas = bs_gain + self.ue_antenna_gain_dbi
@@ -449,7 +521,8 @@ class PhysicalSystem(SystemKind):
         if layout.downlink_interference_db is not None:
             dl = link_budget.sinr_db(dl, self.downlink.tx_power_dbm + layout.downlink_interference_db + self.ue_antenna_gain_dbi,
                                self.downlink.bandwidth_hz, self.downlink.noise_figure_db)
-            ul = link_budget.sinr_db(ul, self.uplink_interference_dbm(layout), self.uplink.bandwidth_hz, self.uplink.noise_figure_db)
+            if self.ul_interference == "full-buffer":  # clock: the interference is the round's own (RoundChannel.uplink_share_efficiency)
+                ul = link_budget.sinr_db(ul, self.uplink_interference_dbm(layout), self.uplink.bandwidth_hz, self.uplink.noise_figure_db)
         return dl, ul + link_budget.linear_to_db(self.bs_rx_antennas)
 
     def efficiency(self, snr_db, fades=None, direction: str = "downlink") -> np.ndarray:
@@ -515,6 +588,8 @@ class PhysicalNetwork(Network):
     samples_per_update: np.ndarray
     planning_efficiency: np.ndarray | None = None  # draws x devices: downlink bit/s/Hz samples for airtime estimates
     dynamics: object = None  # netsim.dynamics.rounds.Dynamics: the cell in time (None: static, i.i.d. fading per round)
+    # ul_interference=clock: the rounds' fading of every device's link to every receiver (contract.seeds.interference_seed)
+    interference_rng: np.random.Generator | None = None
 
     time_unit = "s"
     records_energy = True
@@ -647,6 +722,23 @@ class PhysicalNetwork(Network):
         if self.system.uplink_queues == "site":
             return site
         return 3 * site + np.asarray(layout.sector, dtype=np.int64)
+
+    @functools.cached_property
+    def receiver_gain(self) -> np.ndarray:
+        """``ul_interference=clock``: devices x 57, each device's linear gain to each sector's
+        receiver (``CellLayout.receiver_gain_db``, the sector's antenna gain in it) times its own
+        antenna gain: the radiated power (W) times this is the power received there."""
+        if self.layout.receiver_gain_db is None:
+            raise ValueError("ul_interference=clock needs the layout's gains to every receiver (a 19-site layout the cell placed)")
+        return link_budget.db_to_linear(self.layout.receiver_gain_db + self.system.ue_antenna_gain_dbi)
+
+    def draw_interference_fade(self) -> np.ndarray:
+        """``ul_interference=clock``: one round's fading of every device's link to every receiver
+        (devices x 57, ``|h|^2`` of Rayleigh fading, unit mean: exponential), block fading as the
+        wanted links', from ``interference_rng``."""
+        if self.interference_rng is None:
+            raise ValueError("ul_interference=clock needs an interference generator (PhysicalSystem.bind: its own channel stream)")
+        return self.interference_rng.exponential(1.0, self.receiver_gain.shape)
 
     @functools.cached_property
     def uplink_power_dbm(self) -> np.ndarray:
@@ -858,19 +950,27 @@ class RoundChannel:
         rate = self.stream_rate_bps(devices)
         return bits / rate if rate > 0 else 0.0
 
-    def uplink_share_efficiency(self, devices, sharing: int) -> np.ndarray:
+    def uplink_share_efficiency(self, devices, sharing: int, interference_w=None) -> np.ndarray:
         """FDMA: efficiency on ``1/sharing`` of the band at the device's power there
         (``PhysicalNetwork.share_power_dbm``): the noise and the interference fall with the
         share, so its SNR is ``sharing`` times the full-band SNR times its share's power over its
         full-band power (a device or an array). Under power control below ``P_CMAX`` the power
-        falls with the share as much: the same SNR as on the whole band."""
+        falls with the share as much: the same SNR as on the whole band. ``interference_w``
+        (``ul_interference=clock``): the power received over the whole band from the other
+        receivers' transmitters (``PhysicalLinks.clock_interference_w``), its share falling with
+        the share as the noise's: the SINR is the SNR less ``10 log10(1 + I / N)``."""
         power_db = self.network.share_power_dbm(devices, sharing) - self.network.uplink_power_dbm[devices]
         snr_db = self._mean_snr_db[1][devices] + link_budget.linear_to_db(sharing) + power_db
+        if interference_w is not None:
+            uplink = self.system.uplink
+            noise_w = link_budget.dbm_to_w(link_budget.noise_power_dbm(uplink.bandwidth_hz, uplink.noise_figure_db))
+            snr_db = snr_db - link_budget.linear_to_db(1.0 + np.asarray(interference_w, dtype=float) / noise_w)
         return self.system.efficiency(snr_db, self.uplink_fade[devices], "uplink")
 
-    def uplink_share_bps(self, devices, sharing: int):
-        """FDMA: the devices' rates on ``1/sharing`` of the band each (a device or an array)."""
-        return self.network.uplink_bps(self.uplink_share_efficiency(devices, sharing), sharing)
+    def uplink_share_bps(self, devices, sharing: int, interference_w=None):
+        """FDMA: the devices' rates on ``1/sharing`` of the band each (a device or an array);
+        ``interference_w``: ``uplink_share_efficiency``'s."""
+        return self.network.uplink_bps(self.uplink_share_efficiency(devices, sharing, interference_w), sharing)
 
     def uplink_share_outage(self, device: int, sharing: int) -> bool:
         """FDMA: outage tested on the SNR of the share (``sharing`` times the full-band SNR)."""

@@ -30,7 +30,7 @@ from netsim.radio import energy, link_budget
 from netsim.dynamics.association import L1_PERIOD_S
 from netsim.transport.lifecycle import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
 from netsim.physical_protocol import PhysicalNetworkProtocol, RoundChannelProtocol
-from netsim.transport.fdma import FdmaUplink
+from netsim.transport.fdma import SHARED_ACCESS, FdmaUplink
 from netsim.transport.media import ResourceBlocks, Transfer
 
 # the channel's step on a moving cell: the association's layer-1 measurement period (TS 38.133 Table 9.2.5.2-1, 200 ms),
@@ -50,7 +50,8 @@ def in_segments(network) -> bool:
 class PhysicalLinks:
     """A physical network's round: rates and outages of this round's fading draw (the
     ``netsim.transport.media.Links`` of a cell). Its downlink sends one stream at a time (TDMA); its
-    uplink is the system's (``tdma``: each receiver's resource blocks; ``fdma``)."""
+    uplink is the system's (``tdma``: each receiver's resource blocks; ``fdma``: the band shared
+    equally; ``pf``: the proportional-fair scheduler's water-filling, ``pf_sharing``)."""
 
     downlink_access = "tdma"
     records_energy = True
@@ -69,6 +70,8 @@ class PhysicalLinks:
         self._steps: dict[int, tuple] = {}  # step -> (its channel, out of coverage per device)
         self._transfers: dict = {}
         self._dl_lost: set[int] = set()  # listeners that lost a stream mid-way (outage from then)
+        self.clock_interference = network.system.ul_interference == "clock"
+        self.interference_fade = None  # ul_interference=clock: the round's fading to every receiver (``draw``)
 
     @classmethod
     def draw(cls, network: PhysicalNetworkProtocol, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> "PhysicalLinks":
@@ -78,6 +81,8 @@ class PhysicalLinks:
         channel = network.draw_round(channel_rng, now_s)
         links = cls(channel.network, channel)
         links.start_s, links.segmented = float(now_s), in_segments(network)
+        if links.clock_interference:
+            links.interference_fade = network.draw_interference_fade()
         return links
 
     def receives(self, device: int) -> bool:
@@ -195,11 +200,31 @@ class PhysicalLinks:
     def can_upload(self, device: int, uploading: bool = False) -> bool:
         """TDMA, or nothing to send: not in outage alone on the band (its grant); FDMA with
         something to send: not in outage on the narrowest share its queue can give it this round
-        (its band split among the ``fdma_sharing`` of its queue, at most one block each)."""
+        (its band split among the ``fdma_sharing`` of its queue, at most one block each); PF with
+        something to send: not in outage on the widest grant the scheduler gives it (``pf_outage``)."""
+        if uploading and self.uplink_access == "pf":
+            return not self.pf_outage(self.channel, device)
         sharing = self.fdma_sharing.get(int(self.uplink_queue[device]), 0) if uploading and self.uplink_access == "fdma" else 0
         if sharing:
             return not self.channel.uplink_share_outage(device, min(sharing, self.band_prbs))
         return not self._ul_out[device]
+
+    def pf_outage(self, channel, device: int) -> bool:
+        """PF: whether ``device`` is below the outage floor on ``channel`` even on the widest grant
+        the scheduler gives it, its power headroom limit in a DFT-s-OFDM size
+        (``PhysicalNetwork.power_limited_grant_prbs``; 1 block at P_CMAX where one needs more).
+        Its power per block is the same on any narrower grant (TS 38.213 7.1.1 below P_CMAX), so
+        so is its efficiency: a device not in outage there is in outage on no grant of the round."""
+        widest = int(channel.network.power_limited_grant_prbs[device])
+        return channel.uplink_share_outage(device, self.band_prbs / widest)
+
+    def pf_sharing(self, devices: np.ndarray, at_s: float | None = None) -> np.ndarray:
+        """PF: each of ``devices`` (those with data pending on one receiver, in arrival order) the
+        band over its blocks (``netsim.radio.physical.PhysicalSystem.pf_grant_prbs``: water-filled,
+        capped by each one's power headroom at the path loss of the step holding ``at_s``)."""
+        channel = self.channel if at_s is None or not self.segmented else self._step(self.step_at(at_s))[0]
+        grants = channel.system.pf_grant_prbs(channel.network.coupling_loss_db[devices])
+        return self.band_prbs / grants.astype(float)
 
     def stream_s(self, devices: Sequence[int], bits: float, start_s: float | None = None) -> float:
         """Payload over the rate of the weakest listener not in outage (0: nobody can receive); in
@@ -237,10 +262,52 @@ class PhysicalLinks:
         return network.share_power_w(devices, sharing)
 
     def fdma_uplink(self, env, queue: int):
-        """An FDMA uplink receiver's medium for the round (``netsim.transport.fdma.FdmaUplink``: the
-        band shared equally, at most one block each); in segments its shares' rates and powers
-        are those of each step and a transmitter that loses its link in a step stops there."""
-        return FdmaUplink(env, self.uplink_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None)
+        """An FDMA or PF uplink receiver's medium for the round (``netsim.transport.fdma.FdmaUplink``:
+        the band shared equally, or by ``pf_sharing``; at most one device per block, the others
+        waiting in arrival order); in segments its shares' rates and powers are those of each
+        step and a transmitter that loses its link in a step stops there."""
+        allocate = self.pf_sharing if self.uplink_access == "pf" else None
+        return FdmaUplink(env, self.uplink_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
+                          allocate)
+
+    def clock_interference_w(self, network, devices: np.ndarray, sharing) -> np.ndarray:
+        """``ul_interference=clock``: at each of ``devices``' receivers (``uplink_queue`` of
+        ``network``: the links' own, or a step's, with its powers at that step's path losses, its
+        gains, and each device's serving sector then), the power
+        (W, over the whole band) received from those of ``devices`` transmitting at the other
+        receivers (the own site's other sectors included): ``sum_j P_j g_j,r f_j,r`` over ``j``
+        at a receiver other than ``r``, ``P_j`` its radiated power on its share
+        (``PhysicalNetwork.share_power_dbm``), ``g_j,r`` its gain to ``r``
+        (``PhysicalNetwork.receiver_gain``), ``f_j,r`` the round's fading of that link. On one
+        block it is ``(P_j / m_j) g f`` with chance ``m_j / M`` (its ``m_j`` of the ``M`` blocks at
+        random positions: interference averaged over the band, the usual system-level
+        assumption; SEAMCAT's OFDMA uplink weighs an interferer by its ``N_RB / M`` share of the
+        victim's band the same way), ``P_j g f / M`` per block on average, which over the band
+        is the sum; the noise falls with the share as it does (docs/physical-layer.md)."""
+        devices = np.asarray(devices)
+        power_w = link_budget.dbm_to_w(network.share_power_dbm(devices, sharing))
+        receivers = network.uplink_queue[devices]
+        coupling = network.receiver_gain[np.ix_(devices, receivers)] * self.interference_fade[np.ix_(devices, receivers)]  # j x i
+        return (power_w[:, None] * coupling * (receivers[:, None] != receivers[None, :])).sum(axis=0)
+
+    def clock_share_bps(self, devices: np.ndarray, sharing, at_s: float | None = None) -> np.ndarray:
+        """``ul_interference=clock``: the rates of every receiver's transmitters (``devices``, each
+        on ``1/sharing`` of its receiver's band), each with the interference of the others at the
+        other receivers (``clock_interference_w``); in segments, on the channel of the step
+        holding ``at_s`` (positions, path losses, serving sectors, the wanted links' fading; the
+        interferers' fading is the round's, held)."""
+        channel = self.channel if at_s is None or not self.segmented else self._step(self.step_at(at_s))[0]
+        return channel.uplink_share_bps(devices, sharing, self.clock_interference_w(channel.network, devices, sharing))
+
+    def clock_uplink(self, env):
+        """``ul_interference=clock``: the round's one shared uplink, every receiver's
+        (``netsim.transport.fdma.FdmaUplink`` with ``receivers``: each its band, shared as
+        ``fdma_uplink``'s), every transmitter's rate recomputed at each start or end anywhere and,
+        on a moving cell, at each channel step (the queues, each device's receiver, are those of
+        the round's start, as ``fdma_uplink``'s)."""
+        allocate = self.pf_sharing if self.uplink_access == "pf" else None
+        return FdmaUplink(env, self.clock_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
+                          allocate, receivers=self.uplink_queue)
 
     def step_at(self, t_s: float) -> int:
         """The step holding ``t_s`` (a step's start, up to rounding, is its own)."""
@@ -257,6 +324,8 @@ class PhysicalLinks:
         channel, out = self._step(self.step_at(t_s))
         if out is not None and out[device]:
             return True
+        if self.uplink_access == "pf":
+            return self.pf_outage(channel, device)
         sharing = self.fdma_sharing.get(int(self.uplink_queue[device]), 0)
         if not sharing:
             return bool(channel.uplink_outage[device])

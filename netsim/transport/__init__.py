@@ -3,7 +3,7 @@ and their vectorized timelines.
 
 The access schemes (``media``: ``ResourceBlocks``, ``Tdma``, ``Unshared``, and the links of a
 normalized system), the FIFO uplink and a receiver's blocks without the clock (``fifo``,
-``block_queue``), the FDMA uplink (``fdma``); one device's steps on the clock, receive, compute, upload, the same for every orchestrator (``lifecycle``)
+``block_queue``), the FDMA and proportional-fair uplink (``fdma``); one device's steps on the clock, receive, compute, upload, the same for every orchestrator (``lifecycle``)
 and the reference round of SimPy processes (``reference``, ``physical_round`` on a cell), each
 with its vectorized fast path that gives the same events (``timeline``, ``physical_timeline``;
 SimPy's order of same-time events: ``round_events``, ``event_order``); what a round is handed
@@ -23,8 +23,9 @@ Modules:
   from.
 - ``event_order``: The order in which SimPy processes events that fall at the same time, computed
   for a whole set of events at once.
-- ``fdma``: An FDMA uplink in SimPy: the band split equally among the devices transmitting at each
-  moment, each at its own rate and power on its share (``rates_bps(devices, sharing)`` and
+- ``fdma``: An FDMA uplink in SimPy: the band split among the devices transmitting at each moment by
+  an allocation policy (equal shares, ``fdma``; the proportional-fair scheduler's water-filling,
+  ``pf``), each at its own rate and power on its share (``rates_bps(devices, sharing)`` and
   ``powers_w(devices, sharing)``, vectorized over the devices).
 - ``fifo``: The shared uplink as a FIFO queue with one server, vectorized (numpy).
 - ``hold``: Holding the SimPy clock until an exact time: what every round process ends with.

@@ -1,6 +1,30 @@
-"""An FDMA uplink in SimPy: the band split equally among the devices transmitting at each
-moment, each at its own rate and power on its share (``rates_bps(devices, sharing)`` and
-``powers_w(devices, sharing)``, vectorized over the devices).
+"""An FDMA uplink in SimPy: the band split among the devices transmitting at each moment by an
+allocation policy, each at its own rate and power on its share (``rates_bps(devices, sharing)``
+and ``powers_w(devices, sharing)``, vectorized over the devices; ``sharing``: the band over the
+share, one number for all or one per device).
+
+The policies (``SHARED_ACCESS``, the ``uplink_access`` values this queue serves): ``fdma``, the
+band split equally (``sharing`` = the transmitters' count); ``pf``, the gNB's proportional-fair
+scheduler (``allocate(devices, at_s)`` gives each its ``sharing``: the band over its blocks,
+``netsim.radio.physical.water_fill_prbs``: equal blocks capped by each one's power headroom, in
+DFT-s-OFDM sizes). Why the water-filling is proportional fair: over an interval in which the
+channel is held (a block-fading round; one step of a moving cell), the long-run allocation of a
+per-slot proportional-fair scheduler maximizes ``sum_i log(throughput_i)`` (Kelly 1998; Tse and
+Viswanath, Fundamentals of Wireless Communication, 2005, Sec. 6.7; the per-slot metric of
+5G-LENA's ``NrMacSchedulerOfdmaPF``, Sionna SYS's ``PFSchedulerSUMIMO``), and with a rate per
+block that is constant up to the power headroom cap (TS 38.213 7.1.1: the same power per block
+until P_CMAX) the maximum is equal blocks capped by headroom: the water-filling. It is the fluid
+limit of the per-slot scheduler (slots of 0.5 ms against transfers of seconds); it leaves out the
+multi-user diversity gain of fast fading within a step, the limit of devices scheduled per slot
+(PDCCH capacity) and where in the band the blocks lie.
+
+One queue may serve several receivers (``receivers``: each device's, an array indexed by device;
+``ul_interference=clock``, where a transmitter's rate depends on who transmits at the other
+receivers): each receiver has its own band of ``capacity`` blocks, shared by its own
+transmitters by the policy (``allocate`` called once per receiver, on its transmitters in
+arrival order; ``fdma``: ``sharing`` = its own transmitters' count), and ``rates_bps(devices,
+sharing)`` gets every receiver's transmitters at once (``sharing`` one per device), so that a
+start or an end at any receiver changes every transmitter's rate.
 
 Whenever a device starts or finishes, the shares change and every remaining transmission
 continues at its new rate and power (a processor-sharing queue with per-device rates). At most
@@ -27,15 +51,25 @@ import numpy as np
 import simpy
 
 RELATIVE_TOLERANCE = 1e-9  # bits left below this fraction of the payload count as sent (rounding)
+SHARED_ACCESS = ("fdma", "pf")  # the uplink accesses served by an ``FdmaUplink``: equal shares, proportional fair
 
 
 class FdmaUplink:
     """``transmit(device, bits)`` gives an event that fires, with the transmission's energy (the
-    watt-seconds of ``powers_w`` over its wall-clock time), when the last bit is through."""
+    watt-seconds of ``powers_w`` over its wall-clock time), when the last bit is through.
+    ``allocate``: None, the band split equally; else ``allocate(devices, at_s)`` gives each
+    transmitter's ``sharing`` (the band over its share; ``at_s`` in steps, else None), called
+    once per set of transmitters (in their arrival order) and, in steps, per step. ``receivers``:
+    None, one receiver; else each device's receiver (indexed by device), each with a band of
+    ``capacity`` blocks of its own (the module's "One queue may serve several receivers")."""
 
     def __init__(self, env: simpy.Environment, rates_bps: Callable[..., np.ndarray],
-                 powers_w: Callable[..., np.ndarray] | None = None, capacity: int | None = None, steps=None):
+                 powers_w: Callable[..., np.ndarray] | None = None, capacity: int | None = None, steps=None,
+                 allocate: Callable[..., np.ndarray] | None = None, receivers=None):
         self.env = env
+        self.receivers = receivers
+        self.load: dict[int, int] = {}  # receiver -> its transmitters (``receivers`` given)
+        self.allocate = allocate
         self.rates_bps = rates_bps
         self.powers_w = powers_w
         self.capacity = capacity
@@ -55,7 +89,7 @@ class FdmaUplink:
     def transmit(self, device: int, bits: float) -> simpy.Event:
         self._advance()
         self.done[device] = event = self.env.event()
-        if self.capacity is not None and len(self.remaining) >= self.capacity:
+        if self._full(device):  # (a receiver with a device waiting is full: the waiting take any free share at once)
             self.waiting.append((device, float(bits)))
         else:
             self._start(device, float(bits))
@@ -70,23 +104,54 @@ class FdmaUplink:
             return 0.0, 0.0
         sent = self.payload.pop(device) - self.remaining.pop(device)
         spent = self.spent.pop(device)
+        self._left(device)
         self._changed()
         return sent, spent
 
-    def _start(self, device: int, bits: float) -> None:
+    def _receiver(self, device: int) -> int:
+        return 0 if self.receivers is None else int(self.receivers[device])
+
+    def _full(self, device: int) -> bool:
+        """Whether ``device``'s receiver has ``capacity`` transmitters (no block left for another)."""
+        if self.capacity is None:
+            return False
+        if self.receivers is None:
+            return len(self.remaining) >= self.capacity
+        return self.load.get(self._receiver(device), 0) >= self.capacity
+
+    def _begin(self, device: int, bits: float) -> None:
         self.remaining[device] = bits
         self.payload[device] = bits
         self.spent[device] = 0.0
+        if self.receivers is not None:
+            receiver = self._receiver(device)
+            self.load[receiver] = self.load.get(receiver, 0) + 1
+
+    def _left(self, device: int) -> None:
+        if self.receivers is not None:
+            self.load[self._receiver(device)] -= 1
+
+    def _start(self, device: int, bits: float) -> None:
+        self._begin(device, bits)
         self._changed()
 
     def _admit(self) -> None:
-        """A new set of transmitters: the waiting ones take the free shares."""
+        """A new set of transmitters: the waiting ones take the free shares (each receiver's, first
+        come first served)."""
         self._cached = None
-        while self.waiting and (self.capacity is None or len(self.remaining) < self.capacity):
-            device, bits = self.waiting.popleft()
-            self.remaining[device] = bits
-            self.payload[device] = bits
-            self.spent[device] = 0.0
+        if self.receivers is None:
+            while self.waiting and (self.capacity is None or len(self.remaining) < self.capacity):
+                self._begin(*self.waiting.popleft())
+            return
+        still, blocked = deque(), set()
+        for device, bits in self.waiting:
+            receiver = self._receiver(device)
+            if receiver in blocked or self._full(device):
+                still.append((device, bits))
+                blocked.add(receiver)
+            else:
+                self._begin(device, bits)
+        self.waiting = still
 
     def _changed(self) -> None:
         self._admit()
@@ -100,10 +165,22 @@ class FdmaUplink:
         if self._cached is None or step != self._cached_at:
             devices = np.array(list(self.remaining))
             at = () if step is None else (self.updated_at,)
-            rates = self.rates_bps(devices, devices.size, *at).tolist()
-            powers = self.powers_w(devices, devices.size, *at).tolist() if self.powers_w is not None else [0.0] * devices.size
+            sharing = self._sharing(devices, at or (None,))
+            rates = self.rates_bps(devices, sharing, *at).tolist()
+            powers = self.powers_w(devices, sharing, *at).tolist() if self.powers_w is not None else [0.0] * devices.size
             self._cached, self._cached_at = dict(zip(devices.tolist(), zip(rates, powers))), step
         return self._cached
+
+    def _sharing(self, devices: np.ndarray, at: tuple):
+        """Each transmitter's ``sharing`` (the band over its share): the policy's, per receiver."""
+        if self.receivers is None:
+            return devices.size if self.allocate is None else self.allocate(devices, *at)
+        receivers = np.asarray(self.receivers)[devices]
+        sharing = np.empty(devices.size)
+        for receiver in dict.fromkeys(receivers.tolist()):
+            mine = receivers == receiver
+            sharing[mine] = mine.sum() if self.allocate is None else self.allocate(devices[mine], *at)
+        return sharing
 
     def _lose(self) -> None:
         """In steps: the transmitters whose link is lost in the step of now stop (``lost``)."""
@@ -125,6 +202,7 @@ class FdmaUplink:
 
     def _finish(self, device: int) -> None:
         del self.remaining[device], self.payload[device]
+        self._left(device)
         self.done.pop(device).succeed(self.spent.pop(device))
         self._admit()
 

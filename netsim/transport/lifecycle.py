@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import simpy
 
+from netsim.transport.fdma import SHARED_ACCESS
 from netsim.transport.trace import TraceEvent
 
 DEADLINE = "deadline"
@@ -233,12 +234,12 @@ def upload(me: Device, bits: float):
     (``links.upload``, served from the grant's start by the links of that instant, when it may be
     in outage or out of reach: dropped, nothing sent; on a moving cell in segments, cut where the
     link is lost in it: ``uplink-outage``); an upload that would end after the deadline is dropped
-    when granted and sends nothing. FDMA: ``fdma_upload``."""
+    when granted and sends nothing. FDMA and PF (``SHARED_ACCESS``): ``fdma_upload``."""
     shared, device = me.shared, me.device
     links, deadline = shared.links, shared.deadline
     if not reachable(me, links, bits):
         return False
-    if links.uplink_access == "fdma":
+    if links.uplink_access in SHARED_ACCESS:
         return bits == 0 or (yield from fdma_upload(me, bits)) is None
     if links.uplink_s(device, bits) == 0:  # nothing to send
         return True
@@ -268,7 +269,7 @@ def upload(me: Device, bits: float):
 
 
 def fdma_upload(me: Device, bits: float):
-    """An FDMA upload (``netsim.transport.fdma.FdmaUplink``), cut by the deadline or the device
+    """An FDMA or PF upload (``netsim.transport.fdma.FdmaUplink``), cut by the deadline or the device
     switching off, and on a moving cell served in segments, each step at its share's rate of that
     step's channel, cut where its link is lost in a step (``uplink-outage``, the bits through):
     returns why it was cut (None: it arrived). Its energy is drained from the battery at its end

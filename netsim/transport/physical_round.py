@@ -25,6 +25,7 @@ from contract import RoundOutcome, RoundPlan
 from netsim.radio import energy
 from netsim.transport.lifecycle import BATTERY, Deadline, Presence, SharedRound, round_device, send_streams
 from netsim.radio.physical_links import PhysicalLinks
+from netsim.transport.fdma import SHARED_ACCESS
 from netsim.transport.trace import TraceEvent
 from netsim.transport.media import ResourceBlocks
 from netsim.physical_protocol import PhysicalNetworkProtocol
@@ -135,8 +136,12 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetworkProtocol
     barrier = env.all_of(list(computed.values())) if system.mode == "barrier" else None
     missed = {device for device in received if not links.receives(device)}
     queue_of = {device: int(links.uplink_queue[device]) for device in participants}
-    if links.uplink_access == "fdma":
-        queues = {q: links.fdma_uplink(env, q) for q in sorted(set(queue_of.values()))}
+    if links.uplink_access in SHARED_ACCESS:
+        if links.clock_interference:  # one uplink serves every receiver: a start or an end anywhere changes every rate
+            every = links.clock_uplink(env)
+            queues = {q: every for q in sorted(set(queue_of.values()))}
+        else:
+            queues = {q: links.fdma_uplink(env, q) for q in sorted(set(queue_of.values()))}
         uploading = [queue_of[d] for d in participants if d not in missed and plan.uplink_bits.get(d, 0.0) > 0]
         links.fdma_sharing = {q: uploading.count(q) for q in queues}
     else:

@@ -95,3 +95,10 @@ def motion_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
     """The channel child's stream of a cell in time (``netsim.dynamics``): apart from the three
     of ``ChannelSeeds``, so a static cell draws what it always drew."""
     return child(child(network, 0), 3)
+
+
+def harq_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
+    """The channel child's stream of the uplink's HARQ block errors (``link_abstraction`` ``nr-harq``:
+    ``netsim.radio.harq_uplink``): apart from the others, so the other streams draw what they always drew.
+    A device's k-th upload draws from its own child, ``(device, k)`` (common random numbers)."""
+    return child(child(network, 0), 4)

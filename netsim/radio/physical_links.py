@@ -16,6 +16,11 @@ fractional power control the power follows the path loss step by step), a stream
 weakest listener's rate step by step, and a device whose link falls below the outage floor (or
 out of the parameter server's coverage) in a step loses the transfer there. On a static cell the
 channel is the links' own for every transfer, and nothing of this runs.
+
+Under ``link_abstraction`` ``nr-harq`` (a static cell, TDMA) each upload is served by the NR link
+layer on its grant's PRBs (``netsim.radio.harq_uplink``: EESM, the device's outer loop, drawn block
+errors, HARQ): its airtime is the transfer's wall-clock time there and its energy every
+transmission's; the device's link state moves on when the upload is charged (``transmit_j``).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
-from netsim.radio import energy, link_budget
+from netsim.radio import energy, harq_uplink, link_budget
 from netsim.dynamics.association import L1_PERIOD_S
 from netsim.transport.lifecycle import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
 from netsim.physical_protocol import PhysicalNetworkProtocol, RoundChannelProtocol
@@ -69,6 +74,10 @@ class PhysicalLinks:
         self._steps: dict[int, tuple] = {}  # step -> (its channel, out of coverage per device)
         self._transfers: dict = {}
         self._dl_lost: set[int] = set()  # listeners that lost a stream mid-way (outage from then)
+        self.harq = network.system.link_abstraction == "nr-harq"  # uploads through the NR link layer (harq_transfer)
+        self._harq: dict[tuple, harq_uplink.HarqTransfer] = {}  # (device, bits, uploads sent) -> its next upload
+        self._pending: dict[int, harq_uplink.HarqTransfer] = {}  # device -> the upload last computed for it
+        self._charged: dict[tuple, harq_uplink.HarqTransfer] = {}  # (device, start) -> the upload charged then
 
     @classmethod
     def draw(cls, network: PhysicalNetworkProtocol, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> "PhysicalLinks":
@@ -213,9 +222,29 @@ class PhysicalLinks:
     def compute_s(self, device: int, draw: float, scale: float) -> float:
         return self.network.compute_s(device, float(draw), scale)
 
+    def harq_transfer(self, device: int, bits: float) -> harq_uplink.HarqTransfer:
+        """``nr-harq``: the device's next upload of ``bits`` on its grant (``harq_uplink.transfer``
+        with the run's ``LinkState``, which it leaves as it is)."""
+        state = self.network.link_state
+        if state is None:
+            raise ValueError("link_abstraction=nr-harq needs the run's link state (PhysicalSystem.bind)")
+        key = (device, bits, state.count(device))
+        if key not in self._harq:
+            channel = self.channel
+            state_w = float(self.network.transmit_state_w(channel.uplink_power_w[device]))
+            self._harq[key] = harq_uplink.transfer(bits, channel.harq_sinr(device), state, device, channel.harq_link, state_w,
+                                                   self.network.system.shares[1], self.network.off_slot_w[1])
+        self._pending[device] = self._harq[key]
+        return self._harq[key]
+
     def uplink_s(self, device: int, bits: float, start_s: float | None = None) -> float:
         """TDMA: on its grant (``grant_prbs``) at the device's own rate; in segments from
-        ``start_s`` (``upload``: to its cut if it loses its link)."""
+        ``start_s`` (``upload``: to its cut if it loses its link). ``nr-harq``: the wall-clock
+        time of its next upload through the link layer (``harq_transfer``; with ``start_s``, that
+        of the upload charged then, if any)."""
+        if self.harq and bits > 0:
+            charged = self._charged.get((device, start_s)) if start_s is not None else None
+            return (charged or self.harq_transfer(device, bits)).wall_s
         if self.segmented and start_s is not None and bits > 0:
             return self.upload(device, bits, start_s).airtime_s
         return bits / float(self._ul_bps[device]) if bits > 0 else 0.0
@@ -289,7 +318,11 @@ class PhysicalLinks:
 
     def transmit_j(self, device: int, airtime_s: float, start_s: float | None = None) -> float:
         """An upload of ``airtime_s`` wall-clock seconds: charged for its uplink symbols only; in
-        segments from ``start_s``, the sum over its steps of each one's power times its time."""
+        segments from ``start_s``, the sum over its steps of each one's power times its time.
+        ``nr-harq``: the energy of the upload last computed for the device (``harq_transfer``),
+        which is sent now: the device's link state moves on (once per ``(device, start_s)``)."""
+        if self.harq:
+            return self._charge(device, airtime_s, start_s).energy_j
         if not self.segmented or start_s is None:
             return float(self.channel.transmit_j(airtime_s, device))
         prbs, joules, t, k = self.grant_prbs(device), 0.0, start_s, self._first_step(start_s)
@@ -301,6 +334,16 @@ class PhysicalLinks:
                                                self.network.off_slot_w[1])
             t, k = step_end, k + 1
         return float(joules)
+
+    def _charge(self, device: int, airtime_s: float, start_s: float | None) -> harq_uplink.HarqTransfer:
+        key = (device, start_s)
+        if key not in self._charged:
+            sent = self._pending.get(device)
+            if sent is None or start_s is None or sent.wall_s != airtime_s:
+                raise ValueError(f"device {device}: an nr-harq upload is charged with its start, after its airtime was asked")
+            self.network.link_state.commit(device, sent)
+            self._charged[key] = sent
+        return self._charged[key]
 
     def receive_j(self, device: int, listening_s: float) -> float:
         return self.network.receive_j(listening_s)

@@ -200,3 +200,19 @@ def test_what_nr_harq_does_not_serve_is_refused_before_anything_runs(capsys, tmp
     code, out, err = run_cli(capsys, "round-time", "--devices", "4", "--system", "umi-3.5ghz", "--radio", "link_abstraction=nr-harq",
                              "--radio", radio)
     assert code == 2 and out == "" and needle in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("radio", [{"mean_on_s": 3.0, "mean_off_s": 3.0}, {"battery_j": 0.05}, {"ue_energy": "slots"},
+                                   {"fading_in_time": "doppler"}, {"ul_allocation": "power-limit", "ul_power_control": "fractional"}],
+                         ids=["availability", "batteries", "slots", "doppler", "power-limit"])
+def test_the_cell_in_time_and_the_device_states_compose_each_upload_sent_moves_its_device_on_once(radio):
+    """Availability, batteries, TR 38.840's states in every slot, Doppler fading, power-limit
+    grants: the rounds run (SimPy processes where the cell is in time), and a device's link state
+    counts exactly its uploads that went on the air (arrived, or cut mid-way: a drop with airtime)."""
+    network, channel_rng = cell_network(8, seed=1, **radio)
+    _, trace = simulate_rounds([upload_round(2e5, range(8))] * 4, network, 1e5, np.random.default_rng(1), channel_rng=channel_rng)
+    on_air = {}
+    for e in trace:
+        if e.kind == "uplink" or (e.kind == "dropped" and e.end > e.start):
+            on_air[e.entity] = on_air.get(e.entity, 0) + 1
+    assert on_air and network.link_state.sent == on_air

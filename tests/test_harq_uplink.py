@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from contract import RoundPlan, Stream
-from contract.seeds import harq_seed
+from contract.seeds import child, harq_seed
 from netsim import simulate_rounds
 from netsim.radio import harq_uplink
 from netsim.radio.cell import Cell, CellLayout
@@ -56,6 +56,8 @@ def test_one_upload_through_the_cell_by_hand():
     carrier 2.5 ms / 0.228571 = 10.9375 ms of wall clock (the trace event's length).
     Energy: 5 transmissions x 0.5 ms x 0.2 W = 0.5 mJ (radiated power, power_unit_w 0).
     Next upload (child (0, 1)): the loop starts at 0.3333 dB, seen 9.1667 dB: MCS 16, not a fresh loop's 17."""
+    draws = np.random.default_rng(child(child(harq_seed(np.random.SeedSequence(48)), 0), 0)).random(5)
+    np.testing.assert_allclose(draws, [0.0336, 0.8973, 0.6319, 0.3163, 0.0383], atol=5e-5)
     network = one_device_cell(48)
     assert network.system.uplink_prbs == 10 and network.system.shares[1] == pytest.approx(0.228571, abs=1e-6)
     sinr = np.full(10, 10 ** 0.95)
@@ -133,8 +135,8 @@ def test_vectorized_rounds_equal_the_processes_under_nr_harq(mode):
     assert uploads > 20
 
 
-def cell_network(devices, seed=0, **overrides):
-    system = get_cell_system("umi-3.5ghz", overrides={"link_abstraction": "nr-harq", **overrides})
+def cell_network(devices, seed=0, mode="pipelined", **overrides):
+    system = get_cell_system("umi-3.5ghz", mode, overrides={"link_abstraction": "nr-harq", **overrides})
     return system.bind(np.full(devices, 100.0), np.random.SeedSequence(seed))
 
 
@@ -216,3 +218,16 @@ def test_the_cell_in_time_and_the_device_states_compose_each_upload_sent_moves_i
         if e.kind == "uplink" or (e.kind == "dropped" and e.end > e.start):
             on_air[e.entity] = on_air.get(e.entity, 0) + 1
     assert on_air and network.link_state.sent == on_air
+
+
+def test_barrier_and_pipelined_rounds_give_each_device_the_same_uploads():
+    """Common random numbers across the timing mode: the same fading per round and each device's
+    k-th upload from child (device, k), so every device's uploads (wall-clock time, energy) and
+    final outer loop agree; only when they happen differs."""
+    seen = []
+    for mode in ("barrier", "pipelined"):
+        network, channel_rng = cell_network(6, mode=mode)
+        _, trace = simulate_rounds([upload_round(2e5, range(6))] * 3, network, 1e5, np.random.default_rng(0), channel_rng=channel_rng)
+        seen.append(({d: [(r, joules) for r, _, joules in uploads_of(trace, d)] for d in range(6)},
+                     {d: loop.offset_db for d, loop in network.link_state.loops.items()}))
+    assert seen[0] == seen[1] and sum(len(u) for u in seen[0][0].values()) >= 15

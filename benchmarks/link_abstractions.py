@@ -9,7 +9,11 @@ Each cell of the table is one ``fl-cosim round-time --system S --devices N --rou
 per device: ``benchmarks.round_time_seeds``). ``--harq`` adds what the ``nr-harq`` uploads did over
 the same rounds (the same network and plans as ``round-time``, run here): the share of transport
 blocks whose first transmission failed (the outer loop aims at 10%), transmissions per block,
-blocks lost after four, the mean MCS and the uplink slots per upload.
+blocks lost after four, the mean MCS and the uplink slots per upload; then the first
+transmissions split: blocks sent at MCS 0 although even MCS 0's first transmission misses the 10%
+target on their grant (near outage, carried by HARQ's combining: the outer loop cannot help them),
+the other blocks, and, of those, what the outer loop expected (the mean of their first
+transmissions' BLERs); with the devices and uploads having any block of the first kind.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ def main(argv=None) -> None:
 
 
 def harq_uploads(system_name: str, devices: int, rounds: int, seed: int) -> list:
-    """``(UploadResult, uplink slots)`` of every nr-harq upload sent in ``round-time``'s rounds of this seed."""
+    """``(UploadResult, uplink slots, device)`` of every nr-harq upload sent in ``round-time``'s rounds of this seed."""
     from netsim import simulate_rounds
     from netsim.radio import harq_uplink
     from scenarios.cli.round_time import CELL_MODEL_BITS, CELL_SAMPLES, round_plan
@@ -63,7 +67,7 @@ def harq_uploads(system_name: str, devices: int, rounds: int, seed: int) -> list
     commit = harq_uplink.LinkState.commit
 
     def recording(state, device, transfer):
-        sent.append((transfer.result, transfer.result.completion_s / slot_s))
+        sent.append((transfer.result, transfer.result.completion_s / slot_s, device))
         commit(state, device, transfer)
 
     harq_uplink.LinkState.commit = recording
@@ -79,15 +83,30 @@ def harq_table(args) -> None:
     print("\n`nr-harq` uploads in the same rounds, pooled over each seed's uploads, then mean +- sample std over the seeds [min-max]:\n")
     print("| first transmissions failed | transmissions per block | blocks lost after 4 | mean MCS | uplink slots per upload |")
     print("| --- | --- | --- | --- | --- |")
-    rows = []
+    rows, split = [], []
     for seed in args.seeds:
         results = harq_uploads(args.system, args.devices, args.rounds, seed)
-        tx = np.concatenate([r.transmissions for r, _ in results])
-        rows.append((float(np.mean(tx > 1)), float(tx.mean()), float(np.mean(~np.concatenate([r.delivered for r, _ in results]))),
-                     float(np.concatenate([r.mcs for r, _ in results]).mean()), float(np.mean([slots for _, slots in results]))))
+        tx = np.concatenate([r.transmissions for r, _, _ in results])
+        rows.append((float(np.mean(tx > 1)), float(tx.mean()), float(np.mean(~np.concatenate([r.delivered for r, _, _ in results]))),
+                     float(np.concatenate([r.mcs for r, _, _ in results]).mean()), float(np.mean([slots for _, slots, _ in results]))))
+        first = np.concatenate([r.first_bler for r, _, _ in results])
+        below = np.concatenate([(r.mcs == 0) & (r.first_bler > 0.1) for r, _, _ in results])  # MCS 0 missing its target
+        devices = {d for r, _, d in results if np.any((r.mcs == 0) & (r.first_bler > 0.1))}
+        uploads = sum(bool(np.any((r.mcs == 0) & (r.first_bler > 0.1))) for r, _, _ in results)
+        split.append((float(below.mean()), float(np.mean(tx[below] > 1)) if below.any() else float("nan"),
+                      float(np.mean(tx[~below] > 1)), float(first[~below].mean()), len(devices), uploads, len(results)))
     columns = list(zip(*rows))
     print(f"| {spread(columns[0], 1, 100, '%')} | {spread(columns[1], 3)} | {spread(columns[2], 2, 100, '%')} | "
           f"{spread(columns[3], 1)} | {spread(columns[4], 0)} |")
+    print("\nThe first transmissions split, per seed: blocks at MCS 0 whose first transmission misses 10% (near outage) and the others:\n")
+    print("| seed | blocks near outage | their first transmissions failed | other blocks' first transmissions failed "
+          "| expected (mean BLER) | devices near outage | uploads near outage / all |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for seed, (share, failed, others, expected, devices, uploads, total) in zip(args.seeds, split):
+        print(f"| {seed} | {100 * share:.1f}% | {100 * failed:.1f}% | {100 * others:.1f}% | {100 * expected:.1f}% | "
+              f"{devices} of {args.devices} | {uploads} / {total} |")
+    columns = list(zip(*split))
+    print(f"| all | {spread(columns[0], 1, 100, '%')} | | {spread(columns[2], 1, 100, '%')} | {spread(columns[3], 1, 100, '%')} | | |")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,12 @@ Outer loop (OLLA; Pedersen et al., "Frequency domain scheduling for OFDMA with l
 channel feedback", VTC 2007-Fall; the rule Sionna SYS's ``OuterLoopLinkAdaptation`` and 5G-LENA use):
 on a NACK of a first transmission the offset rises by ``step_up_db``; on an ACK it falls by
 ``step_down_db = step_up_db BLER_t / (1 - BLER_t)``, so that it drifts nowhere exactly when the
-first-transmission BLER equals ``BLER_t``.
+first-transmission BLER equals ``BLER_t``. At the table's ends the step that could not change
+the MCS is not taken, as srsRAN's gNB does (``olla_algorithm::update``,
+``lib/scheduler/support/outer_loop_link_adaptation.h``): no rise on a NACK at the lowest MCS, no
+fall on an ACK at the highest. Without it a device whose MCS 0 fails its first transmission more
+often than the target (near outage, carried by HARQ's combining) winds the offset up to its bound,
+and its next upload, on a better channel, starts there and spends hundreds of blocks at MCS 0.
 """
 
 from __future__ import annotations
@@ -46,9 +51,13 @@ class OuterLoop:
         """``step_up_db BLER_t / (1 - BLER_t)``: 0.0556 dB for 0.5 dB at 10%."""
         return self.step_up_db * self.bler_target / (1 - self.bler_target)
 
-    def update(self, acknowledged: bool) -> None:
+    def update(self, acknowledged: bool, lowest: bool = False, highest: bool = False) -> None:
         """One first transmission's HARQ feedback: ACK lowers the offset, NACK raises it, within
-        ``[offset_min_db, offset_max_db]`` (a long run of ACKs at the top MCS must not bank credit)."""
+        ``[offset_min_db, offset_max_db]``; frozen (srsRAN's rule) on a NACK of the table's
+        ``lowest`` MCS and on an ACK of its ``highest``, where the step could not change the MCS
+        and would only wind the offset up."""
+        if (lowest and not acknowledged) or (highest and acknowledged):
+            return
         stepped = self.offset_db + (-self.step_down_db if acknowledged else self.step_up_db)
         self.offset_db = min(max(stepped, self.offset_min_db), self.offset_max_db)
 

@@ -5,7 +5,8 @@ Each slot carries one transport block on all M PRBs (the last one padded). Per b
 loop picks the MCS at the outer loop's offset (``netsim.radio.link.adaptation``); its first transmission
 and up to ``max_transmissions - 1`` chase-combined retransmissions (``netsim.radio.link.harq``) each fail
 with the transport-block BLER at the combined SINRs, one ``rng.random()`` draw per transmission in
-order; the first transmission's ACK/NACK updates the outer loop. The bits of a block that fails
+order; the first transmission's ACK/NACK updates the outer loop (frozen at the table's ends,
+``OuterLoop.update``). The bits of a block that fails
 all its transmissions go again in the next block, from a fresh HARQ process and at the MCS the
 outer loop then gives (RLC acknowledged mode's ARQ, TS 38.322 5.3, simplified to an immediate
 resend); the failed block stays in the result, charged like any other.
@@ -55,12 +56,14 @@ class LinkConfig:
 @dataclass(frozen=True)
 class UploadResult:
     """Per transport block: ``mcs``, ``tbs_bits``, ``transmissions``, ``delivered`` (False: all
-    HARQ transmissions failed, its bits went again in a later block); and the totals."""
+    HARQ transmissions failed, its bits went again in a later block), ``first_bler`` (its first
+    transmission's BLER, the chance of the NACK the outer loop saw); and the totals."""
 
     mcs: np.ndarray
     tbs_bits: np.ndarray
     transmissions: np.ndarray
     delivered: np.ndarray
+    first_bler: np.ndarray
     airtime_s: float
     completion_s: float
     energy_j: float
@@ -86,24 +89,26 @@ def upload(bits: int, sinr_prb_linear, rng: np.random.Generator, tx_power_w: flo
     allocation = Allocation(link.table, sinr, link.n_symbols, link.dmrs_re_per_prb)
     if allocation.combined_bler(0, link.max_transmissions) > loop.bler_target:
         empty = np.zeros(0, dtype=int)
-        return UploadResult(empty, empty, empty, empty.astype(bool), 0.0, 0.0, 0.0, True)
-    mcs, tbs, sent, delivered = [], [], [], []
+        return UploadResult(empty, empty, empty, empty.astype(bool), empty.astype(float), 0.0, 0.0, 0.0, True)
+    top = len(allocation.grants) - 1
+    mcs, tbs, sent, delivered, first = [], [], [], [], []
     remaining = bits
     while remaining > 0:
         chosen = allocation.select(loop)
         for k in range(1, link.max_transmissions + 1):
             decoded = rng.random() >= allocation.combined_bler(chosen.mcs, k)
             if k == 1:
-                loop.update(decoded)
+                loop.update(decoded, chosen.mcs == 0, chosen.mcs == top)
             if decoded:
                 break
         mcs.append(chosen.mcs)
         tbs.append(chosen.segmentation.tbs_bits)
         sent.append(k)
         delivered.append(decoded)
+        first.append(allocation.combined_bler(chosen.mcs, 1))
         if decoded:
             remaining -= chosen.segmentation.tbs_bits
     airtime_s = sum(sent) * link.transmission_s
     completion_s = occupied_slots(sent, link.timing.round_trip_slots) * link.timing.slot_s
-    return UploadResult(np.array(mcs), np.array(tbs), np.array(sent), np.array(delivered), airtime_s, completion_s,
+    return UploadResult(np.array(mcs), np.array(tbs), np.array(sent), np.array(delivered), np.array(first), airtime_s, completion_s,
                         airtime_s * tx_power_w, False)

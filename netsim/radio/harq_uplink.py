@@ -36,6 +36,18 @@ its block errors from its own child ``(device, k)`` of the run's HARQ stream
 the vectorized timeline), whichever devices share the round and whichever orchestrator runs it.
 An upload is computed without changing the state (``transfer``) and committed when it is charged
 (``commit``: sent on the air); one dropped before it is sent changes nothing.
+
+**On a moving cell** (transfers in segments, ``netsim.radio.physical_links.SEGMENT_S``) an upload
+is served step by step (``transfer_in_steps``): uplink slot ``n`` of the upload lies at wall-clock
+``start + n slot / share`` (the uplink's share of the time, as above), so in the step holding that
+instant; each block is chosen (MCS at the device's outer loop) and drawn (the draws continue on the
+upload's ``(device, k)`` child) on the grant's per-PRB SINRs of the step of its first
+transmission, its retransmissions decoded on the same copies' SINRs and charged at that step's
+power (a block's HARQ transmissions span a few round trips, 10-30 ms of wall clock under TDD,
+against the step's 200 ms). Where a new block or a retransmission would fall in a step whose link
+is in outage (below the floor, or MCS 0 missing the target after four copies) or out of the
+parameter server's coverage, the upload is lost from that step's start, as every transfer in
+segments; what was sent before is charged and the device's outer loop keeps its blocks' feedback.
 """
 
 from __future__ import annotations
@@ -43,13 +55,15 @@ from __future__ import annotations
 import copy
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from contract.seeds import child
 from netsim.radio import link_budget
 from netsim.radio.link import HarqTiming, LinkConfig, OuterLoop, UploadResult, upload
-from netsim.radio.link.adaptation import block_error, grant
+from netsim.radio.link.adaptation import Allocation, block_error, grant
+from netsim.radio.link.upload import upload_blocks
 
 UPLINK_TABLE = "pusch-tp-64qam"  # TS 38.214 Table 6.1.4.1-1: PUSCH with transform precoding
 NUMEROLOGIES = {15e3 * 2 ** mu: mu for mu in range(4)}  # subcarrier spacing (Hz) -> mu, TS 38.211 4.2
@@ -131,4 +145,40 @@ def transfer(bits: float, sinr_prb: np.ndarray, state: LinkState, device: int, l
     result = upload(int(math.ceil(bits)), sinr_prb, state.rng(device), state_w, loop, link)
     wall_s = result.completion_s / uplink_share
     energy_j = result.energy_j + (off_slot_w * (wall_s - result.airtime_s) if off_slot_w else 0.0)
+    return HarqTransfer(result, loop, wall_s, energy_j)
+
+
+@dataclass(frozen=True)
+class Steps:
+    """A channel read in steps: ``of(t_s)`` the step holding the instant ``t_s``, ``start_s(k)``
+    step ``k``'s start, ``link(k)`` the grant's per-PRB linear SINRs and the transmit state power
+    (W) in step ``k``, or None where the link is lost then."""
+
+    of: Callable[[float], int]
+    start_s: Callable[[int], float]
+    link: Callable[[int], "tuple[np.ndarray, float] | None"]
+
+
+def transfer_in_steps(bits: float, start_s: float, steps: Steps, state: LinkState, device: int, link: LinkConfig,
+                      uplink_share: float, off_slot_w: float) -> HarqTransfer:
+    """The device's next upload of ``bits`` from ``start_s`` on a channel read in ``steps``
+    (``state`` unchanged). Uplink slot ``n`` lies at ``start_s + n slot / uplink_share``;
+    ``upload_blocks`` serves the blocks on the allocation of each one's step. Lost
+    (``result.lost``): the wall-clock time runs to the lost step's start (0 when it is the first)."""
+    slot_wall_s = link.timing.slot_s / uplink_share
+    seen: dict[int, tuple | None] = {}  # step -> its allocation and power (None: lost)
+
+    def channel_at(slot: int):
+        k = steps.of(start_s + slot * slot_wall_s)
+        if k not in seen:
+            here = steps.link(k)
+            seen[k] = None if here is None else (Allocation(link.table, here[0], link.n_symbols, link.dmrs_re_per_prb), here[1])
+        return seen[k]
+
+    loop = state.loop(device)
+    result = upload_blocks(int(math.ceil(bits)), channel_at, state.rng(device), loop, link)
+    wall_s = result.completion_s / uplink_share
+    if result.lost:
+        wall_s = max(0.0, steps.start_s(steps.of(start_s + wall_s)) - start_s)
+    energy_j = result.energy_j + (off_slot_w * max(0.0, wall_s - result.airtime_s) if off_slot_w else 0.0)
     return HarqTransfer(result, loop, wall_s, energy_j)

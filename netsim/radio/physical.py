@@ -256,15 +256,13 @@ class PhysicalSystem(SystemKind):
                              "(netsim.dynamics); give fading_in_time=block or bs_rx_antennas=1")
 
     def _check_harq(self) -> None:
-        """``nr-harq`` serves each TDMA upload on a static channel (``netsim.radio.harq_uplink``):
-        refused on an FDMA band (its rates change with the sharing as the upload runs), on a moving
-        cell (transfers in segments) and at a spacing without an NR numerology for data (mu 0-3)."""
+        """``nr-harq`` serves each TDMA upload through the NR link layer (``netsim.radio.harq_uplink``;
+        on a moving cell step by step, ``harq_uplink.transfer_in_steps``): refused on an FDMA band
+        (its rates change with the sharing as the upload runs) and at a spacing without an NR
+        numerology for data (mu 0-3)."""
         if self.uplink_access != "tdma":
             raise ValueError("link_abstraction=nr-harq serves TDMA grants: it needs uplink_access=tdma "
                              "(use link_abstraction=nr on an FDMA band)")
-        if self.cell.moving:
-            raise ValueError("link_abstraction=nr-harq serves an upload on one channel: a moving cell (speed_kmh above 0) "
-                             "serves it in segments; use link_abstraction=nr there")
         if self.subcarrier_spacing_hz not in harq_uplink.NUMEROLOGIES:
             raise ValueError(f"link_abstraction=nr-harq needs a subcarrier spacing of 15, 30, 60 or 120 kHz (TS 38.211 4.2, "
                              f"mu 0-3), not {self.subcarrier_spacing_hz:g} Hz")
@@ -877,11 +875,17 @@ class RoundChannel:
         """``nr-harq``: the uplink's link configuration at the cell's numerology."""
         return harq_uplink.link_config(self.system.subcarrier_spacing_hz)
 
-    def harq_sinr(self, device: int) -> np.ndarray:
-        """``nr-harq``: the linear SINR of each PRB of the device's TDMA grant (``harq_uplink.grant_sinr``:
-        its mean SINR on the grant, ``uplink_snr_db``'s before fading, times its subband's fade)."""
-        mean_db = float(self._mean_snr_db[1][device] + self._grant_gain_db[device])
-        return harq_uplink.grant_sinr(mean_db, self.uplink_fade[device], self.system.uplink_prbs, int(self.allocated_prbs[device]))
+    def harq_sinr(self, device: int, prbs: int | None = None) -> np.ndarray:
+        """``nr-harq``: the linear SINR of each PRB of the device's TDMA grant, or of a grant of
+        ``prbs`` blocks (``harq_uplink.grant_sinr``: its mean SINR on the grant, ``uplink_snr_db``'s
+        before fading, times its subband's fade)."""
+        if prbs is None or prbs == self.allocated_prbs[device]:
+            prbs, gain_db = int(self.allocated_prbs[device]), self._grant_gain_db[device]
+        else:
+            network = self.network
+            gain_db = self.system.grant_gain_db(prbs, network.uplink_power_dbm[device], network.coupling_loss_db[device])
+        mean_db = float(self._mean_snr_db[1][device] + gain_db)
+        return harq_uplink.grant_sinr(mean_db, self.uplink_fade[device], self.system.uplink_prbs, int(prbs))
 
     def stream_rate_bps(self, devices: Sequence[int]) -> float:
         """The rate of the weakest listener not in outage; 0 when every listener is."""

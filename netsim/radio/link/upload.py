@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from netsim.radio.link.adaptation import Allocation, OuterLoop
-from netsim.radio.link.harq import MAX_TRANSMISSIONS, HarqTiming, occupied_slots
+from netsim.radio.link.harq import MAX_TRANSMISSIONS, HarqTiming, SlotSchedule
 from netsim.radio.link.mcs_tables import MCS_TABLES
 
 
@@ -68,6 +68,7 @@ class UploadResult:
     completion_s: float
     energy_j: float
     outage: bool
+    lost: bool = False  # the link was lost while it was sent (``upload_blocks``): cut there
 
     @property
     def n_blocks(self) -> int:
@@ -90,10 +91,31 @@ def upload(bits: int, sinr_prb_linear, rng: np.random.Generator, tx_power_w: flo
     if allocation.combined_bler(0, link.max_transmissions) > loop.bler_target:
         empty = np.zeros(0, dtype=int)
         return UploadResult(empty, empty, empty, empty.astype(bool), empty.astype(float), 0.0, 0.0, 0.0, True)
-    top = len(allocation.grants) - 1
-    mcs, tbs, sent, delivered, first = [], [], [], [], []
-    remaining = bits
+    return upload_blocks(bits, lambda slot: (allocation, tx_power_w), rng, loop, link)
+
+
+def upload_blocks(bits: int, channel_at, rng: np.random.Generator, loop: OuterLoop, link: LinkConfig) -> UploadResult:
+    """``upload``'s blocks on a channel that may change while they are sent: ``channel_at(slot)``
+    is ``(Allocation, tx_power_w)`` of the uplink slot ``slot`` (counted from the first
+    transmission), or None where the link is lost from that slot on.
+
+    Each block is chosen (MCS at the outer loop's offset) and drawn on the allocation of the slot
+    its first transmission takes (``SlotSchedule.next_start``); its retransmissions are decoded
+    on the same allocation (chase combining of copies of one grant) and sent at its power. Where
+    a slot that a new block or a retransmission would take is lost, the upload is cut there
+    (``lost``): what was sent before is charged, a block counts as delivered when its decoding
+    transmission came before the cut, and ``completion_s`` is the cut slot's start."""
+    schedule = SlotSchedule(link.timing.round_trip_slots)
+    mcs, tbs, sent, delivered, first, power_w = [], [], [], [], [], []
+    remaining, cut = bits, None
     while remaining > 0:
+        slot = schedule.next_start()
+        here = channel_at(slot)
+        if here is None:
+            cut = slot
+            break
+        allocation, tx_power_w = here
+        top = len(allocation.grants) - 1
         chosen = allocation.select(loop)
         for k in range(1, link.max_transmissions + 1):
             decoded = rng.random() >= allocation.combined_bler(chosen.mcs, k)
@@ -101,14 +123,30 @@ def upload(bits: int, sinr_prb_linear, rng: np.random.Generator, tx_power_w: flo
                 loop.update(decoded, chosen.mcs == 0, chosen.mcs == top)
             if decoded:
                 break
+        schedule.add(k)
         mcs.append(chosen.mcs)
         tbs.append(chosen.segmentation.tbs_bits)
         sent.append(k)
         delivered.append(decoded)
         first.append(allocation.combined_bler(chosen.mcs, 1))
+        power_w.append(tx_power_w)
         if decoded:
             remaining -= chosen.segmentation.tbs_bits
+    slots = schedule.end() if cut is None else cut
+    if cut is None:
+        cut = next((t for t, _ in schedule.sent if channel_at(t) is None), None)  # a retransmission's slot lost
+        slots = slots if cut is None else cut
+    if cut is not None:
+        before = np.zeros(len(sent), dtype=int)
+        for t, block in schedule.sent:
+            if t < cut:
+                before[block] += 1
+        delivered = [d and n == s for d, n, s in zip(delivered, before.tolist(), sent)]
+        sent = before.tolist()
+    by_power: dict[float, int] = {}
+    for n, p in zip(sent, power_w):
+        by_power[p] = by_power.get(p, 0) + n
     airtime_s = sum(sent) * link.transmission_s
-    completion_s = occupied_slots(sent, link.timing.round_trip_slots) * link.timing.slot_s
-    return UploadResult(np.array(mcs), np.array(tbs), np.array(sent), np.array(delivered), np.array(first), airtime_s, completion_s,
-                        airtime_s * tx_power_w, False)
+    energy_j = sum(n * link.transmission_s * p for p, n in by_power.items())
+    return UploadResult(np.array(mcs, dtype=int), np.array(tbs, dtype=int), np.array(sent, dtype=int), np.array(delivered, dtype=bool),
+                        np.array(first, dtype=float), airtime_s, slots * link.timing.slot_s, energy_j, False, cut is not None)

@@ -249,7 +249,8 @@ def test_an_upload_in_two_steps_by_hand():
     (step 2, instants 3.0 and 3.5 ms), decoded there on their own step's SINRs.
     Step 2 as step 1: 8 slots, 4 ms; energy 3 x 0.5 ms x 0.2 W + 4 x 0.5 ms x 0.1 W = 0.5 mJ.
     Step 2 lost: cut at its start, 3.0 ms; the retransmissions not sent, the two MCS 0 blocks not
-    delivered; 0.3 + 0.1 = 0.4 mJ; 26,136 bits through; the loop keeps its five first copies' feedback."""
+    delivered; 0.3 + 0.1 = 0.4 mJ; 26,136 bits through; the loop keeps its five first copies' feedback.
+    A lost step between a block and its retransmission cuts the upload there too."""
     high, low = (np.full(10, 1e3), 0.2), (np.full(10, 10 ** -0.8), 0.1)
     link = harq_uplink.link_config(30e3)
     for lost in (False, True):
@@ -265,6 +266,14 @@ def test_an_upload_in_two_steps_by_hand():
             assert done.transmissions.tolist() == [1, 1, 1, 1, 1] and done.delivered.tolist() == [True] * 3 + [False] * 2 and done.lost
             assert sent.wall_s == pytest.approx(3e-3, rel=1e-12) and sent.energy_j == pytest.approx(0.4e-3, rel=1e-12)
             assert done.tbs_bits[done.delivered].sum() == 26_136
+    # A lost step between blocks and their retransmissions: step 0 (slots 0-2) at -8 dB, three MCS 0
+    # blocks NACKed, due again in slots 3-5: step 1, lost. Cut at 1.5 ms, no block delivered, no
+    # block drawn after (step 2 is fine); 3 x 0.5 ms x 0.1 W = 0.15 mJ.
+    state = harq_uplink.LinkState(harq_seed(np.random.SeedSequence(7)))
+    sent = harq_uplink.transfer_in_steps(5_000, 0.0, steps_of(1.5e-3, lambda k: None if k == 1 else low), state, 0, link, 1.0, 0.0)
+    done = sent.result
+    assert done.mcs.tolist() == [0, 0, 0] and done.transmissions.tolist() == [1, 1, 1] and not done.delivered.any() and done.lost
+    assert sent.wall_s == pytest.approx(1.5e-3, rel=1e-12) and sent.energy_j == pytest.approx(0.15e-3, rel=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -107,14 +107,25 @@ def upload_blocks(bits: int, channel_at, rng: np.random.Generator, loop: OuterLo
     transmission came before the cut, and ``completion_s`` is the cut slot's start."""
     schedule = SlotSchedule(link.timing.round_trip_slots)
     mcs, tbs, sent, delivered, first, power_w = [], [], [], [], [], []
+    checked = 0  # transmissions whose slots are known not lost
+
+    def first_lost(then: int | None = None) -> int | None:
+        """The first lost slot among the transmissions sent since the last look (the
+        retransmissions the schedule sent before a new block) and ``then``."""
+        nonlocal checked
+        for t in [t for t, _ in schedule.sent[checked:]] + ([] if then is None else [then]):
+            if channel_at(t) is None:
+                return t
+        checked = len(schedule.sent)
+        return None
+
     remaining, cut = bits, None
     while remaining > 0:
         slot = schedule.next_start()
-        here = channel_at(slot)
-        if here is None:
-            cut = slot
+        cut = first_lost(slot)
+        if cut is not None:
             break
-        allocation, tx_power_w = here
+        allocation, tx_power_w = channel_at(slot)
         top = len(allocation.grants) - 1
         chosen = allocation.select(loop)
         for k in range(1, link.max_transmissions + 1):
@@ -132,11 +143,11 @@ def upload_blocks(bits: int, channel_at, rng: np.random.Generator, loop: OuterLo
         power_w.append(tx_power_w)
         if decoded:
             remaining -= chosen.segmentation.tbs_bits
-    slots = schedule.end() if cut is None else cut
     if cut is None:
-        cut = next((t for t, _ in schedule.sent if channel_at(t) is None), None)  # a retransmission's slot lost
-        slots = slots if cut is None else cut
+        slots = schedule.end()
+        cut = first_lost()  # a retransmission after the last new block
     if cut is not None:
+        slots = cut
         before = np.zeros(len(sent), dtype=int)
         for t, block in schedule.sent:
             if t < cut:

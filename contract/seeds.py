@@ -98,9 +98,16 @@ def motion_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
     return child(child(network, 0), 3)
 
 
+def harq_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
+    """The channel child's stream of the uplink's HARQ block errors (``link_abstraction`` ``nr-harq``:
+    ``netsim.radio.harq_uplink``): apart from the others, so the other streams draw what they always drew.
+    A device's k-th upload draws from its own child, ``(device, k)`` (common random numbers)."""
+    return child(child(network, 0), 4)
+
+
 def interference_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
     """The channel child's stream of ``ul_interference=clock`` (``netsim.radio.physical``: each
     round's fading of every device's link to every receiver): apart from the others, so a run
     under ``full-buffer`` draws what it always drew, and the wanted links' fading is the same
     under both (common random numbers)."""
-    return child(child(network, 0), 4)
+    return child(child(network, 0), 5)

@@ -197,6 +197,8 @@ BOUNDS = [
     (RUN + ["--system", "uma-3.5ghz", "--radio", "battery_j=2", "--orchestrator", "fedbuff", "--unreached", "excluded"],
      "--orchestrator fedbuff reports no missed models"),
     (RUN + ["--unreached", "sometimes"], "--unreached"),
+    (RUN + ["--system", "umi-3.5ghz", "--radio", "link_abstraction=nr-harq", "--radio", "uplink_access=fdma"],
+     "link_abstraction=nr-harq serves TDMA grants: it needs uplink_access=tdma"),
     (RUN + ["--system", "uma-3.5ghz", "--radio", "bs_power_w=inf"], "radio bs_power_w must be a finite number in [1e-09, 10000], got inf"),
     (but(COMPARE, "--seeds", "100000"), "--seeds must be an integer in 1..10000, got 100000"),
     (COMPARE + ["--algorithm", "fedavg", "--rho", "1e307"], "rho must be a finite number in (0, 100000], got 1e+307"),

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from netsim.radio.link.adaptation import OuterLoop, block_error, grant, select_mcs
-from netsim.radio.link.harq import HarqTiming, occupied_slots
+from netsim.radio.link.harq import HarqTiming, SlotSchedule, occupied_slots
 
 TABLE = "pusch-tp-64qam"
 SINR_9_5_DB = np.full(10, 10 ** 0.95)  # 9.5 dB on each of 10 PRBs
@@ -85,3 +85,14 @@ def test_a_multicast_follows_its_weakest_member_or_a_named_percentile_with_the_m
     assert (chosen.mcs, misses) == (17, 0)  # 67% must meet the target: 3 of 3
     chosen, misses = multicast_grant(TABLE, [np.full(10, 1e-3), weak], OuterLoop())
     assert (chosen.mcs, misses) == (0, 1)  # -30 dB: even MCS 0 misses, and is counted
+
+
+def test_the_schedule_fed_block_by_block_by_hand():
+    """Round trip 3 slots, 2 processes. Block 0 (2 transmissions) in slot 0, block 1 (1) in slot 1;
+    slot 2 idle (both processes busy, nothing due); slot 3 block 0's retransmission; in slot 4
+    block 1's process is free again (its ACK, 1 + 3): the next new block goes there. As
+    ``occupied_slots([2, 1, 1], 3, 2)``: 5 slots."""
+    schedule = SlotSchedule(3, processes=2)
+    assert (schedule.add(2), schedule.add(1)) == (0, 1)
+    assert schedule.next_start() == 4 and schedule.sent == [(0, 0), (1, 1), (3, 0)]
+    assert schedule.add(1) == 4 and schedule.end() == 5 == occupied_slots([2, 1, 1], 3, 2)

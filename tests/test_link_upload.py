@@ -112,3 +112,34 @@ def test_bad_link_settings_are_refused():
     with pytest.raises(ValueError, match="HARQ transmissions"):
         LinkConfig(max_transmissions=5)
     assert math.isclose(LinkConfig().transmission_s, 0.5e-3)
+
+
+def test_the_outer_loop_is_frozen_at_the_tables_ends_by_hand():
+    """srsRAN's rule (``OuterLoop.update``): no rise on a NACK of MCS 0, no fall on an ACK of the top MCS.
+
+    Near outage: 1,000 bits on 10 PRBs at -8 dB. MCS 0 (TBS 368, one 384-bit block): first-copy BLER
+    1 - 1e-8, after two chase-combined copies (-4.99 dB) 1e-11, so three blocks of two transmissions
+    (368 x 3 >= 1,000): slots 0, 1, 2 the first copies, 3, 4, 5 the second ones (3 ms at mu = 1).
+    Three NACKs at MCS 0: the offset stays 0 dB (it rose to 1.5 dB before the freeze, and a device
+    at MCS 0 for 40 blocks wound it up to its 20 dB bound).
+    Far above: 26,136 bits at 30 dB: MCS 27 (TBS 8712), BLER 2e-30: three ACKs at the top MCS, the
+    offset stays 0 dB (it fell to -0.1667 dB before)."""
+    low = np.full(10, 10 ** -0.8)
+    assert block_error("pusch-tp-64qam", grant("pusch-tp-64qam", 0, 10), low) > 1 - 1e-7
+    loop = OuterLoop()
+    done = upload(1_000, low, np.random.default_rng(5), 0.2, loop)
+    assert done.mcs.tolist() == [0, 0, 0] and done.transmissions.tolist() == [2, 2, 2] and done.delivered.all()
+    assert done.first_bler.tolist() == [done.first_bler[0]] * 3 and done.first_bler[0] > 1 - 1e-7
+    assert done.completion_s == pytest.approx(3e-3, rel=1e-12)
+    assert loop.offset_db == 0.0
+    high = np.full(10, 1e3)
+    loop = OuterLoop()
+    done = upload(26_136, high, np.random.default_rng(5), 0.2, loop)
+    assert done.mcs.tolist() == [27, 27, 27] and done.transmissions.tolist() == [1, 1, 1]
+    assert loop.offset_db == 0.0
+    # inside the table both steps are taken, within the bounds
+    loop = OuterLoop(offset_db=19.8)
+    loop.update(False, lowest=False)
+    assert loop.offset_db == 20.0
+    loop.update(True, highest=False)
+    assert loop.offset_db == pytest.approx(20.0 - 0.5 / 9, rel=1e-15)

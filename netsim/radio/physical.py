@@ -20,10 +20,10 @@ from typing import Callable, Literal, Sequence
 
 import numpy as np
 
-from contract.seeds import ChannelSeeds, interference_seed, motion_seed
+from contract.seeds import ChannelSeeds, harq_seed, interference_seed, motion_seed
 from contract.setting import Needs, among, check_declared, option, recorded
 from netsim import scheduling
-from netsim.radio import duplex, energy, fading, link_budget
+from netsim.radio import duplex, energy, fading, harq_uplink, link_budget
 from netsim.radio.cell import LAYOUT, MOVING, Cell, CellLayout
 from netsim.normalized.distributions import ShiftedExponential
 from netsim.dynamics.rounds import RoundInTime, dynamics_of
@@ -44,7 +44,7 @@ UL_POWER_CONTROL = ("off", "fractional")
 UL_ALLOCATIONS = ("whole-band", "headroom", "power-limit")
 UPLINK_QUEUES = ("sector", "site")
 UL_INTERFERENCE = ("full-buffer", "clock")  # the uplink interference: the calibration's loaded network, or the run's own uploads
-LINK_ABSTRACTIONS = ("shannon", "attenuated-shannon", "nr")
+LINK_ABSTRACTIONS = ("shannon", "attenuated-shannon", "nr", "nr-harq")
 PRB_REFERENCE_HZ = 180e3  # 12 subcarriers at 15 kHz: 2^mu M_RB of these span an allocation of M_RB PRBs at 15 2^mu kHz
 P0_RANGE_DBM = (-202.0, 24.0)  # TS 38.331 PUSCH-ConfigCommon p0-NominalWithGrant
 
@@ -279,6 +279,8 @@ class PhysicalSystem(SystemKind):
                                  f"{self.downlink.bandwidth_hz:g} and {self.uplink.bandwidth_hz:g} Hz")
         if self.link_abstraction not in LINK_ABSTRACTIONS:
             raise ValueError(f"unknown link abstraction {self.link_abstraction!r}; choose from {', '.join(LINK_ABSTRACTIONS)}")
+        if self.link_abstraction == "nr-harq":
+            self._check_harq()
         if self.ul_power_control not in UL_POWER_CONTROL:
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
         if self.ul_allocation == "power-limit" and (self.ul_power_control != "fractional" or self.uplink_access != "tdma"):
@@ -301,6 +303,18 @@ class PhysicalSystem(SystemKind):
         if self.bs_rx_antennas > 1 and self.fading_in_time == "doppler":
             raise ValueError("bs_rx_antennas above 1 needs block fading: the Doppler processes are one branch "
                              "(netsim.dynamics); give fading_in_time=block or bs_rx_antennas=1")
+
+    def _check_harq(self) -> None:
+        """``nr-harq`` serves each TDMA upload through the NR link layer (``netsim.radio.harq_uplink``;
+        on a moving cell step by step, ``harq_uplink.transfer_in_steps``): refused on an FDMA band
+        (its rates change with the sharing as the upload runs) and at a spacing without an NR
+        numerology for data (mu 0-3)."""
+        if self.uplink_access != "tdma":
+            raise ValueError("link_abstraction=nr-harq serves TDMA grants: it needs uplink_access=tdma "
+                             "(use link_abstraction=nr on an FDMA band)")
+        if self.subcarrier_spacing_hz not in harq_uplink.NUMEROLOGIES:
+            raise ValueError(f"link_abstraction=nr-harq needs a subcarrier spacing of 15, 30, 60 or 120 kHz (TS 38.211 4.2, "
+                             f"mu 0-3), not {self.subcarrier_spacing_hz:g} Hz")
 
     @classmethod
     def from_dict(cls, data: dict) -> "PhysicalSystem":
@@ -359,6 +373,8 @@ class PhysicalSystem(SystemKind):
         network = self.network(layout, samples, np.random.default_rng(planning_seq))
         if self.ul_interference == "clock":  # its own stream: the other streams draw what they drew under full-buffer
             network = dataclasses.replace(network, interference_rng=np.random.default_rng(interference_seed(network_seq)))
+        if self.link_abstraction == "nr-harq":
+            network = dataclasses.replace(network, link_state=harq_uplink.LinkState(harq_seed(network_seq)))
         if self.in_time:
             network = dataclasses.replace(network, dynamics=dynamics_of(self, layout, np.random.default_rng(motion_seed(network_seq))))
         return network, np.random.default_rng(fading_seq)
@@ -530,13 +546,14 @@ class PhysicalSystem(SystemKind):
         over the last axis of ``fades`` (..., devices, subbands) of the link abstraction's
         efficiency at ``SNR |h_s|^2``; without fades, at the SNR itself. ``link_abstraction``
         ``shannon``: ``log2(1 + SNR / gap)`` capped at ``max_bps_per_hz``; ``attenuated-shannon``:
-        TR 36.942 A.2's for the ``direction`` (``link_budget.attenuated_shannon``), also capped; ``nr``: the
-        NR link layer's delivered efficiency at 10% BLER with HARQ (``netsim.radio.link.abstraction``), also capped."""
+        TR 36.942 A.2's for the ``direction`` (``link_budget.attenuated_shannon``), also capped; ``nr`` and
+        ``nr-harq``: the NR link layer's delivered efficiency at 10% BLER with HARQ (``netsim.radio.link.abstraction``),
+        also capped (``nr-harq`` serves the TDMA uploads themselves per transfer: ``netsim.radio.harq_uplink``)."""
         snr = link_budget.db_to_linear(snr_db)
         if fades is not None:
             snr = snr[..., None] * fades
-        if self.link_abstraction in ("attenuated-shannon", "nr"):
-            nr = self.link_abstraction == "nr"
+        if self.link_abstraction in ("attenuated-shannon", "nr", "nr-harq"):
+            nr = self.link_abstraction != "attenuated-shannon"
             efficiency = expected_efficiency(snr, direction) if nr else link_budget.attenuated_shannon(snr, direction)
             if self.max_bps_per_hz is not None:
                 efficiency = np.minimum(efficiency, self.max_bps_per_hz)
@@ -590,6 +607,7 @@ class PhysicalNetwork(Network):
     dynamics: object = None  # netsim.dynamics.rounds.Dynamics: the cell in time (None: static, i.i.d. fading per round)
     # ul_interference=clock: the rounds' fading of every device's link to every receiver (contract.seeds.interference_seed)
     interference_rng: np.random.Generator | None = None
+    link_state: harq_uplink.LinkState | None = None  # nr-harq: each device's outer loop and uploads sent (bind)
 
     time_unit = "s"
     records_energy = True
@@ -597,8 +615,9 @@ class PhysicalNetwork(Network):
 
     @property
     def has_outages(self) -> bool:
-        """Whether a device can miss a round by its channel (an outage threshold is set)."""
-        return self.system.outage_snr_db is not None
+        """Whether a device can miss a round by its channel (an outage threshold is set, or
+        ``nr-harq``'s: MCS 0 missing the BLER target after four transmissions)."""
+        return self.system.outage_snr_db is not None or self.system.link_abstraction == "nr-harq"
 
     def round_process(self, simulator: str, channel_rng: np.random.Generator | None = None) -> Callable:
         """The round on the cell, its fading drawn from ``channel_rng``: vectorized (TDMA;
@@ -935,8 +954,30 @@ class RoundChannel:
 
     @functools.cached_property
     def uplink_outage(self) -> np.ndarray:
-        """Outage alone on its TDMA grant."""
-        return self.system.below_floor(self.uplink_efficiency)
+        """Outage alone on its TDMA grant; under ``nr-harq`` also where MCS 0 misses the BLER target
+        after four transmissions on the grant's PRBs (``harq_sinr``; ``harq_uplink.in_outage``)."""
+        out = self.system.below_floor(self.uplink_efficiency)
+        if self.system.link_abstraction == "nr-harq":
+            link = self.harq_link
+            out = out | np.array([harq_uplink.in_outage(self.harq_sinr(d), link) for d in range(out.size)], dtype=bool)
+        return out
+
+    @functools.cached_property
+    def harq_link(self):
+        """``nr-harq``: the uplink's link configuration at the cell's numerology."""
+        return harq_uplink.link_config(self.system.subcarrier_spacing_hz)
+
+    def harq_sinr(self, device: int, prbs: int | None = None) -> np.ndarray:
+        """``nr-harq``: the linear SINR of each PRB of the device's TDMA grant, or of a grant of
+        ``prbs`` blocks (``harq_uplink.grant_sinr``: its mean SINR on the grant, ``uplink_snr_db``'s
+        before fading, times its subband's fade)."""
+        if prbs is None or prbs == self.allocated_prbs[device]:
+            prbs, gain_db = int(self.allocated_prbs[device]), self._grant_gain_db[device]
+        else:
+            network = self.network
+            gain_db = self.system.grant_gain_db(prbs, network.uplink_power_dbm[device], network.coupling_loss_db[device])
+        mean_db = float(self._mean_snr_db[1][device] + gain_db)
+        return harq_uplink.grant_sinr(mean_db, self.uplink_fade[device], self.system.uplink_prbs, int(prbs))
 
     def stream_rate_bps(self, devices: Sequence[int]) -> float:
         """The rate of the weakest listener not in outage; 0 when every listener is."""

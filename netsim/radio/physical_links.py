@@ -16,6 +16,13 @@ fractional power control the power follows the path loss step by step), a stream
 weakest listener's rate step by step, and a device whose link falls below the outage floor (or
 out of the parameter server's coverage) in a step loses the transfer there. On a static cell the
 channel is the links' own for every transfer, and nothing of this runs.
+
+Under ``link_abstraction`` ``nr-harq`` (TDMA) each upload is served by the NR link layer on its
+grant's PRBs (``netsim.radio.harq_uplink``: EESM, the device's outer loop, drawn block errors,
+HARQ): its airtime is the transfer's wall-clock time there and its energy every transmission's;
+the device's link state moves on when the upload is charged (``transmit_j``). In segments each
+block is served on the grant of its step's channel (``harq_uplink.transfer_in_steps``, the grant
+held and narrowed as ``_uplink_rate``'s), and the upload is lost from a step whose link is lost.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
-from netsim.radio import energy, link_budget
+from netsim.radio import energy, harq_uplink, link_budget
 from netsim.dynamics.association import L1_PERIOD_S
 from netsim.transport.lifecycle import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
 from netsim.physical_protocol import PhysicalNetworkProtocol, RoundChannelProtocol
@@ -72,6 +79,10 @@ class PhysicalLinks:
         self._dl_lost: set[int] = set()  # listeners that lost a stream mid-way (outage from then)
         self.clock_interference = network.system.ul_interference == "clock"
         self.interference_fade = None  # ul_interference=clock: the round's fading to every receiver (``draw``)
+        self.harq = network.system.link_abstraction == "nr-harq"  # uploads through the NR link layer (harq_transfer)
+        self._harq: dict[tuple, harq_uplink.HarqTransfer] = {}  # (device, bits, uploads sent) -> its next upload
+        self._pending: dict[int, harq_uplink.HarqTransfer] = {}  # device -> the upload last computed for it
+        self._charged: dict[tuple, harq_uplink.HarqTransfer] = {}  # (device, start) -> the upload charged then
 
     @classmethod
     def draw(cls, network: PhysicalNetworkProtocol, channel_rng: np.random.Generator | None, now_s: float = 0.0) -> "PhysicalLinks":
@@ -156,6 +167,11 @@ class PhysicalLinks:
         rate of the links' channel."""
         if not self.segmented or start_s is None or bits <= 0:
             return Transfer(self.uplink_s(device, bits), False, bits)
+        if self.harq:
+            sent = self._harq_in_steps(device, bits, start_s)
+            result = sent.result
+            through = min(bits, float(result.tbs_bits[result.delivered].sum())) if result.lost else bits
+            return Transfer(sent.wall_s, result.lost, through)
         pieces, lost = self._uplink_pieces(device, bits, start_s)
         through = sum(self._uplink_rate(device, self.grant_prbs(device), k) * dt for k, dt in pieces) if lost else bits
         return Transfer(sum(dt for _, dt in pieces), lost, through)
@@ -238,9 +254,67 @@ class PhysicalLinks:
     def compute_s(self, device: int, draw: float, scale: float) -> float:
         return self.network.compute_s(device, float(draw), scale)
 
+    def harq_transfer(self, device: int, bits: float) -> harq_uplink.HarqTransfer:
+        """``nr-harq``: the device's next upload of ``bits`` on its grant (``harq_uplink.transfer``
+        with the run's ``LinkState``, which it leaves as it is)."""
+        state = self.network.link_state
+        if state is None:
+            raise ValueError("link_abstraction=nr-harq needs the run's link state (PhysicalSystem.bind)")
+        key = (device, bits, state.count(device))
+        if key not in self._harq:
+            channel = self.channel
+            state_w = float(self.network.transmit_state_w(channel.uplink_power_w[device]))
+            self._harq[key] = harq_uplink.transfer(bits, channel.harq_sinr(device), state, device, channel.harq_link, state_w,
+                                                   self.network.system.shares[1], self.network.off_slot_w[1])
+        self._pending[device] = self._harq[key]
+        return self._harq[key]
+
+    def _harq_in_steps(self, device: int, bits: float, start_s: float) -> harq_uplink.HarqTransfer:
+        """``nr-harq`` in segments: the device's next upload of ``bits`` from ``start_s``, each block
+        on its step's channel (``harq_uplink.transfer_in_steps``, ``_harq_step``)."""
+        state = self.network.link_state
+        key = (device, bits, state.count(device), start_s)
+        if key not in self._harq:
+            prbs = self.grant_prbs(device)
+            steps = harq_uplink.Steps(self.step_at, lambda k: self.start_s + k * SEGMENT_S, lambda k: self._harq_step(device, prbs, k))
+            self._harq[key] = harq_uplink.transfer_in_steps(bits, start_s, steps, state, device, self.channel.harq_link,
+                                                            self.network.system.shares[1], self.network.off_slot_w[1])
+        self._pending[device] = self._harq[key]
+        return self._harq[key]
+
+    def _harq_step(self, device: int, prbs: int, k: int) -> tuple[np.ndarray, float] | None:
+        """``nr-harq`` in step ``k``: the per-PRB linear SINRs of the device's grant (``prbs`` held
+        from its start, or the step's own headroom grant where that is narrower, as
+        ``_uplink_rate``) and its transmit state power (W); None out of coverage, below the floor
+        or where MCS 0 misses the BLER target after four copies (``harq_uplink.in_outage``)."""
+        channel, out = self._step(k)
+        if out is not None and out[device]:
+            return None
+        own = int(channel.allocated_prbs[device])
+        if prbs >= own:
+            if channel.uplink_outage[device]:
+                return None
+            return channel.harq_sinr(device), float(self.network.transmit_state_w(channel.uplink_power_w[device]))
+        sinr = channel.harq_sinr(device, prbs)
+        gain = channel.system.grant_gain_db(prbs, channel.network.uplink_power_dbm[device], channel.network.coupling_loss_db[device])
+        efficiency = channel.system.efficiency(channel._mean_snr_db[1][device:device + 1] + gain, channel.uplink_fade[device:device + 1],
+                                               "uplink")
+        if channel.system.below_floor(efficiency)[0] or harq_uplink.in_outage(sinr, channel.harq_link):
+            return None
+        radiated = link_budget.dbm_to_w(channel.system.grant_power_dbm(prbs, channel.network.uplink_power_dbm[device],
+                                                                       channel.network.coupling_loss_db[device]))
+        return sinr, float(self.network.transmit_state_w(radiated))
+
     def uplink_s(self, device: int, bits: float, start_s: float | None = None) -> float:
         """TDMA: on its grant (``grant_prbs``) at the device's own rate; in segments from
-        ``start_s`` (``upload``: to its cut if it loses its link)."""
+        ``start_s`` (``upload``: to its cut if it loses its link). ``nr-harq``: the wall-clock
+        time of its next upload through the link layer (``harq_transfer``; with ``start_s``, that
+        of the upload charged then, if any)."""
+        if self.harq and bits > 0:
+            charged = self._charged.get((device, start_s)) if start_s is not None else None
+            if charged is None and self.segmented and start_s is not None:
+                return self._harq_in_steps(device, bits, start_s).wall_s
+            return (charged or self.harq_transfer(device, bits)).wall_s
         if self.segmented and start_s is not None and bits > 0:
             return self.upload(device, bits, start_s).airtime_s
         return bits / float(self._ul_bps[device]) if bits > 0 else 0.0
@@ -358,7 +432,11 @@ class PhysicalLinks:
 
     def transmit_j(self, device: int, airtime_s: float, start_s: float | None = None) -> float:
         """An upload of ``airtime_s`` wall-clock seconds: charged for its uplink symbols only; in
-        segments from ``start_s``, the sum over its steps of each one's power times its time."""
+        segments from ``start_s``, the sum over its steps of each one's power times its time.
+        ``nr-harq``: the energy of the upload last computed for the device (``harq_transfer``),
+        which is sent now: the device's link state moves on (once per ``(device, start_s)``)."""
+        if self.harq:
+            return self._charge(device, airtime_s, start_s).energy_j
         if not self.segmented or start_s is None:
             return float(self.channel.transmit_j(airtime_s, device))
         prbs, joules, t, k = self.grant_prbs(device), 0.0, start_s, self._first_step(start_s)
@@ -370,6 +448,17 @@ class PhysicalLinks:
                                                self.network.off_slot_w[1])
             t, k = step_end, k + 1
         return float(joules)
+
+    def _charge(self, device: int, airtime_s: float, start_s: float | None) -> harq_uplink.HarqTransfer:
+        key = (device, start_s)
+        if key not in self._charged:
+            sent = self._pending.get(device)
+            if sent is None or start_s is None or sent.wall_s != airtime_s:
+                raise ValueError(f"device {device}: an nr-harq upload is charged with its start, after its airtime was asked")
+            if sent.result.n_blocks:  # on the air (in segments an upload lost from its first step sends nothing)
+                self.network.link_state.commit(device, sent)
+            self._charged[key] = sent
+        return self._charged[key]
 
     def receive_j(self, device: int, listening_s: float) -> float:
         return self.network.receive_j(listening_s)

@@ -173,7 +173,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetworkProtocol
     if deadline and len(arrived) < len(participants) and env.now < deadline.at:
         yield deadline.event
     if presence is None:
-        upload_s = {e.entity: (links.uplink_s(e.entity, e.bits) if links.uplink_access == "tdma" and not links.segmented
+        upload_s = {e.entity: (links.uplink_s(e.entity, e.bits, e.start) if links.uplink_access == "tdma" and not links.segmented
                               else e.end - e.start)
                     for e in trace[first_event:] if e.kind == "uplink" or (e.kind == "dropped" and e.end > e.start)}
         waits = grant_waits(trace[first_event:], barrier is not None) if links.network.grant_wait_w else None

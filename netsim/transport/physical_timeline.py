@@ -83,7 +83,11 @@ class PhysicalRound:
         self.up_bits = up_bits
         self.ul_outage = channel.uplink_outage[self.kept]
         sending = (up_bits > 0) & ~self.ul_outage
-        self.uplink_s = np.where(sending, up_bits / channel.uplink_bps[self.kept], 0.0)
+        if links.harq:  # each upload through the NR link layer (netsim.radio.harq_uplink)
+            self.uplink_s = np.array([links.uplink_s(d, b) if go else 0.0 for d, b, go in zip(kept, up_bits.tolist(), sending.tolist())],
+                                     dtype=float)
+        else:
+            self.uplink_s = np.where(sending, up_bits / channel.uplink_bps[self.kept], 0.0)
 
     def resolve(self, start: float, mode: str, deadline_s, trace, server_round):
         """(round end, (outcome, energy per participant, bits sent)); appends the trace."""
@@ -138,7 +142,11 @@ class PhysicalRound:
         done = np.where(self.compute_s == 0, 1.0, elapsed / np.where(self.compute_s == 0, 1.0, self.compute_s))
         energy[kept_at] += self.compute_j * done
         sent = arrived & (self.uplink_s > 0)
-        energy[kept_at[sent]] += links.channel.transmit_j(self.uplink_s[sent], self.kept[sent])
+        if links.harq:  # charged one by one: each device's link state moves on (PhysicalLinks.transmit_j)
+            energy[kept_at[sent]] += [links.transmit_j(d, s, t) for d, s, t in
+                                      zip(self.kept[sent].tolist(), self.uplink_s[sent].tolist(), timeline.uplink_start[sent].tolist())]
+        else:
+            energy[kept_at[sent]] += links.channel.transmit_j(self.uplink_s[sent], self.kept[sent])
         return dict(zip(self.devices.tolist(), energy.tolist()))
 
     def _positions(self, devices: np.ndarray) -> np.ndarray:
@@ -183,6 +191,7 @@ class PhysicalRound:
                 events.append(TraceEvent(server_round, "dropped", d, at, at, 0.0, 0.0, DEADLINE))
             elif self.uplink_s[i] > 0:
                 events.append(TraceEvent(server_round, "uplink", d, float(timeline.uplink_start[i]), float(timeline.uplink_end[i]),
-                                         float(self.up_bits[i]), float(self.links.channel.transmit_j(float(self.uplink_s[i]), d))))
+                                         float(self.up_bits[i]),
+                                         self.links.transmit_j(d, float(self.uplink_s[i]), float(timeline.uplink_start[i]))))
         events.sort(key=lambda e: e.end)
         return events

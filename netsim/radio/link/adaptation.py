@@ -8,17 +8,23 @@ Outer loop (OLLA; Pedersen et al., "Frequency domain scheduling for OFDMA with l
 channel feedback", VTC 2007-Fall; the rule Sionna SYS's ``OuterLoopLinkAdaptation`` and 5G-LENA use):
 on a NACK of a first transmission the offset rises by ``step_up_db``; on an ACK it falls by
 ``step_down_db = step_up_db BLER_t / (1 - BLER_t)``, so that it drifts nowhere exactly when the
-first-transmission BLER equals ``BLER_t``.
+first-transmission BLER equals ``BLER_t``. At the table's ends the step that could not change
+the MCS is not taken, as srsRAN's gNB does (``olla_algorithm::update``,
+``lib/scheduler/support/outer_loop_link_adaptation.h``): no rise on a NACK at the lowest MCS, no
+fall on an ACK at the highest. Without it a device whose MCS 0 fails its first transmission more
+often than the target (near outage, carried by HARQ's combining) winds the offset up to its bound,
+and its next upload, on a better channel, starts there and spends hundreds of blocks at MCS 0.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from netsim.radio.link.bler import transport_block_bler
+from netsim.radio.link.bler import sinr_at_bler_db, transport_block_bler
 from netsim.radio.link.effective_sinr import eesm, eesm_beta
 from netsim.radio.link.mcs_tables import MCS_TABLES
 from netsim.radio.link.tbs import Segmentation, resource_elements, segment, transport_block_size
@@ -45,9 +51,13 @@ class OuterLoop:
         """``step_up_db BLER_t / (1 - BLER_t)``: 0.0556 dB for 0.5 dB at 10%."""
         return self.step_up_db * self.bler_target / (1 - self.bler_target)
 
-    def update(self, acknowledged: bool) -> None:
+    def update(self, acknowledged: bool, lowest: bool = False, highest: bool = False) -> None:
         """One first transmission's HARQ feedback: ACK lowers the offset, NACK raises it, within
-        ``[offset_min_db, offset_max_db]`` (a long run of ACKs at the top MCS must not bank credit)."""
+        ``[offset_min_db, offset_max_db]``; frozen (srsRAN's rule) on a NACK of the table's
+        ``lowest`` MCS and on an ACK of its ``highest``, where the step could not change the MCS
+        and would only wind the offset up."""
+        if (lowest and not acknowledged) or (highest and acknowledged):
+            return
         stepped = self.offset_db + (-self.step_down_db if acknowledged else self.step_up_db)
         self.offset_db = min(max(stepped, self.offset_min_db), self.offset_max_db)
 
@@ -88,6 +98,12 @@ def select_mcs(table: str, sinr_prb_linear, loop: OuterLoop, n_symbols: int = 14
     return Allocation(table, sinr_prb_linear, n_symbols, dmrs_re_per_prb).select(loop)
 
 
+@functools.lru_cache(maxsize=4096)
+def _grants(table: str, n_prb: int, n_symbols: int, dmrs_re_per_prb: int) -> tuple[Grant, ...]:
+    """Every MCS's grant on ``n_prb`` PRBs (``grant``), kept: they depend on the size alone."""
+    return tuple(grant(table, m, n_prb, n_symbols, dmrs_re_per_prb) for m in range(len(MCS_TABLES[table])))
+
+
 class Allocation:
     """One allocation's per-PRB SINRs seen through every MCS of ``table``: each MCS's grant and
     EESM effective SINR computed once, the BLER after k chase-combined copies kept once computed.
@@ -96,9 +112,11 @@ class Allocation:
     def __init__(self, table: str, sinr_prb_linear, n_symbols: int = 14, dmrs_re_per_prb: int = 12):
         self.table = table
         self.sinr = np.asarray(sinr_prb_linear, dtype=float)
-        self.grants = [grant(table, m, self.sinr.size, n_symbols, dmrs_re_per_prb) for m in range(len(MCS_TABLES[table]))]
+        self.grants = _grants(table, self.sinr.size, n_symbols, dmrs_re_per_prb)
         self._effective_db = [effective_sinr_db(table, m, self.sinr) for m in range(len(self.grants))]
         self._bler: dict[tuple[int, int], float] = {}
+        self._effective = np.array(self._effective_db)
+        self._targets: dict[float, np.ndarray] = {}
 
     def seen_bler(self, mcs: int, offset_db: float) -> float:
         """Transport-block BLER of ``mcs`` at the effective SINR less ``offset_db`` (what the inner loop sees)."""
@@ -106,11 +124,29 @@ class Allocation:
         return transport_block_bler(self.table, mcs, seg.code_block_bits, seg.n_code_blocks, self._effective_db[mcs] - offset_db)
 
     def select(self, loop: OuterLoop) -> Grant:
-        """The highest MCS meeting ``loop.bler_target`` at the effective SINR less the offset, else MCS 0."""
-        for chosen in reversed(self.grants):
-            if self.seen_bler(chosen.mcs, loop.offset_db) <= loop.bler_target:
-                return chosen
+        """The highest MCS meeting ``loop.bler_target`` at the effective SINR less the offset, else MCS 0.
+
+        The BLER falls with the SINR, so an MCS meets the target where its effective SINR less the
+        offset reaches the SINR at which its transport block's BLER is the target
+        (``_target_sinr_db``); the MCS whose margin is within ``1e-9`` dB of 0 are decided by
+        ``seen_bler`` itself, so the choice is the scan's from the top, MCS by MCS."""
+        margin = self._effective - loop.offset_db - self._target_sinr_db(loop.bler_target)
+        for mcs in np.flatnonzero(margin >= -1e-9)[::-1].tolist():
+            if margin[mcs] > 1e-9 or self.seen_bler(mcs, loop.offset_db) <= loop.bler_target:
+                return self.grants[mcs]
         return self.grants[0]
+
+    def _target_sinr_db(self, bler_target: float) -> np.ndarray:
+        """Per MCS, the SINR (dB) at which its transport block's BLER is ``bler_target``: each of
+        its ``C`` code blocks at ``1 - (1 - target)^(1/C)`` (``transport_block_bler`` inverted)."""
+        if bler_target not in self._targets:
+            found = []
+            for chosen in self.grants:
+                seg = chosen.segmentation
+                code_block = -math.expm1(math.log1p(-bler_target) / seg.n_code_blocks)
+                found.append(sinr_at_bler_db(self.table, chosen.mcs, seg.code_block_bits, code_block))
+            self._targets[bler_target] = np.array(found)
+        return self._targets[bler_target]
 
     def combined_bler(self, mcs: int, copies: int) -> float:
         """Transport-block BLER of ``mcs`` after ``copies`` chase-combined transmissions."""

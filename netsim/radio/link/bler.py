@@ -19,6 +19,7 @@ CRC checked on its own): ``TBLER = 1 - (1 - BLER)^C``, the rule Sionna SYS also 
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -39,8 +40,10 @@ def _by_mcs(table: str) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
 _CURVES = {table: _by_mcs(table) for table in CURVES}
 
 
+@functools.lru_cache(maxsize=65536)
 def curve_parameters(table: str, mcs: int, code_block_bits: int) -> tuple[float, float]:
-    """``(midpoint_db, slope_per_db)`` of the logistic for ``mcs`` of ``table`` at this block size."""
+    """``(midpoint_db, slope_per_db)`` of the logistic for ``mcs`` of ``table`` at this block size
+    (kept once computed: an upload asks for the same few thousand times)."""
     if table not in _CURVES:
         raise ValueError(f"no BLER curves for MCS table {table!r}; there are: {', '.join(_CURVES)}")
     if mcs not in _CURVES[table]:

@@ -61,32 +61,71 @@ def occupied_slots(transmissions: list[int], round_trip_slots: int, processes: i
     next new block if fewer than ``processes`` HARQ processes are busy (a process is busy from its
     block's first transmission until ``round_trip_slots`` after its last), else nothing (an idle slot).
     """
-    if processes < 1 or round_trip_slots < 1:
-        raise ValueError("at least one HARQ process and a round trip of at least one slot")
-    pending = list(transmissions)
-    due: list[tuple[int, int]] = []  # (slot the retransmission may go, block)
-    released: list[int] = []  # slots at which finished blocks' processes are free again (their ACK)
-    next_block = 0
-    slot = 0
-    last = -1
-    while next_block < len(pending) or due:
-        ready = [d for d in due if d[0] <= slot]
-        released = [r for r in released if r > slot]
-        busy = len(due) + len(released)
+    schedule = SlotSchedule(round_trip_slots, processes)
+    for sent in transmissions:
+        schedule.add(sent)
+    return schedule.end()
+
+
+class SlotSchedule:
+    """``occupied_slots``'s scheduler fed one block at a time: ``next_start`` is the slot the next
+    new block's first transmission would take (the retransmissions due before it sent first),
+    ``add`` sends a block there, ``end`` sends what is left; ``sent`` lists every transmission as
+    ``(slot, block)``. A caller that picks each block's MCS on the channel of its slot (a channel
+    that changes while the upload runs) learns that slot before it draws the block."""
+
+    def __init__(self, round_trip_slots: int, processes: int = HARQ_PROCESSES):
+        if processes < 1 or round_trip_slots < 1:
+            raise ValueError("at least one HARQ process and a round trip of at least one slot")
+        self.round_trip_slots, self.processes = round_trip_slots, processes
+        self.slot = 0
+        self._blocks = 0
+        self.sent: list[tuple[int, int]] = []
+        self._left: dict[int, int] = {}  # block -> its transmissions still to send
+        self._due: list[tuple[int, int]] = []  # (slot the retransmission may go, block)
+        self._released: list[int] = []  # slots at which finished blocks' processes are free again (their ACK)
+
+    def _send(self, block: int) -> None:
+        self._left[block] -= 1
+        self.sent.append((self.slot, block))
+        if self._left[block] > 0:
+            self._due.append((self.slot + self.round_trip_slots, block))
+        else:
+            del self._left[block]
+            self._released.append(self.slot + self.round_trip_slots)
+        self.slot += 1
+
+    def _retransmit(self) -> bool:
+        """Send the oldest retransmission due in this slot, if any (processes released by now let go)."""
+        self._released = [r for r in self._released if r > self.slot]
+        ready = [d for d in self._due if d[0] <= self.slot]
         if ready:
-            block = min(ready)[1]
-            due.remove(min(ready))
-        elif next_block < len(pending) and busy < processes:
-            block = next_block
-            next_block += 1
-        else:
-            slot += 1
-            continue
-        pending[block] -= 1
-        last = slot
-        if pending[block] > 0:
-            due.append((slot + round_trip_slots, block))
-        else:
-            released.append(slot + round_trip_slots)
-        slot += 1
-    return last + 1
+            self._due.remove(min(ready))
+            self._send(min(ready)[1])
+        return bool(ready)
+
+    def next_start(self) -> int:
+        """The slot of the next new block's first transmission: the first slot with no
+        retransmission due and a free HARQ process."""
+        while True:
+            if self._retransmit():
+                continue
+            if len(self._due) + len(self._released) < self.processes:
+                return self.slot
+            self.slot += 1  # every process busy, nothing due: an idle slot
+
+    def add(self, transmissions: int) -> int:
+        """Send a new block of ``transmissions`` from ``next_start``; returns that slot."""
+        start = self.next_start()
+        block = self._blocks
+        self._blocks += 1
+        self._left[block] = transmissions
+        self._send(block)
+        return start
+
+    def end(self) -> int:
+        """Send every retransmission left; the slots from the first transmission to the last one's end."""
+        while self._due:
+            if not self._retransmit():
+                self.slot += 1
+        return self.sent[-1][0] + 1 if self.sent else 0

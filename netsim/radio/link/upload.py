@@ -5,7 +5,8 @@ Each slot carries one transport block on all M PRBs (the last one padded). Per b
 loop picks the MCS at the outer loop's offset (``netsim.radio.link.adaptation``); its first transmission
 and up to ``max_transmissions - 1`` chase-combined retransmissions (``netsim.radio.link.harq``) each fail
 with the transport-block BLER at the combined SINRs, one ``rng.random()`` draw per transmission in
-order; the first transmission's ACK/NACK updates the outer loop. The bits of a block that fails
+order; the first transmission's ACK/NACK updates the outer loop (frozen at the table's ends,
+``OuterLoop.update``). The bits of a block that fails
 all its transmissions go again in the next block, from a fresh HARQ process and at the MCS the
 outer loop then gives (RLC acknowledged mode's ARQ, TS 38.322 5.3, simplified to an immediate
 resend); the failed block stays in the result, charged like any other.
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from netsim.radio.link.adaptation import Allocation, OuterLoop
-from netsim.radio.link.harq import MAX_TRANSMISSIONS, HarqTiming, occupied_slots
+from netsim.radio.link.harq import MAX_TRANSMISSIONS, HarqTiming, SlotSchedule
 from netsim.radio.link.mcs_tables import MCS_TABLES
 
 
@@ -55,16 +56,19 @@ class LinkConfig:
 @dataclass(frozen=True)
 class UploadResult:
     """Per transport block: ``mcs``, ``tbs_bits``, ``transmissions``, ``delivered`` (False: all
-    HARQ transmissions failed, its bits went again in a later block); and the totals."""
+    HARQ transmissions failed, its bits went again in a later block), ``first_bler`` (its first
+    transmission's BLER, the chance of the NACK the outer loop saw); and the totals."""
 
     mcs: np.ndarray
     tbs_bits: np.ndarray
     transmissions: np.ndarray
     delivered: np.ndarray
+    first_bler: np.ndarray
     airtime_s: float
     completion_s: float
     energy_j: float
     outage: bool
+    lost: bool = False  # the link was lost while it was sent (``upload_blocks``): cut there
 
     @property
     def n_blocks(self) -> int:
@@ -86,24 +90,74 @@ def upload(bits: int, sinr_prb_linear, rng: np.random.Generator, tx_power_w: flo
     allocation = Allocation(link.table, sinr, link.n_symbols, link.dmrs_re_per_prb)
     if allocation.combined_bler(0, link.max_transmissions) > loop.bler_target:
         empty = np.zeros(0, dtype=int)
-        return UploadResult(empty, empty, empty, empty.astype(bool), 0.0, 0.0, 0.0, True)
-    mcs, tbs, sent, delivered = [], [], [], []
-    remaining = bits
+        return UploadResult(empty, empty, empty, empty.astype(bool), empty.astype(float), 0.0, 0.0, 0.0, True)
+    return upload_blocks(bits, lambda slot: (allocation, tx_power_w), rng, loop, link)
+
+
+def upload_blocks(bits: int, channel_at, rng: np.random.Generator, loop: OuterLoop, link: LinkConfig) -> UploadResult:
+    """``upload``'s blocks on a channel that may change while they are sent: ``channel_at(slot)``
+    is ``(Allocation, tx_power_w)`` of the uplink slot ``slot`` (counted from the first
+    transmission), or None where the link is lost from that slot on.
+
+    Each block is chosen (MCS at the outer loop's offset) and drawn on the allocation of the slot
+    its first transmission takes (``SlotSchedule.next_start``); its retransmissions are decoded
+    on the same allocation (chase combining of copies of one grant) and sent at its power. Where
+    a slot that a new block or a retransmission would take is lost, the upload is cut there
+    (``lost``): what was sent before is charged, a block counts as delivered when its decoding
+    transmission came before the cut, and ``completion_s`` is the cut slot's start."""
+    schedule = SlotSchedule(link.timing.round_trip_slots)
+    mcs, tbs, sent, delivered, first, power_w = [], [], [], [], [], []
+    checked = 0  # transmissions whose slots are known not lost
+
+    def first_lost(then: int | None = None) -> int | None:
+        """The first lost slot among the transmissions sent since the last look (the
+        retransmissions the schedule sent before a new block) and ``then``."""
+        nonlocal checked
+        for t in [t for t, _ in schedule.sent[checked:]] + ([] if then is None else [then]):
+            if channel_at(t) is None:
+                return t
+        checked = len(schedule.sent)
+        return None
+
+    remaining, cut = bits, None
     while remaining > 0:
+        slot = schedule.next_start()
+        cut = first_lost(slot)
+        if cut is not None:
+            break
+        allocation, tx_power_w = channel_at(slot)
+        top = len(allocation.grants) - 1
         chosen = allocation.select(loop)
         for k in range(1, link.max_transmissions + 1):
             decoded = rng.random() >= allocation.combined_bler(chosen.mcs, k)
             if k == 1:
-                loop.update(decoded)
+                loop.update(decoded, chosen.mcs == 0, chosen.mcs == top)
             if decoded:
                 break
+        schedule.add(k)
         mcs.append(chosen.mcs)
         tbs.append(chosen.segmentation.tbs_bits)
         sent.append(k)
         delivered.append(decoded)
+        first.append(allocation.combined_bler(chosen.mcs, 1))
+        power_w.append(tx_power_w)
         if decoded:
             remaining -= chosen.segmentation.tbs_bits
+    if cut is None:
+        slots = schedule.end()
+        cut = first_lost()  # a retransmission after the last new block
+    if cut is not None:
+        slots = cut
+        before = np.zeros(len(sent), dtype=int)
+        for t, block in schedule.sent:
+            if t < cut:
+                before[block] += 1
+        delivered = [d and n == s for d, n, s in zip(delivered, before.tolist(), sent)]
+        sent = before.tolist()
+    by_power: dict[float, int] = {}
+    for n, p in zip(sent, power_w):
+        by_power[p] = by_power.get(p, 0) + n
     airtime_s = sum(sent) * link.transmission_s
-    completion_s = occupied_slots(sent, link.timing.round_trip_slots) * link.timing.slot_s
-    return UploadResult(np.array(mcs), np.array(tbs), np.array(sent), np.array(delivered), airtime_s, completion_s,
-                        airtime_s * tx_power_w, False)
+    energy_j = sum(n * link.transmission_s * p for p, n in by_power.items())
+    return UploadResult(np.array(mcs, dtype=int), np.array(tbs, dtype=int), np.array(sent, dtype=int), np.array(delivered, dtype=bool),
+                        np.array(first, dtype=float), airtime_s, slots * link.timing.slot_s, energy_j, False, cut is not None)

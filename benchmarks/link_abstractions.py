@@ -1,0 +1,113 @@
+"""``fl-cosim round-time`` under each ``link_abstraction`` over seeds: the table of
+``docs/link-layer.md`` ("The link abstractions in the cell's rounds"), each figure mean +- sample
+standard deviation [min-max] over the seeds (not a test).
+
+    python3 -m benchmarks.link_abstractions [--system umi-3.5ghz] [--devices 20] [--rounds 5] [--seeds 0 1 2 3 4] [--harq]
+
+Each cell of the table is one ``fl-cosim round-time --system S --devices N --rounds R --seed SEED
+--radio link_abstraction=L --json`` per seed (barrier, 1 Mbit each way, 100 samples of compute
+per device: ``benchmarks.round_time_seeds``). ``--harq`` adds what the ``nr-harq`` uploads did over
+the same rounds (the same network and plans as ``round-time``, run here): the share of transport
+blocks whose first transmission failed (the outer loop aims at 10%), transmissions per block,
+blocks lost after four, the mean MCS and the uplink slots per upload; then the first
+transmissions split: blocks sent at MCS 0 although even MCS 0's first transmission misses the 10%
+target on their grant (near outage, carried by HARQ's combining: the outer loop cannot help them),
+the other blocks, and, of those, what the outer loop expected (the mean of their first
+transmissions' BLERs); with the devices and uploads having any block of the first kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from benchmarks.round_time_seeds import round_time
+from benchmarks.spread import spread
+
+ABSTRACTIONS = ("shannon", "nr", "nr-harq", "attenuated-shannon")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--system", default="umi-3.5ghz")
+    parser.add_argument("--devices", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--harq", action="store_true", help="only the nr-harq uploads' table")
+    args = parser.parse_args(argv)
+    if args.harq:
+        harq_table(args)
+        return
+    print(f"`fl-cosim round-time --system {args.system} --devices {args.devices} --rounds {args.rounds} --radio "
+          f"link_abstraction=L`, seeds {' '.join(map(str, args.seeds))}: mean +- sample std over the seeds [min-max]\n")
+    print("| `link_abstraction` | mean round (s) | energy per device and round (J) | updates arrived |")
+    print("| --- | --- | --- | --- |")
+    for name in ABSTRACTIONS:
+        rs = [round_time(args.system, args.devices, args.rounds, s, [f"link_abstraction={name}"]) for s in args.seeds]
+        label = f"`{name}`" + (" (default)" if name == "shannon" else "")
+        print(f"| {label} | {spread([r['simulated_mean_s'] for r in rs], 2)} | "
+              f"{spread([r['energy_j_per_device_round'] for r in rs], 3)} | "
+              f"{spread([r['arrived_fraction'] for r in rs], 1, 100, '%')} |", flush=True)
+
+
+def harq_uploads(system_name: str, devices: int, rounds: int, seed: int) -> list:
+    """``(UploadResult, uplink slots, device)`` of every nr-harq upload sent in ``round-time``'s rounds of this seed."""
+    from netsim import simulate_rounds
+    from netsim.radio import harq_uplink
+    from scenarios.cli.round_time import CELL_MODEL_BITS, CELL_SAMPLES, round_plan
+    from scenarios.definitions.cells import get_cell_system
+    from scenarios.definitions.seeds import seed_streams
+
+    system = get_cell_system(system_name, overrides={"link_abstraction": "nr-harq"})
+    network_seq = seed_streams(seed).network
+    network, channel_rng = system.bind(np.full(devices, CELL_SAMPLES), network_seq)
+    slot_s = harq_uplink.link_config(system.subcarrier_spacing_hz).timing.slot_s
+    sent = []
+    commit = harq_uplink.LinkState.commit
+
+    def recording(state, device, transfer):
+        sent.append((transfer.result, transfer.result.completion_s / slot_s, device))
+        commit(state, device, transfer)
+
+    harq_uplink.LinkState.commit = recording
+    try:
+        simulate_rounds([round_plan(devices, 1, CELL_MODEL_BITS)] * rounds, network, CELL_MODEL_BITS,
+                        np.random.default_rng(network_seq), keep_trace=False, channel_rng=channel_rng)
+    finally:
+        harq_uplink.LinkState.commit = commit
+    return sent
+
+
+def harq_table(args) -> None:
+    print("\n`nr-harq` uploads in the same rounds, pooled over each seed's uploads, then mean +- sample std over the seeds [min-max]:\n")
+    print("| first transmissions failed | transmissions per block | blocks lost after 4 | mean MCS | uplink slots per upload |")
+    print("| --- | --- | --- | --- | --- |")
+    rows, split = [], []
+    for seed in args.seeds:
+        results = harq_uploads(args.system, args.devices, args.rounds, seed)
+        tx = np.concatenate([r.transmissions for r, _, _ in results])
+        rows.append((float(np.mean(tx > 1)), float(tx.mean()), float(np.mean(~np.concatenate([r.delivered for r, _, _ in results]))),
+                     float(np.concatenate([r.mcs for r, _, _ in results]).mean()), float(np.mean([slots for _, slots, _ in results]))))
+        first = np.concatenate([r.first_bler for r, _, _ in results])
+        below = np.concatenate([(r.mcs == 0) & (r.first_bler > 0.1) for r, _, _ in results])  # MCS 0 missing its target
+        devices = {d for r, _, d in results if np.any((r.mcs == 0) & (r.first_bler > 0.1))}
+        uploads = sum(bool(np.any((r.mcs == 0) & (r.first_bler > 0.1))) for r, _, _ in results)
+        split.append((float(below.mean()), float(np.mean(tx[below] > 1)) if below.any() else float("nan"),
+                      float(np.mean(tx[~below] > 1)), float(first[~below].mean()), len(devices), uploads, len(results)))
+    columns = list(zip(*rows))
+    print(f"| {spread(columns[0], 1, 100, '%')} | {spread(columns[1], 3)} | {spread(columns[2], 2, 100, '%')} | "
+          f"{spread(columns[3], 1)} | {spread(columns[4], 0)} |")
+    print("\nThe first transmissions split, per seed: blocks at MCS 0 whose first transmission misses 10% (near outage) and the others:\n")
+    print("| seed | blocks near outage | their first transmissions failed | other blocks' first transmissions failed "
+          "| expected (mean BLER) | devices near outage | uploads near outage / all |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for seed, (share, failed, others, expected, devices, uploads, total) in zip(args.seeds, split):
+        print(f"| {seed} | {100 * share:.1f}% | {100 * failed:.1f}% | {100 * others:.1f}% | {100 * expected:.1f}% | "
+              f"{devices} of {args.devices} | {uploads} / {total} |")
+    columns = list(zip(*split))
+    print(f"| all | {spread(columns[0], 1, 100, '%')} | | {spread(columns[2], 1, 100, '%')} | {spread(columns[3], 1, 100, '%')} | | |")
+
+
+if __name__ == "__main__":
+    main()

@@ -14,7 +14,8 @@
             ├── fading      the rounds' fading
             ├── planning    the base station's own fading samples for airtime estimates
             ├── motion      (child 3) a moving cell's paths, fields, fading and availability
-            └── interference (child 4) ul_interference=clock's fading of every link to every receiver
+            ├── harq        (child 4) link_abstraction=nr-harq's block errors, one child per (device, upload)
+            └── interference (child 5) ul_interference=clock's fading of every link to every receiver
         └── idle        (child 1) the buffered orchestrator's random choice of idle devices
 
 Each stream is the child of its parent at a fixed key (``child``): the one ``spawn`` gives as

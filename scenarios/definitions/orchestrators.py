@@ -33,6 +33,7 @@ from contract.plan import DROP_REASONS, RoundOutcome
 from contract.setting import Needs
 from netsim.clock.buffered import Buffered, BufferedRun, drive
 from netsim.clock.engine import RoundRecord, RunOptions, run_cosimulation
+from netsim.transport.fdma import SHARED_ACCESS
 from netsim.transport.trace import TraceEvent
 
 
@@ -96,10 +97,15 @@ def _default(spec, name: str):
 
 
 def tdma_uplink(name: str, network) -> None:
-    """ValueError for a cell whose uplink is not TDMA: a message orchestrator's uploads each hold
-    their own grant (an FDMA share changes with every upload)."""
-    if network.records_energy and network.system.uplink_access != "tdma":
-        raise ValueError(f"--orchestrator {name} takes a TDMA uplink on a cell (give --radio uplink_access=tdma)")
+    """ValueError for a moving cell whose uplink is shared (FDMA, PF): a message orchestrator runs
+    one shared uplink per receiver for the whole run on each version's block-fading draw
+    (``netsim.clock.buffered.BufferedRun.shared_uplink``); a moving cell's channel steps on it
+    are not modelled. On a static cell every uplink access composes."""
+    dynamics = getattr(network, "dynamics", None)
+    moving = dynamics is not None and dynamics.motion is not None
+    if network.records_energy and network.system.uplink_access in SHARED_ACCESS and moving:
+        raise ValueError(f"--orchestrator {name} takes a TDMA uplink on a moving cell "
+                         f"(give --radio uplink_access=tdma, or leave the motion out)")
 
 
 @dataclass(frozen=True)

@@ -268,7 +268,7 @@ def test_message_orchestrators_refuse_pf_on_a_moving_cell_before_training(orches
     assert not Path("out").exists()
 
 
-def buffered_hand_run(monkeypatch, bits, versions, outage_at_draw=None):
+def buffered_hand_run(monkeypatch, bits, versions, outage_at_draw=None, **extra):
     """FedAsync (K = 1, both devices training) on ``hand_cell([90, 90])`` (caps 31 of 10 blocks:
     alone the whole band, 3.6 Mbit/s; together 5 blocks each, 1.8 Mbit/s), compute scripted
     0 s (device 0) and 1 s (device 1), then 9 s; ``outage_at_draw``: (draw, device) in uplink
@@ -291,7 +291,7 @@ def buffered_hand_run(monkeypatch, bits, versions, outage_at_draw=None):
         return links
 
     monkeypatch.setattr(BufferedRun, "_draw_links", drawn)
-    return run_buffered(NetworkOnly(2, bits), hand_cell([90.0, 90.0]), Buffered(1), versions, np.random.default_rng(0),
+    return run_buffered(NetworkOnly(2, bits), hand_cell([90.0, 90.0], **extra), Buffered(1), versions, np.random.default_rng(0),
                         RunOptions(channel_rng=np.random.default_rng(1)))
 
 
@@ -308,6 +308,16 @@ def test_two_fedasync_dispatches_on_a_pf_uplink_by_hand(monkeypatch):
     assert [e.energy_j for e in trace if e.kind == "uplink"] == pytest.approx([15 * MW_PER_PRB_90_DB / 1e3] * 2, rel=1e-12)
     assert [(v.server_round, v.start, v.end) for v in versions[1:]] == [(1, 0.0, pytest.approx(3.5)), (2, pytest.approx(3.5), pytest.approx(4.5))]
     assert [v.arrived for v in versions[1:]] == [(0,), (1,)]
+
+
+def test_a_buffered_run_counts_a_shared_upload_on_the_air_when_it_charges_the_waiting(monkeypatch):
+    """The hand run with TR 38.840's device states (unit 1 mW: waiting 20 units): device 1 waits
+    1 s in version 1's interval (0-3.5 s: its reception 0-1.5 s and its upload's 2.5-3.5 s on
+    the air), none in version 2's (3.5-4.5 s: its upload); device 0 none (reception, upload,
+    then the next stream from 3.5 s)."""
+    versions, trace = buffered_hand_run(monkeypatch, 5.4e6, 2, power_unit_w=1e-3)
+    idle = {(e.round, e.entity): e.energy_j for e in trace if e.kind == "idle"}
+    assert idle == {(1, 0): 0.0, (1, 1): pytest.approx(20e-3 * 1.0, rel=1e-12), (2, 0): 0.0, (2, 1): 0.0}
 
 
 def test_an_upload_whose_link_the_next_draw_loses_is_cut_there_with_what_it_got_through(monkeypatch):

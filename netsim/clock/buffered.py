@@ -9,7 +9,11 @@ and an uplink medium (``Tdma``: one transfer at a time, FIFO; ``Unshared``: no c
 cell, as in its synchronous rounds (``netsim.transport.physical_round``), the downlink sends one stream at a
 time and each uplink receiver (``PhysicalLinks.uplink_queue``: each sector of the site, or the
 site) has its resource blocks (``ResourceBlocks``), each upload holding its grant's
-(``PhysicalLinks.grant_prbs``) while it sends: grants that fit together send together. Each
+(``PhysicalLinks.grant_prbs``) while it sends: grants that fit together send together; under
+``uplink_access`` ``fdma`` or ``pf`` each receiver (every receiver, under ``ul_interference=clock``)
+has one shared uplink for the run (``BufferedRun.shared_uplink``, ``netsim.transport.fdma``), its
+rates those of the current version's draw, every upload a transmission on it (refused on a
+moving cell). Each
 dispatch is one SimPy process, the device lifecycle of the synchronous rounds
 (``netsim.transport.lifecycle``: receive, compute, upload, the same step functions): it receives the
 stream, computes and uploads, reading the channel and its state at each step. The server keeps

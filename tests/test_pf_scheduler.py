@@ -379,3 +379,15 @@ def test_a_pf_run_on_the_command_line_records_its_uplink(capsys, tmp_path):
     config = json.load(open(f"{run['result_dir']}/config.json"))
     assert config["system"]["uplink_access"] == "pf"
     assert run["energy_j"] > 0
+
+
+def test_a_buffered_run_built_in_code_refuses_a_shared_uplink_on_a_moving_cell():
+    """``run_buffered`` called directly (no orchestrator's check) refuses PF on a moving cell."""
+    from contract.seeds import RunSeeds
+    from netsim.clock.buffered import Buffered, NetworkOnly, run_buffered
+    from netsim.clock.engine import RunOptions
+
+    system = get_cell_system("umi-3.5ghz", overrides={"uplink_access": "pf", "speed_kmh": 30.0})
+    network, fading_rng = system.bind(np.zeros(3), RunSeeds.of(0).network)
+    with pytest.raises(ValueError, match="buffered aggregation on a moving cell takes uplink_access=tdma .*not pf"):
+        run_buffered(NetworkOnly(3, 1e5), network, Buffered(1), 1, np.random.default_rng(0), RunOptions(channel_rng=fading_rng))

@@ -96,7 +96,7 @@ def _default(spec, name: str):
     return next(f.default for f in dataclasses.fields(spec) if f.name == name)
 
 
-def tdma_uplink(name: str, network) -> None:
+def shared_uplink_on_a_static_cell(name: str, network) -> None:
     """ValueError for a moving cell whose uplink is shared (FDMA, PF): a message orchestrator runs
     one shared uplink per receiver for the whole run on each version's block-fading draw
     (``netsim.clock.buffered.BufferedRun.shared_uplink``); a moving cell's channel steps on it
@@ -134,7 +134,7 @@ class FedBuff(Orchestrator):
     def settings(self, spec, learner, network) -> BufferedSettings:
         from learning.asynchronous import AsyncRule
 
-        tdma_uplink(self.name, network)
+        shared_uplink_on_a_static_cell(self.name, network)
         concurrency = learner.num_devices if spec.concurrency is None else spec.concurrency
         if spec.idle_choice != _default(spec, "idle_choice") and concurrency >= learner.num_devices:
             raise ValueError(f"--idle-choice chooses which idle devices get a version when --concurrency leaves fewer places than "
@@ -179,7 +179,7 @@ class FedAT(Orchestrator):
     def settings(self, spec, learner, network):
         from netsim.clock.tiered import Tiered, expected_latency_s, latency_tiers
 
-        tdma_uplink(self.name, network)
+        shared_uplink_on_a_static_cell(self.name, network)
         return Tiered(latency_tiers(expected_latency_s(network, learner.num_devices, learner.model_bits), spec.tiers))
 
     def wrap(self, learner, settings):

@@ -234,3 +234,33 @@ def test_a_moving_cell_reads_every_gain_at_each_step_only_on_the_clock():
             assert np.allclose(own + system.ue_antenna_gain_dbi, -moved.coupling_loss_db, rtol=0, atol=1e-9)
     assert layouts["full-buffer"].receiver_gain_db is None
     assert np.array_equal(layouts["clock"].x_m, layouts["full-buffer"].x_m)
+
+
+def test_fedbuff_with_k_c_n_under_clock_interference_is_the_synchronous_pipelined_run_on_one_shared_uplink():
+    """K = C = N on 24 UMa devices under ``ul_interference=clock``: the buffered run keeps one
+    shared uplink for every receiver for the run (``BufferedRun.shared_uplink``), and each
+    version (one broadcast, aggregated at the last arrival) is the synchronous pipelined round
+    of the same seeds, event for event: the same interference between the sectors' uploads."""
+    from contract import Stream
+    from netsim.clock.buffered import Buffered, BufferedRun, NetworkOnly, drive
+    from netsim.clock.engine import RunOptions
+
+    def bound():
+        system = get_cell_system("uma-3.5ghz", mode="pipelined", overrides={"uplink_access": "pf", "ul_interference": "clock"})
+        return system.bind(np.zeros(DEVICES), RunSeeds.of(3).network)
+
+    network, fading_rng = bound()
+    plan = RoundPlan((Stream(tuple(range(DEVICES)), 1e6),), {d: 1e6 for d in range(DEVICES)}, tuple(range(DEVICES)))
+    rounds, synchronous = simulate_rounds([plan] * 2, network, 1e6, np.random.default_rng(3), simulator="processes",
+                                          channel_rng=fading_rng)
+    network, fading_rng = bound()
+    run = BufferedRun.start(NetworkOnly(DEVICES, 1e6), network, Buffered(DEVICES), 2, np.random.default_rng(3),
+                            RunOptions(channel_rng=fading_rng))
+    versions, trace = drive(run)
+    assert list(run.receivers) == ["every"] and len(set(network.uplink_queue.tolist())) == 3
+    steps = lambda t: [(e.kind, e.entity, e.start, e.end, e.bits, e.energy_j, e.reason) for e in t
+                       if e.kind in ("compute", "uplink", "dropped")]
+    assert steps(trace) == steps(synchronous) and any(e.kind == "uplink" for e in trace)
+    assert [(v.start, v.end) for v in versions[1:]] == [(r.start, r.end) for r in rounds]
+    for version, record in zip(versions[1:], rounds):  # (the waiting summed per interval: equal up to rounding)
+        assert version.energy_j == pytest.approx(record.energy_j, rel=1e-12)

@@ -256,16 +256,114 @@ def test_pf_needs_open_loop_power_control():
 
 
 @pytest.mark.parametrize("orchestrator", ["fedbuff", "fedasync", "fedat"])
-def test_message_orchestrators_refuse_pf_before_training(orchestrator, capsys, tmp_path, monkeypatch):
-    """A message orchestrator's uploads each hold their own grant: PF (as FDMA) is refused, one
-    line, exit 2, nothing written."""
+def test_message_orchestrators_refuse_pf_on_a_moving_cell_before_training(orchestrator, capsys, tmp_path, monkeypatch):
+    """A buffered run's shared uplink lives for the run on each version's draw: on a moving cell
+    (its channel in steps) PF is refused, one line, exit 2, nothing written."""
     monkeypatch.chdir(tmp_path)
-    code = main(["run", "--out", "out", "--system", "umi-3.5ghz", "--radio", "uplink_access=pf", "--orchestrator", orchestrator,
-                 "--rounds", "1"])
+    code = main(["run", "--out", "out", "--system", "umi-3.5ghz", "--radio", "uplink_access=pf", "--radio", "speed_kmh=3",
+                 "--orchestrator", orchestrator, "--algorithm", "fedavg", "--rounds", "1"])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
-    assert f"--orchestrator {orchestrator} takes a TDMA uplink on a cell" in err
+    assert f"--orchestrator {orchestrator} takes a TDMA uplink on a moving cell" in err
     assert not Path("out").exists()
+
+
+def buffered_hand_run(monkeypatch, bits, versions, outage_at_draw=None, **extra):
+    """FedAsync (K = 1, both devices training) on ``hand_cell([90, 90])`` (caps 31 of 10 blocks:
+    alone the whole band, 3.6 Mbit/s; together 5 blocks each, 1.8 Mbit/s), compute scripted
+    0 s (device 0) and 1 s (device 1), then 9 s; ``outage_at_draw``: (draw, device) in uplink
+    outage on that block-fading draw (the first is 0)."""
+    from netsim.clock.buffered import Buffered, BufferedRun, NetworkOnly, run_buffered
+    from netsim.clock.engine import RunOptions
+    from netsim.normalized.scripted import Scripted
+    from netsim.radio.physical import PhysicalNetwork
+
+    script = Scripted([0.0, 1.0] + [9.0] * 8)
+    monkeypatch.setattr(PhysicalNetwork, "compute", property(lambda network: script))
+    draw_links, draws = BufferedRun._draw_links, []
+
+    def drawn(run):
+        links = draw_links(run)
+        if outage_at_draw is not None and len(draws) == outage_at_draw[0]:
+            can_upload, out = links.can_upload, outage_at_draw[1]
+            links.can_upload = lambda device, uploading=False: device != out and can_upload(device, uploading)
+        draws.append(links)
+        return links
+
+    monkeypatch.setattr(BufferedRun, "_draw_links", drawn)
+    return run_buffered(NetworkOnly(2, bits), hand_cell([90.0, 90.0], **extra), Buffered(1), versions, np.random.default_rng(0),
+                        RunOptions(channel_rng=np.random.default_rng(1)))
+
+
+def test_two_fedasync_dispatches_on_a_pf_uplink_by_hand(monkeypatch):
+    """5.4 Mbit each way. The broadcast takes 1.5 s (3.6 Mbit/s). Device 0 (compute 0 s) uploads
+    alone from 1.5 s on the whole band; device 1's start at 2.5 s halves it: 3.6 Mbit through
+    by then, the other 1.8 at 1.8 Mbit/s, so device 0 arrives at 3.5 s (version 1); device 1,
+    1.8 Mbit through by 3.5 s, then alone: its other 3.6 Mbit end at 4.5 s (version 2). The
+    aggregation at 3.5 s draws the next channel (no fading: the same rates). Each spends 15
+    block-seconds at 15 dBm per block (TS 38.213 7.1.1 at 90 dB)."""
+    versions, trace = buffered_hand_run(monkeypatch, 5.4e6, 2)
+    ups = [(e.round, e.entity, e.start, e.end, e.bits) for e in trace if e.kind == "uplink"]
+    assert ups == [(1, 0, 1.5, pytest.approx(3.5, rel=1e-12), 5.4e6), (2, 1, 2.5, pytest.approx(4.5, rel=1e-12), 5.4e6)]
+    assert [e.energy_j for e in trace if e.kind == "uplink"] == pytest.approx([15 * MW_PER_PRB_90_DB / 1e3] * 2, rel=1e-12)
+    assert [(v.server_round, v.start, v.end) for v in versions[1:]] == [(1, 0.0, pytest.approx(3.5)), (2, pytest.approx(3.5), pytest.approx(4.5))]
+    assert [v.arrived for v in versions[1:]] == [(0,), (1,)]
+
+
+def test_a_buffered_run_counts_a_shared_upload_on_the_air_when_it_charges_the_waiting(monkeypatch):
+    """The hand run with TR 38.840's device states (unit 1 mW: waiting 20 units): device 1 waits
+    1 s in version 1's interval (0-3.5 s: its reception 0-1.5 s and its upload's 2.5-3.5 s on
+    the air), none in version 2's (3.5-4.5 s: its upload); device 0 none (reception, upload,
+    then the next stream from 3.5 s)."""
+    versions, trace = buffered_hand_run(monkeypatch, 5.4e6, 2, power_unit_w=1e-3)
+    idle = {(e.round, e.entity): e.energy_j for e in trace if e.kind == "idle"}
+    assert idle == {(1, 0): 0.0, (1, 1): pytest.approx(20e-3 * 1.0, rel=1e-12), (2, 0): 0.0, (2, 1): 0.0}
+
+
+def test_an_upload_whose_link_the_next_draw_loses_is_cut_there_with_what_it_got_through(monkeypatch):
+    """The same run with device 1 in uplink outage on the draw of version 1 (drawn at device 0's
+    arrival, 3.5 s): its upload stops there, ``uplink-outage``, the 1.8 Mbit and 5 block-seconds
+    it got through (2.5-3.5 s on 5 blocks)."""
+    versions, trace = buffered_hand_run(monkeypatch, 5.4e6, 2, outage_at_draw=(1, 1))
+    cut = [e for e in trace if e.kind == "dropped" and e.entity == 1][0]
+    assert (cut.round, cut.start, cut.end, cut.reason) == (2, 2.5, pytest.approx(3.5, rel=1e-12), "uplink-outage")
+    assert cut.bits == pytest.approx(1.8e6, rel=1e-12)
+    assert cut.energy_j == pytest.approx(5 * MW_PER_PRB_90_DB / 1e3, rel=1e-12)
+    assert versions[1].arrived == (0,) and versions[2].outcome.dropped[1] == "uplink-outage"
+
+
+@pytest.mark.parametrize("access", ["pf", "fdma"])
+def test_fedbuff_with_k_c_n_on_a_shared_uplink_is_the_synchronous_pipelined_run(access):
+    """K = C = N: each version to everyone in one broadcast, aggregated at the last arrival: the
+    synchronous pipelined rounds of the same seeds (compute draws, block fading per version or
+    round), event for event, the uploads overlapping on the shared band; the same seed twice,
+    the same run."""
+    from netsim.clock.buffered import Buffered, NetworkOnly, run_buffered
+    from netsim.clock.engine import RunOptions
+
+    losses = [112.0, 90.0, 100.0, 95.0]
+    n, bits = len(losses), 1e6
+    system = PhysicalSystem(Cell(distances_m=(50.0,) * n), LinkBudget(2e6, 1.0, 0.0), LinkBudget(2e6, 1.0, 0.0), fading="rayleigh",
+                            max_bps_per_hz=2.0, bandwidth_occupancy=0.9, subcarrier_spacing_hz=15e3, uplink_access=access,
+                            mode="pipelined", ul_power_control="fractional", p0_dbm_per_prb=-30.0, alpha=0.5, compute_extra_s=1.0)
+    layout = CellLayout(np.full(n, 50.0), np.zeros(n), np.ones(n, bool), np.zeros(n), np.array(losses))
+    network = system.network(layout, np.zeros(n))
+    plan = RoundPlan((Stream(tuple(range(n)), bits),), {d: bits for d in range(n)}, tuple(range(n)))
+    rounds, synchronous = simulate_rounds([plan] * 3, network, bits, np.random.default_rng(5), simulator="processes",
+                                          channel_rng=np.random.default_rng(7))
+
+    def buffered():
+        return run_buffered(NetworkOnly(n, bits), network, Buffered(n), 3, np.random.default_rng(5),
+                            RunOptions(channel_rng=np.random.default_rng(7)))
+
+    versions, trace = buffered()
+    steps = lambda t: [(e.kind, e.entity, e.start, e.end, e.bits, e.energy_j, e.reason) for e in t
+                       if e.kind in ("compute", "uplink", "dropped")]
+    assert steps(trace) == steps(synchronous)
+    assert [(v.start, v.end, v.energy_j) for v in versions[1:]] == [(r.start, r.end, r.energy_j) for r in rounds]
+    ups = sorted((e.start, e.end) for e in trace if e.kind == "uplink")
+    assert any(b[0] < a[1] for a, b in zip(ups, ups[1:]))  # (uploads share the band at once)
+    assert buffered() == (versions, trace)
 
 
 def test_a_pf_run_on_the_command_line_records_its_uplink(capsys, tmp_path):
@@ -281,3 +379,15 @@ def test_a_pf_run_on_the_command_line_records_its_uplink(capsys, tmp_path):
     config = json.load(open(f"{run['result_dir']}/config.json"))
     assert config["system"]["uplink_access"] == "pf"
     assert run["energy_j"] > 0
+
+
+def test_a_buffered_run_built_in_code_refuses_a_shared_uplink_on_a_moving_cell():
+    """``run_buffered`` called directly (no orchestrator's check) refuses PF on a moving cell."""
+    from contract.seeds import RunSeeds
+    from netsim.clock.buffered import Buffered, NetworkOnly, run_buffered
+    from netsim.clock.engine import RunOptions
+
+    system = get_cell_system("umi-3.5ghz", overrides={"uplink_access": "pf", "speed_kmh": 30.0})
+    network, fading_rng = system.bind(np.zeros(3), RunSeeds.of(0).network)
+    with pytest.raises(ValueError, match="buffered aggregation on a moving cell takes uplink_access=tdma .*not pf"):
+        run_buffered(NetworkOnly(3, 1e5), network, Buffered(1), 1, np.random.default_rng(0), RunOptions(channel_rng=fading_rng))

@@ -9,7 +9,11 @@ and an uplink medium (``Tdma``: one transfer at a time, FIFO; ``Unshared``: no c
 cell, as in its synchronous rounds (``netsim.transport.physical_round``), the downlink sends one stream at a
 time and each uplink receiver (``PhysicalLinks.uplink_queue``: each sector of the site, or the
 site) has its resource blocks (``ResourceBlocks``), each upload holding its grant's
-(``PhysicalLinks.grant_prbs``) while it sends: grants that fit together send together. Each
+(``PhysicalLinks.grant_prbs``) while it sends: grants that fit together send together; under
+``uplink_access`` ``fdma`` or ``pf`` each receiver (every receiver, under ``ul_interference=clock``)
+has one shared uplink for the run (``BufferedRun.shared_uplink``, ``netsim.transport.fdma``), its
+rates those of the current version's draw, every upload a transmission on it (refused on a
+moving cell). Each
 dispatch is one SimPy process, the device lifecycle of the synchronous rounds
 (``netsim.transport.lifecycle``: receive, compute, upload, the same step functions): it receives the
 stream, computes and uploads, reading the channel and its state at each step. The server keeps
@@ -70,6 +74,7 @@ from netsim.clock.engine import RoundRecord, RunOptions
 from netsim.transport.lifecycle import DOWNLINK_OUTAGE, UNAVAILABLE, Device, Presence, compute, receive, send_stream, upload, wait
 from netsim.clock.recorder import Recorder
 from netsim.transport.trace import TraceEvent
+from netsim.transport.fdma import SHARED_ACCESS, FdmaUplink
 from netsim.transport.media import ACCESS, ResourceBlocks
 
 STALE = "stale"
@@ -145,9 +150,12 @@ class BufferedRun:
         self.trace: list[TraceEvent] = []
         self.links_s = 0.0
         self.links = links = self._draw_links()
-        if links.uplink_access not in ACCESS:
-            raise ValueError("buffered aggregation on a cell takes uplink_access=tdma (an FDMA share changes with every upload)")
-        if (settings.downlink_access, settings.uplink_access) != (links.downlink_access, links.uplink_access):
+        self.shared_access = links.uplink_access in SHARED_ACCESS  # one FdmaUplink per receiver for the run
+        if self.shared_access and self.moving:
+            raise ValueError(f"buffered aggregation on a moving cell takes uplink_access=tdma (a shared uplink's "
+                             f"steps are not modelled across versions), not {links.uplink_access}")
+        if (settings.downlink_access, settings.uplink_access) != (links.downlink_access,
+                                                                  "tdma" if self.shared_access else links.uplink_access):
             raise ValueError("on a cell the media are the cell's (one stream at a time, each receiver's resource blocks): "
                              "leave the access schemes tdma")
         self.downlink = links.downlink_medium(env)
@@ -175,7 +183,12 @@ class BufferedRun:
         fading draw (a moving cell: its channel at ``env.now``), a normalized system's links with
         the settings' access schemes."""
         access = (self.settings.downlink_access, self.settings.uplink_access)
-        return self.network.transfer_links(self.model_bits, self.options.channel_rng, self.env.now, access)
+        links = self.network.transfer_links(self.model_bits, self.options.channel_rng, self.env.now, access)
+        if links.uplink_access == "fdma":  # the narrowest share a queue gives: its devices, at most the concurrency
+            queues = np.asarray(links.uplink_queue).tolist()
+            concurrency = self.num_devices if self.settings.concurrency is None else self.settings.concurrency
+            links.fdma_sharing = {q: min(queues.count(q), concurrency) for q in set(queues)}
+        return links
 
     def links_now(self):
         """The links a step starting now reads: on a moving cell the channel at ``env.now``
@@ -310,13 +323,31 @@ class BufferedRun:
                 return
         segments.append((start, end))
 
-    def receiver(self, links, device: int) -> ResourceBlocks:
-        """The medium of ``device``'s uplink receiver on ``links`` (its resource blocks, TDMA): one
+    def receiver(self, links, device: int) -> ResourceBlocks | FdmaUplink:
+        """The medium of ``device``'s uplink receiver on ``links`` (its resource blocks, TDMA; FDMA
+        or PF, its ``shared_uplink``, one for every receiver under ``ul_interference=clock``): one
         per receiver for the run; on a half-duplex system the downlink's."""
         queue = int(links.uplink_queue[device])
+        if self.shared_access:
+            key = "every" if links.clock_interference else queue
+            if key not in self.receivers:
+                self.receivers[key] = self.shared_uplink(links)
+            return self.receivers[key]
         if queue not in self.receivers:
             self.receivers[queue] = self.downlink if self.half_duplex else links.uplink_medium(self.env)
         return self.receivers[queue]
+
+    def shared_uplink(self, links) -> FdmaUplink:
+        """FDMA or PF: a receiver's shared uplink for the run (``netsim.transport.fdma.FdmaUplink``,
+        as a synchronous round's ``PhysicalLinks.fdma_uplink``, or ``clock_uplink`` serving every
+        receiver), its rates, powers and PF grants read from the links of the instant
+        (``self.links``: the current version's block-fading draw; ``aggregate`` moves every
+        transmission onto the next draw's rates, ``FdmaUplink.rechannel``)."""
+        clock = links.clock_interference
+        allocate = (lambda devices, at_s: self.links.pf_sharing(devices)) if links.uplink_access == "pf" else None
+        return FdmaUplink(self.env, lambda devices, sharing: (self.links.clock_share_bps if clock else self.links.uplink_share_bps)(devices, sharing),
+                          lambda devices, sharing: self.links.uplink_share_w(devices, sharing), links.band_prbs, None, allocate,
+                          receivers=links.uplink_queue if clock else None)
 
     def charge_waiting(self, interval: _Interval, end: float) -> None:
         """Every device's waiting from ``interval.start`` to ``end`` (the aggregation): the time
@@ -395,7 +426,12 @@ class BufferedRun:
                              dict(interval.energy_j) if self.records_energy else None, updates)
         self.recorder.keep(record)
         if not self.moving:  # the next version's block-fading draw (a moving cell's is drawn at each step)
-            self.links = self._draw_links()
+            shared = list({id(u): u for u in self.receivers.values() if isinstance(u, FdmaUplink)}.values())
+            for uplink in shared:  # the uploads on the air so far at the old draw's rates
+                uplink.settle()
+            self.links = links = self._draw_links()
+            for uplink in shared:  # from now the new draw's; one in outage on it is cut here
+                uplink.rechannel(lambda device: not links.can_upload(device, True))
         if self.version >= self.versions and not self.finished.triggered:
             self.finished.succeed()
 

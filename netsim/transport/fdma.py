@@ -108,6 +108,22 @@ class FdmaUplink:
         self._changed()
         return sent, spent
 
+    def settle(self) -> None:
+        """Count every transmission's bits and joules up to now at the rates it has had (before
+        the channel its rates are read from changes: ``rechannel``)."""
+        self._advance()
+
+    def rechannel(self, lost: Callable[[int], bool]) -> None:
+        """The channel changed now (a buffered run's next block-fading draw, ``netsim.clock.buffered``;
+        ``settle`` called before it changed): the transmitters whose link is lost on it
+        (``lost(device)``) stop here (``lost`` holds the bits they got through, as in steps), and
+        every other one continues at its share's rate and power on the new channel."""
+        self._advance()
+        for device in [d for d in self.remaining if lost(d)]:
+            self.lost[device] = self.payload[device] - self.remaining[device]
+            self._finish(device)
+        self._changed()
+
     def _receiver(self, device: int) -> int:
         return 0 if self.receivers is None else int(self.receivers[device])
 

@@ -272,12 +272,14 @@ def fdma_upload(me: Device, bits: float):
     """An FDMA or PF upload (``netsim.transport.fdma.FdmaUplink``), cut by the deadline or the device
     switching off, and on a moving cell served in segments, each step at its share's rate of that
     step's channel, cut where its link is lost in a step (``uplink-outage``, the bits through):
-    returns why it was cut (None: it arrived). Its energy is drained from the battery at its end
+    returns why it was cut (None: it arrived); in a buffered run also cut where the next
+    version's draw puts it in outage (``FdmaUplink.rechannel``). Its energy is drained from the battery at its end
     (its power changes with the sharing: the charge is not read within it)."""
     env, shared, device = me.env, me.shared, me.device
     uplink, links, deadline = shared.uplink[device], shared.links, shared.deadline
     leave = me.presence.leaves.get(device)
     start = env.now
+    me.on_air(start, float("inf"))  # (its end is known when it comes: a buffered run's waiting counts it busy until then)
     sent = uplink.transmit(device, bits)
     ends = [sent] + ([deadline.event] if deadline else []) + ([leave.event] if leave else [])
     yield env.any_of(ends) if len(ends) > 1 else sent
@@ -292,6 +294,7 @@ def fdma_upload(me: Device, bits: float):
     else:
         why, joules = None, links.upload_j(sent.value, env.now - start)
         me.event("uplink", start, bits, joules)
+    me.on_air(start, env.now)
     me.presence.spend(device, joules)
     if why == UNAVAILABLE:
         me.presence.gone[device] = (env.now, why)

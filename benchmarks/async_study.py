@@ -1,11 +1,11 @@
 """The asynchronous study of docs/findings.md, regenerated: FedAvg in synchronous rounds (barrier;
 pipelined with a deadline) against FedBuff and FedAsync (``--orchestrator``) on a straggler-heavy
 normalized system and on the ``umi-3.5ghz`` cell, each run stopped at the largest time budget,
-3 seeds; prints the Markdown tables (accuracy within 3 time budgets; on the cell also within 3
-energy budgets) with the command and commit, and writes the accuracy-against-time-and-energy
-figure.
+``--seeds`` seeds (0..N-1); prints the Markdown tables (accuracy within 3 time budgets; on the
+cell also within 3 energy budgets), each cell mean +- sample std [min-max] over the seeds, with
+the command and commit, and writes the accuracy-against-time-and-energy figure.
 
-Usage: python3 -m benchmarks.async_study [--seeds 3] [--out results/async-study] [--figures docs/img]
+Usage: python3 -m benchmarks.async_study [--seeds 5] [--out results/async-study] [--figures docs/img]
 
 Runs ``digits-rotation`` (20 devices); finished runs in ``--out`` are reused.
 """
@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import subprocess
 from pathlib import Path
+
+from benchmarks.spread import spread
 
 SCENARIO = "digits-rotation"
 # system, its settings, time budgets (its clock's unit), FedAvg's deadline, energy budgets (J; a cell)
@@ -49,20 +51,22 @@ def study(seeds: int, out: str, figures: Path | None) -> str:
     from figures.accuracy_time import PlotOptions, plot_accuracy_vs_time
     from scenarios.execution.runner import run_experiment
     from scenarios.records.result_folder import read_run
-    from scenarios.reports.budgets import budget_table
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    lines = [f"`python3 -m benchmarks.async_study --seeds {seeds}` (commit {commit}); accuracy % mean (sample std) over "
-             f"{seeds} seeds; `>=`: a seed ended before spending the budget."]
+    lines = [f"`python3 -m benchmarks.async_study --seeds {seeds}` (commit {commit}); accuracy % mean +- sample std "
+             f"[min-max] over seeds 0-{seeds - 1}; `>=`: a seed ended before spending the budget (its accuracy at its end)."]
     for system, settings, budgets, deadline, energy in SYSTEMS:
         plan = specs(system, settings, max(budgets), deadline, seeds)
         curves = {label: [read_run(run_experiment(spec, out)["result_dir"]) for spec in runs] for label, runs in plan.items()}
         name = system + "".join(f" {k}={v:g}" for k, v in settings.items())
         for axis, values in (("time", budgets), ("energy_j", energy)):
             if values:
-                header, body = budget_table(curves, axis, values)
+                header, body = budget_spread(curves, axis, values)
                 lines += ["", f"**{name}**, accuracy within {axis} budgets:", "", "| " + " | ".join(header) + " |",
                           "|" + "---|" * len(header)] + ["| " + " | ".join(row) + " |" for row in body]
+        if energy:
+            lines.append("energy spent by the end (J): " + "; ".join(f"{label} {spread([c.summary['energy_j'] for c in cs], 1)}"
+                                                                   for label, cs in curves.items()))
         updates = {label: [c.summary.get("updates") for c in cs] for label, cs in curves.items()}
         staleness = {label: [c.summary.get("staleness_mean") for c in cs] for label, cs in curves.items()}
         lines += ["", f"rounds (versions) done by {max(budgets):g}: " + "; ".join(
@@ -79,12 +83,41 @@ def study(seeds: int, out: str, figures: Path | None) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--out", default="results/async-study")
+def budget_spread(curves: dict, axis: str, budgets) -> tuple[list[str], list[list[str]]]:
+    """One row per label, one column per budget: the accuracy % each seed reached within it
+    (``scenarios.reports.budgets.within``), mean +- sample std [min-max] over the seeds
+    (``benchmarks.spread``; a run that did not finish, diverged, counted apart: ``(k of n seeds)``),
+    ``>=`` where a seed ended before spending it."""
+    from scenarios.reports.budgets import within
+
+    header = ["algorithm"] + [f"acc % within {axis} {b:g}" for b in budgets]
+    body = []
+    for label, cs in curves.items():
+        row = [label]
+        for b in budgets:
+            found = [within(c, axis, b) for c in cs if c.summary.get("status", "finished") == "finished"]
+            accuracy = [within(c, axis, b).accuracy if c.summary.get("status", "finished") == "finished" else None for c in cs]
+            row.append((">= " if any(f.censored for f in found) else "") + spread(accuracy, 1, 100.0))
+        body.append(row)
+    return header, body
+
+
+def main(argv=None) -> None:
+    from benchmarks.cell_studies import Parser
+    from contract.setting import UsageError
+    from scenarios.records.atomic import check_output_dir
+
+    parser = Parser(prog="python3 -m benchmarks.async_study", description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default 5)")
+    parser.add_argument("--out", default="results/async-study", help="result folders, reused when complete (default results/async-study)")
     parser.add_argument("--figures", type=Path, default=None, help="folder for the figures (default: none)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.seeds < 1:
+        parser.error(f"--seeds is the number of seeds, at least 1, not {args.seeds}")
+    try:
+        check_output_dir(args.out)
+    except UsageError as error:
+        parser.error(str(error))
     print(study(args.seeds, args.out, args.figures))
 
 

@@ -11,13 +11,14 @@ and kept (user-centric groups form by the devices' data, not their places). Prin
 table of docs/channel-in-time.md (commit and command) and draws the penalty of a few groups
 over time (``--figure``).
 
-Per speed: the penalty's mean, median and 90th percentile over readings, groups and seeds;
+Per speed and seed: the penalty's mean, median and 90th percentile over readings and groups;
 how often the weakest member is still the weakest 10 s and 60 s later; and the correlation of
 the log penalty over those lags (how long a group stays as penalized as it is); and the spread
 of the groups' own mean penalties over the run (a static group keeps its penalty, a moving one
-tends to everyone's mean).
+tends to everyone's mean); each printed as mean +- sample std [min-max] over the seeds
+(``benchmarks.spread``).
 
-Usage: python3 -m benchmarks.multicast_penalty [--devices 40] [--group 5] [--minutes 10] [--step 1] [--seeds 0 1 2] [--figure docs/img/multicast_penalty.png]
+Usage: python3 -m benchmarks.multicast_penalty [--devices 40] [--group 5] [--minutes 10] [--step 1] [--seeds 0 1 2 3 4] [--figure docs/img/multicast_penalty.png]
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import subprocess
 
 import numpy as np
 
+from benchmarks.spread import spread
 from scenarios.definitions.cells import get_cell_system
 
 SYSTEM = "uma-3.5ghz"
@@ -62,35 +64,43 @@ def persistence(penalty: np.ndarray, weakest: np.ndarray, lag: int) -> tuple[flo
     return same, float(np.corrcoef(x[ok], y[ok])[0, 1])
 
 
+def seed_figures(penalty: np.ndarray, weakest: np.ndarray, step_s: float) -> list[float]:
+    """One seed's figures, the table's columns in order: the penalty's mean, median and 90th
+    percentile over readings and groups; per lag, the share of readings whose weakest member is
+    still the weakest and the log penalty's correlation; the 10th and 90th percentile of the
+    groups' own mean penalties over the run; the share of readings with no member heard."""
+    values = penalty.ravel()
+    finite = values[np.isfinite(values)]
+    figures = [finite.mean(), np.median(finite), np.percentile(finite, 90)]
+    for lag_s in LAGS_S:
+        figures += persistence(penalty, weakest, int(round(lag_s / step_s)))
+    own = np.nanmean(penalty, axis=0)
+    return [float(v) for v in (*figures, np.percentile(own, 10), np.percentile(own, 90), np.mean(~np.isfinite(values)))]
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--devices", type=int, default=40)
     parser.add_argument("--group", type=int, default=5)
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--step", type=float, default=1.0)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--figure", default="docs/img/multicast_penalty.png")
     args = parser.parse_args(argv)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     print(f"`python3 -m benchmarks.multicast_penalty --devices {args.devices} --group {args.group} --minutes {args.minutes:g} "
           f"--step {args.step:g} --seeds {' '.join(map(str, args.seeds))}` (commit {commit})\n")
     lag_heads = " | ".join(f"same weakest {lag:g} s later | log-penalty corr. {lag:g} s" for lag in LAGS_S)
-    print(f"| speed | mean penalty | median | 90th pct | {lag_heads} | groups' own means over the run: 10th-90th pct | no member heard |")
-    print("|---|---|---|---|" + "---|---|" * len(LAGS_S) + "---|---|")
+    print(f"Each figure per seed, then mean +- sample std [min-max] over the {len(args.seeds)} seeds.\n")
+    print(f"| speed | mean penalty | median | 90th pct | {lag_heads} | groups' own means over the run: 10th pct | 90th pct | no member heard |")
+    print("|---|---|---|---|" + "---|---|" * len(LAGS_S) + "---|---|---|")
     series = {}
     for speed in SPEEDS_KMH:
         runs = [penalties(speed, seed, args.devices, args.group, args.minutes, args.step) for seed in args.seeds]
         series[speed] = runs[0][0]
-        values = np.concatenate([p.ravel() for p, _ in runs])
-        finite = values[np.isfinite(values)]
-        cells = []
-        for lag_s in LAGS_S:
-            lag = int(round(lag_s / args.step))
-            same, corr = np.mean([persistence(p, w, lag) for p, w in runs], axis=0)
-            cells += [f"{same:.2f}", f"{corr:.2f}"]
-        own = np.concatenate([np.nanmean(p, axis=0) for p, _ in runs])
-        print(f"| {speed:g} km/h | {finite.mean():.2f} | {np.median(finite):.2f} | {np.percentile(finite, 90):.2f} | "
-              f"{' | '.join(cells)} | {np.percentile(own, 10):.2f}-{np.percentile(own, 90):.2f} | {np.mean(~np.isfinite(values)):.3f} |")
+        per_seed = np.array([seed_figures(p, w, args.step) for p, w in runs])  # seeds x figures
+        digits = [2, 2, 2] + [2, 2] * len(LAGS_S) + [2, 2, 3]
+        print(f"| {speed:g} km/h | " + " | ".join(spread(per_seed[:, j], d) for j, d in enumerate(digits)) + " |")
     if args.figure:
         figure(series, args.step, args.figure)
 

@@ -1,6 +1,7 @@
 """Channel-aware scheduling's gain over random as the devices move faster: time to a target
 accuracy on the UMa 19-site cell at 0, 3, 30 and 120 km/h for the random, best-channel,
-proportional-fair and age-based schedulers (``netsim.scheduling``), 3 seeds, the runs of a seed
+proportional-fair and age-based schedulers (``netsim.scheduling``), over seeds (``--seeds``;
+each figure mean +- sample std [min-max] over them, ``benchmarks.spread``), the runs of a seed
 differing only in ``speed_kmh`` (the moving cell continues the static cell's drop and draws the
 same block fading from the same stream: ``docs/channel-in-time.md``, "One channel at every
 speed"; the base station's report is the round's own channel at every speed). Prints the
@@ -14,7 +15,7 @@ every scheduler reaches on average: a scheduler that plateaus lower (best-channe
 the same devices) never reaches A, and its time counted at its run's end (censored, marked ``*``)
 is then a lower bound, not a gain.
 
-Usage: python3 -m benchmarks.scheduling_speed [--rounds 20] [--seeds 0 1 2] [--out results/scheduling-speed] [--figure docs/img/scheduling_speed.png]
+Usage: python3 -m benchmarks.scheduling_speed [--rounds 20] [--seeds 0 1 2 3 4] [--out results/scheduling-speed] [--figure docs/img/scheduling_speed.png]
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import argparse
 import subprocess
 
 import numpy as np
+
+from benchmarks.spread import spread
 
 SCENARIO, ALGORITHM, SYSTEM = "digits-rotation", "fedavg", "uma-3.5ghz"
 SPEEDS_KMH = (0.0, 3.0, 30.0, 120.0)
@@ -37,15 +40,16 @@ def main(argv=None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--out", default="results/scheduling-speed")
     parser.add_argument("--figure", default="docs/img/scheduling_speed.png")
     args = parser.parse_args(argv)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    print(f"`python3 -m benchmarks.scheduling_speed --rounds {args.rounds} --seeds {' '.join(map(str, args.seeds))}` (commit {commit})\n")
-    print("| speed | scheduler | final mean acc, per seed | time to target A (s), per seed | mean | / random | "
-          "time to target B (s), per seed | mean | / random |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    n = len(args.seeds)
+    print(f"`python3 -m benchmarks.scheduling_speed --rounds {args.rounds} --seeds {' '.join(map(str, args.seeds))}` (commit {commit}); "
+          f"mean +- sample std [min-max] over the {n} seeds\n")
+    print("| speed | scheduler | final mean acc | time to target A (s) | reached A | time to target B (s) | reached B |")
+    print("|---|---|---|---|---|---|---|")
     ratios, targets, folders = {}, {}, {}
     for speed in SPEEDS_KMH:
         radio = {"speed_kmh": speed} if speed > 0 else {}  # only the motion differs
@@ -55,46 +59,52 @@ def main(argv=None) -> None:
         folders[speed] = {s: [r.folder for r in rs] for s, rs in runs.items()}
         finals = {s: [r.summary["final_mean_accuracy"] for r in rs] for s, rs in runs.items()}
         targets[speed] = (round(0.9 * max(max(f) for f in finals.values()), 4), round(0.9 * min(np.mean(f) for f in finals.values()), 4))
-        cells = {}
+        cells = {s: [] for s in SCHEDULERS}
         for which, target in zip("AB", targets[speed]):
-            means = {}
+            times, reached = {}, {}
             for s, rs in runs.items():
                 reach = [first_reach(r, target) for r in rs]
-                times = [r.time[i] if i is not None else r.time[-1] for r, i in zip(rs, reach)]
-                means[s] = np.mean(times)
-                censored = sum(i is None for i in reach)
-                ratios[which, speed, s] = (means[s] / means["random"], censored + ratios.get((which, speed, "random"), (0, 0))[1])
-                ratio = "" if s == "random" else f"{ratios[which, speed, s][0]:.2f}" + ("*" if ratios[which, speed, s][1] else "")
-                cells.setdefault(s, []).append(f"{', '.join(f'{t:.2f}' + ('' if i is not None else '*') for t, i in zip(times, reach))} | "
-                                                f"{means[s]:.2f} | {ratio}")
+                times[s] = np.array([r.time[i] if i is not None else r.time[-1] for r, i in zip(rs, reach)])
+                reached[s] = np.array([i is not None for i in reach])
+                cells[s] += [spread(times[s], 2), f"{reached[s].sum()}/{n}"]
+            for s in SCHEDULERS[1:]:  # each seed's time over random's of the same seed; censored: either not reached
+                ratios[which, speed, s] = (times[s] / times["random"], int(np.sum(~(reached[s] & reached["random"]))))
         for s in SCHEDULERS:
-            print(f"| {speed:g} km/h | {s} | {np.mean(finals[s]):.3f} ({', '.join(f'{a:.3f}' for a in finals[s])}) | {' | '.join(cells[s])} |")
+            print(f"| {speed:g} km/h | {s} | {spread(finals[s], 3)} | {' | '.join(cells[s])} |")
     print("\nTargets per speed: A, 90% of the best final mean accuracy of any run (the lambda-study rule); B, 90% of the "
           "lowest scheduler's mean final accuracy (one every scheduler reaches on average): "
           + "; ".join(f"{v:g} km/h A {a:.4g}, B {b:.4g}" for v, (a, b) in targets.items())
-          + ". *: a seed that never reached it, counted at its run's end (a lower bound; its ratio is not a gain).")
+          + ". A seed that never reached a target counts at its run's end (a lower bound).")
     for which in "AB":
-        print(f"\nMean time to target {which} over random's (below 1: faster than random):\n")
+        print(f"\nTime to target {which} over random's, each seed's over random's of the same seed (below 1: faster than "
+              f"random; faster in k of the {n} seeds; *: k seeds where it or random never reached it, counted at the end, "
+              "whose ratio is not a gain):\n")
         print("| scheduler | " + " | ".join(f"{v:g} km/h" for v in SPEEDS_KMH) + " |")
         print("|---|" + "---|" * len(SPEEDS_KMH))
         for s in SCHEDULERS[1:]:
-            print(f"| {s} | " + " | ".join(f"{ratios[which, v, s][0]:.2f}" + ("*" if ratios[which, v, s][1] else "") for v in SPEEDS_KMH) + " |")
-    print("\nThe rounds behind them (summed over the seeds; a round's median: the mean over the seeds of each run's median; "
-          "cut: uploads lost mid-way as the link fell below the outage floor, made: uploads started):\n")
+            print(f"| {s} | " + " | ".join(ratio_cell(*ratios[which, v, s]) for v in SPEEDS_KMH) + " |")
+    print(f"\nThe rounds behind them (a run's median and longest round, over the seeds; cut: uploads lost mid-way as the link "
+          f"fell below the outage floor, made: uploads started, summed over the {n} seeds):\n")
     print("| speed | random: median round (s) | longest round (s) | uploads cut / made | proportional-fair: median round (s) | longest (s) | cut / made |")
     print("|---|---|---|---|---|---|---|")
     for speed in SPEEDS_KMH:
         cells = []
         for s in ("random", "proportional-fair"):
-            medians, longest, cut, made = [], 0.0, 0, 0
+            medians, longest, cut, made = [], [], 0, 0
             for folder in folders[speed][s]:
                 durations, (run_cut, run_made) = round_durations(folder), uploads(folder)
                 medians.append(float(np.median(durations)))
-                longest, cut, made = max(longest, float(durations.max())), cut + run_cut, made + run_made
-            cells.append(f"{np.mean(medians):.2f} | {longest:.1f} | {cut} / {made}")
+                longest.append(float(durations.max()))
+                cut, made = cut + run_cut, made + run_made
+            cells.append(f"{spread(medians, 2)} | {spread(longest, 1)} | {cut} / {made}")
         print(f"| {speed:g} km/h | " + " | ".join(cells) + " |")
     if args.figure:
-        figure({(v, s): ratios["B", v, s][0] for v in SPEEDS_KMH for s in SCHEDULERS}, args.figure)
+        figure({(v, s): ratios["B", v, s][0] for v in SPEEDS_KMH for s in SCHEDULERS[1:]}, args.figure)
+
+
+def ratio_cell(per_seed: np.ndarray, censored: int) -> str:
+    """Per-seed time ratios over the seeds, the seeds faster than random, the censored ones."""
+    return f"{spread(per_seed, 2)} ({int(np.sum(per_seed < 1))}/{per_seed.size} faster)" + (f" {censored}*" if censored else "")
 
 
 def round_durations(folder) -> np.ndarray:
@@ -128,12 +138,13 @@ def figure(ratios: dict, out: str) -> None:
 
     fig, ax = plt.subplots(figsize=(5.5, 3.5))
     at = np.arange(len(SPEEDS_KMH))
-    for s, marker in zip(SCHEDULERS[1:], "osd"):
-        ax.plot(at, [ratios[v, s] for v in SPEEDS_KMH], marker=marker, label=s)
+    for s, marker in zip(SCHEDULERS[1:], "osd"):  # mean and sample std over the seeds of each seed's ratio
+        ax.errorbar(at, [ratios[v, s].mean() for v in SPEEDS_KMH], yerr=[ratios[v, s].std(ddof=1) for v in SPEEDS_KMH],
+                    marker=marker, capsize=3, label=s)
     ax.axhline(1.0, color="grey", lw=0.8, ls="--", label="random")
     ax.set_xticks(at, [f"{v:g}" for v in SPEEDS_KMH])
     ax.set_xlabel("device speed (km/h)")
-    ax.set_ylabel("time to target B / random's")
+    ax.set_ylabel("time to target B / random's, per seed")
     ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, out)

@@ -7,7 +7,7 @@ import numpy as np
 
 def spread(values, digits: int, scale: float = 1.0, unit: str = "") -> str:
     """``mean +- sample std [min-max]`` of ``values`` times ``scale``, over the seeds where it is
-    defined (a seed with no value, NaN, is counted apart: ``(k of n seeds)``; none: ``none``)."""
+    defined (a seed with no value, None or NaN, is counted apart: ``(k of n seeds)``; none: ``none``)."""
     every = scale * np.asarray(values, dtype=float)
     v = every[np.isfinite(every)]
     if v.size == 0:

@@ -42,11 +42,13 @@ class ChannelReport:
     downlink_bps: np.ndarray | None = None
 
 
-def jain_index(counts: Sequence[float]) -> float:
-    """Jain's fairness index of ``counts`` (1 when all are zero)."""
+def jain_index(counts: Sequence[float]) -> float | None:
+    """Jain's fairness index of ``counts``, ``(sum x)^2 / (n sum x^2)`` (Jain, Chiu and Hawe,
+    DEC-TR-301, 1984, eq. 1); None when every count is 0 (nobody scheduled, nothing arrived):
+    0/0 is undefined, not perfectly fair."""
     x = np.asarray(counts, dtype=float)
     square_sum = float(np.sum(x * x))
-    return 1.0 if square_sum == 0 else float(np.sum(x) ** 2 / (x.size * square_sum))
+    return None if square_sum == 0 else float(np.sum(x) ** 2 / (x.size * square_sum))
 
 
 def reads_channel(name: str) -> bool:

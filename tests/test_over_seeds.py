@@ -61,6 +61,21 @@ def test_compare_row_by_hand():
     assert numbers["censored"] == 1 and numbers["energy_to_target_per_device_j"] == repr(1.25)
 
 
+def test_a_jain_index_null_in_some_seeds_is_left_out_of_the_mean_and_counted():
+    runs = [curve(0, [0.1, 0.2, 0.3, 0.4], None, jain_fairness_scheduled=0.5, jain_fairness_arrived=None),
+            curve(1, [0.1, 0.2, 0.3, 0.4], None, jain_fairness_scheduled=None, jain_fairness_arrived=None),  # nobody scheduled
+            curve(2, [0.1, 0.2, 0.3, 0.4], None, jain_fairness_scheduled=0.7, jain_fairness_arrived=None)]
+    row = label_row("fedavg", runs, 0.5)
+    assert row.jain == {"jain_fairness_arrived": (None, None), "jain_fairness_scheduled": (pytest.approx(0.6), pytest.approx(np.sqrt(0.02)))}
+    assert row.jain_undefined == {"jain_fairness_arrived": 3, "jain_fairness_scheduled": 1}
+    cells = dict(zip(*(lambda h, b: (h, b[0]))(*table_rows([row]))))
+    assert cells["Jain's index, scheduled rounds"] == "0.600 (±0.141) (undefined in 1 seed: all counts 0)"
+    assert cells["Jain's index, arrived uploads"] == "- (undefined in 3 seeds: all counts 0)"
+    numbers = dict(zip(*(lambda h, b: (h, b[0]))(*numeric_rows([row]))))
+    assert (numbers["jain_fairness_scheduled"], numbers["jain_fairness_scheduled_undefined"]) == (repr(0.6), 1)
+    assert (numbers["jain_fairness_arrived"], numbers["jain_fairness_arrived_std"], numbers["jain_fairness_arrived_undefined"]) == ("", "", 3)
+
+
 def test_rows_without_wireless_numbers_have_no_wireless_columns():
     rows, target = summarize({"fedavg": [curve(0, [0.1, 0.6, 0.7, 0.8], None)]}, None)
     assert target == pytest.approx(0.72)  # 90% of the best mean final accuracy

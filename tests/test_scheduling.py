@@ -68,6 +68,7 @@ def test_a_policy_asks_the_network_for_what_it_needs_and_refusals_are_named():
 def test_jain_index_by_hand():
     assert jain_index([2, 0, 1, 1]) == pytest.approx(16 / 24)
     assert jain_index([3, 3, 3]) == 1.0 and jain_index([6, 0, 0]) == pytest.approx(1 / 3)
+    assert jain_index([0, 0, 0]) is None  # nobody scheduled: 0/0 is undefined, not perfectly fair
 
 
 def test_on_a_cell_the_report_is_the_rounds_channel_and_the_learner_is_told():

@@ -2,6 +2,9 @@
 computes from ``plans.jsonl`` and ``trace.csv`` is the summary's own, one table row per run
 beside the figure, and a missing folder is one line."""
 
+import json
+from pathlib import Path
+
 import pytest
 
 from scenarios.execution.runner import RunSpec, run_experiment
@@ -32,6 +35,21 @@ def test_the_scheduling_study_draws_its_figure_and_prints_a_row_per_run(schedule
     assert (tmp_path / "s.png").read_bytes().startswith(b"\x89PNG")
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| fedavg")]
     assert len(rows) == 1 and rows[0].endswith(f"| {summary['never_arrived']} | {summary['jain_fairness_arrived']:.3f} |")
+
+
+def test_nobody_scheduled_leaves_jains_index_undefined(tmp_path, capsys):
+    """The study's deadline-aware run on UMa seed 3 (docs/tradeoffs.md): no device fits the 0.02 s
+    deadline, nobody is scheduled, and Jain's index of the all-zero counts is null (was 1)."""
+    spec = RunSpec("digits-rotation", "fedavg", "uma-3.5ghz", rounds=2, seed=3, participation=0.25, scheduler="deadline-aware",
+                   deadline=0.02, training={"backend": "loop"})
+    summary = run_experiment(spec, tmp_path / "runs")
+    written = json.loads((Path(summary["result_dir"]) / "summary.json").read_text())
+    assert (written["never_scheduled"], written["never_arrived"], written["simulated_time"]) == (20, 20, 0.0)
+    assert written["jain_fairness_scheduled"] is None and written["jain_fairness_arrived"] is None
+    assert fairness(read_run(summary["result_dir"])) == (20, None, 20, None)
+    assert main(["scheduling", str(tmp_path / "runs"), str(tmp_path / "s.png")]) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| fedavg")]
+    assert row.endswith("| 20 | - (nobody scheduled) | 20 | - (nothing arrived) |")
 
 
 def test_a_missing_folder_is_one_line(tmp_path, capsys):

@@ -49,7 +49,8 @@ def participation_summary(spec, records, num_devices: int) -> dict:
     """With a scheduler: per device, rounds scheduled and uploads arrived (training rounds), the
     devices never scheduled and never heard from, and Jain's index of each count:
     ``jain_fairness_scheduled`` (who was given a slot) and ``jain_fairness_arrived`` (whose
-    uploads got through: a deadline or an outage can leave a scheduled device unheard); else empty."""
+    uploads got through: a deadline or an outage can leave a scheduled device unheard), each None
+    (null in ``summary.json``) when its counts are all 0 (``jain_index``); else empty."""
     if spec.scheduler == "random":
         return {}
     scheduled, arrived = participation_counts(((r.server_round, r.plan.participants if r.plan else (), r.arrived) for r in records),

@@ -46,6 +46,9 @@ class Row:
     energy_to_target_j: ToTarget | None = None  # all devices
     never_scheduled: tuple[float | None, float | None] | None = None  # devices (with a scheduler)
     jain: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)  # summary field -> mean, std
+    # summary field -> the seeds where that index is null (all counts 0: nobody scheduled, nothing
+    # arrived; netsim.scheduling.jain_index), left out of its mean, counted here
+    jain_undefined: dict[str, int] = field(default_factory=dict)
     # on a cell: devices never heard, drops by reason, energy by direction (CELL_FIELDS) -> mean, std
     cell: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     # every run: its training rounds' duration (mean, median; in time_unit) and its dropped
@@ -90,6 +93,7 @@ def label_row(label: str, cs: Sequence, target: float | None) -> Row:
         never_scheduled=(mean_std([s["never_scheduled"] for s in summaries])
                          if summaries and all("never_scheduled" in s for s in summaries) else None),
         jain={name: mean_std([s.get(name) for s in summaries]) for name in jain_fields(summaries)},
+        jain_undefined={name: sum(1 for s in summaries if name in s and s[name] is None) for name in jain_fields(summaries)},
         cell={name: mean_std([s[name] for s in summaries]) for name in CELL_FIELDS
               if summaries and all(name in s for s in summaries)},
         rounds={name: mean_std([s[name] for s in summaries]) for name in ROUND_COLUMNS
@@ -190,6 +194,15 @@ def _round_columns(rows: Sequence[Row], cell: Sequence[str], dropped_only: bool 
     return [name for name in ROUND_COLUMNS if shown(name)]
 
 
+def jain_cell(pair: tuple[float | None, float | None], undefined: int) -> str:
+    """A Jain index over seeds: its mean (±std) over the seeds where it is defined, and how many
+    seeds it is undefined in (all counts 0: ``netsim.scheduling.jain_index``), ``-`` in none."""
+    if not undefined:
+        return pm(pair, ".3f")
+    why = f"undefined in {undefined} seed{'s' if undefined > 1 else ''}: all counts 0"
+    return f"- ({why})" if pair[0] is None else f"{pm(pair, '.3f')} ({why})"
+
+
 def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
     """The human-readable table (Markdown and the terminal): means with the sample std over
     seeds in brackets; one time column per time unit; to-target cells censored (``>=``); the
@@ -216,7 +229,7 @@ def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
                       "-" if to is None else _energy_cell((to.mean, to.std), r.devices, to.censored)]
         if never:
             cells.append(pm(r.never_scheduled, ".3g") if r.never_scheduled else "-")
-        cells += [pm(r.jain.get(name, (None, None)), ".3f") for name in jain]
+        cells += [jain_cell(r.jain.get(name, (None, None)), r.jain_undefined.get(name, 0)) for name in jain]
         cells += [pm(r.cell[name], ".4g") if name in r.cell else "-" for name in cell]
         cells += [pm(r.rounds[name], ".4g") if name in r.rounds else "-" for name in rounds]
         body.append(cells)
@@ -226,7 +239,8 @@ def table_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
 def numeric_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
     """The same table with plain numbers, one column each (empty cell: none), for CSV: ``_std``
     is the sample std over seeds; ``censored`` the seeds that never reached the target, counted
-    at their run's end in every ``*_to_target`` mean; every drop reason's column, 0 included."""
+    at their run's end in every ``*_to_target`` mean; a Jain index's ``_undefined`` the seeds
+    where it is null (all counts 0), left out of its mean; every drop reason's column, 0 included."""
     units, energy, never, jain, cell = _columns(rows)
     rounds = _round_columns(rows, cell)
     header = ["algorithm", "streams", "mean_accuracy", "mean_accuracy_std", "worst_accuracy", "worst_accuracy_std",
@@ -237,7 +251,9 @@ def numeric_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
                    "energy_to_target_per_device_j"]
     if never:
         header += ["never_scheduled", "never_scheduled_std"]
-    for name in (*jain, *cell, *rounds):
+    for name in jain:
+        header += [name, f"{name}_std", f"{name}_undefined"]
+    for name in (*cell, *rounds):
         header += [name, f"{name}_std"]
     empty = ToTarget(None, None, 0, 0)
     body = []
@@ -253,7 +269,7 @@ def numeric_rows(rows: Sequence[Row]) -> tuple[list[str], list[list[str]]]:
         if never:
             cells += [number_cell(v) for v in (r.never_scheduled or (None, None))]
         for name in jain:
-            cells += [number_cell(v) for v in r.jain.get(name, (None, None))]
+            cells += [number_cell(v) for v in r.jain.get(name, (None, None))] + [r.jain_undefined.get(name, 0)]
         for name in cell:
             cells += [number_cell(v) for v in r.cell.get(name, (None, None))]
         for name in rounds:

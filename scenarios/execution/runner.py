@@ -334,7 +334,7 @@ def cell_fairness(records: list[RoundRecord], num_devices: int, unheard: list[in
     """On a cell, every run: the devices never heard (its drops by reason are every run's:
     ``drop_fields``), and, unless a
     scheduler's summary has it, Jain's index over each device's arrived uploads in the training
-    rounds (``jain_fairness_arrived``)."""
+    rounds (``jain_fairness_arrived``; None when no upload arrived: ``netsim.scheduling.jain_index``)."""
     from netsim.scheduling import jain_index, participation_counts
 
     found = {"never_heard": len(unheard), "never_heard_devices": unheard}

@@ -31,8 +31,9 @@ WIRELESS_COLUMNS = ("energy_j", "energy_per_device_j", *ENERGY_SPLIT, *CELL_COUN
 
 def jain_fields(summaries: Sequence[dict]) -> list[str]:
     """The summary fields holding a Jain index (``jain_*``: over scheduled rounds, and over
-    arrived uploads where the run records it), read by name, in a fixed order."""
-    return sorted({k for s in summaries for k, v in s.items() if k.startswith("jain") and isinstance(v, (int, float))})
+    arrived uploads where the run records it), read by name, in a fixed order; a null one (all
+    counts 0: ``netsim.scheduling.jain_index``) is its field too, its cell empty."""
+    return sorted({k for s in summaries for k, v in s.items() if k.startswith("jain") and (v is None or isinstance(v, (int, float)))})
 
 
 def run_columns(summaries: Sequence[dict]) -> list[str]:

@@ -26,10 +26,11 @@ def read_runs(root: str | Path) -> list[RunCurve]:
     return [read_run(folder) for folder in sorted(Path(root).iterdir()) if (folder / "summary.json").exists()]
 
 
-def fairness(run: RunCurve) -> tuple[int, float, int, float]:
+def fairness(run: RunCurve) -> tuple[int, float | None, int, float | None]:
     """(devices never scheduled, Jain's index of the scheduled counts, devices never heard
     from, Jain's index of the arrived uploads), from ``plans.jsonl`` and ``trace.csv`` (an
-    arrived upload is an ``uplink`` event)."""
+    arrived upload is an ``uplink`` event); an index is None where its counts are all 0
+    (``netsim.scheduling.jain_index``)."""
     uploads: dict[int, list[int]] = {}
     for row in read_table(run.folder, "trace.csv"):
         if row["kind"] == "uplink":
@@ -84,9 +85,14 @@ def table(runs: Sequence[RunCurve], with_fairness: bool = False) -> str:
                  f"{s['energy_j']:.4g}" if "energy_j" in s else "-"]
         if with_fairness:
             never, jain, unheard, jain_arrived = fairness(run)
-            cells += [str(never), f"{jain:.3f}", str(unheard), f"{jain_arrived:.3f}"]
+            cells += [str(never), jain_cell(jain, "nobody scheduled"), str(unheard), jain_cell(jain_arrived, "nothing arrived")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def jain_cell(value: float | None, why: str) -> str:
+    """A Jain index's table cell: ``-`` with the reason where it is undefined (all counts 0)."""
+    return f"- ({why})" if value is None else f"{value:.3f}"
 
 
 def codec(run: RunCurve) -> str:

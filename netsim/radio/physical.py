@@ -871,6 +871,15 @@ class RoundChannel:
         return out
 
     @functools.cached_property
+    def harq_uplink_bps(self) -> np.ndarray:
+        """``nr-harq``: each device's expected upload rate alone on its TDMA grant at the grant's
+        EESM MCS (``harq_uplink.expected_bps`` on ``harq_sinr``, the uplink's duplex share); 0 in
+        outage (also below the floor)."""
+        link, share = self.harq_link, self.system.shares[1]
+        rates = np.array([harq_uplink.expected_bps(self.harq_sinr(d), link, share) for d in range(self.allocated_prbs.size)])
+        return np.where(self.uplink_outage, 0.0, rates)
+
+    @functools.cached_property
     def harq_link(self):
         """``nr-harq``: the uplink's link configuration at the cell's numerology."""
         return harq_uplink.link_config(self.system.subcarrier_spacing_hz)

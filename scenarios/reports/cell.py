@@ -67,12 +67,18 @@ def calibration_drop(name: str, seed: int, count: int, overrides: dict | None) -
             "percentiles": percentiles, "coupling_loss_db": coupling.tolist(), "geometry_db": geometry.tolist()}
 
 
+UPLINK_RATES_NR_HARQ = ("nr-harq: each round's expected upload rate at the grant's EESM MCS (the outer loop at its "
+                        "start, offset 0), HARQ with chase combining, up to 4 transmissions, on the uplink's share; "
+                        "the downlink's on the nr curve")
+
+
 def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict | None = None, rounds: int = 1000) -> dict:
     parameters, system, layout, channels = cell_draws(name, seed, devices, overrides, rounds)
     mean_dl, mean_ul = system.mean_snr_db(layout)
     stack = lambda name: np.array([getattr(c, name) for c in channels])  # noqa: E731
     dl, ul = stack("downlink_snr_db"), stack("uplink_snr_db")  # effective SNRs
-    dl_rate, ul_rate = stack("downlink_bps"), stack("uplink_bps")
+    harq = system.link_abstraction == "nr-harq"  # the uplink's rates those of the link layer the uploads go through
+    dl_rate, ul_rate = stack("downlink_bps"), stack("harq_uplink_bps" if harq else "uplink_bps")
     dl_out, ul_out = stack("downlink_outage"), stack("uplink_outage")
     # a broadcast per round runs at its weakest listener not in outage
     usable = np.where(dl_out, np.inf, dl_rate)
@@ -117,6 +123,7 @@ def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict |
             "uplink_share": system.shares[1],
             "outage_snr_db": system.outage_snr_db,
         },
+        **({"uplink_rates": UPLINK_RATES_NR_HARQ} if harq else {}),
         "device_table": table,
         "summary": {
             "los_fraction": float(layout.los.mean()),

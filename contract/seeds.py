@@ -102,3 +102,10 @@ def harq_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
     ``netsim.radio.harq_uplink``): apart from the others, so the other streams draw what they always drew.
     A device's k-th upload draws from its own child, ``(device, k)`` (common random numbers)."""
     return child(child(network, 0), 4)
+
+
+def harq_downlink_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
+    """The channel child's stream of the downlink's HARQ block errors (``link_abstraction`` ``nr-harq``:
+    ``netsim.radio.harq_downlink``), apart from the others. A listener's k-th stream draws from its
+    own child ``(listener, k)`` (common random numbers)."""
+    return child(child(network, 0), 5)

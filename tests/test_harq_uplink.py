@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from contract import RoundPlan, Stream
-from contract.seeds import child, harq_seed
+from contract.seeds import child, harq_downlink_seed, harq_seed
 from netsim import simulate_rounds
-from netsim.radio import harq_uplink
+from netsim.radio import harq_downlink, harq_uplink
 from netsim.radio.cell import Cell, CellLayout
 from netsim.radio.link.adaptation import block_error, grant
 from netsim.radio.physical import LinkBudget, PhysicalSystem
@@ -109,7 +109,8 @@ def harq_version(network, seed):
     system = network.system
     allocation = "whole-band" if system.ul_allocation == "power-limit" else system.ul_allocation
     system = dataclasses.replace(system, link_abstraction="nr-harq", ul_allocation=allocation, ul_power_control="off")
-    return dataclasses.replace(network, system=system, link_state=harq_uplink.LinkState(harq_seed(np.random.SeedSequence(seed))))
+    return dataclasses.replace(network, system=system, link_state=harq_uplink.LinkState(harq_seed(np.random.SeedSequence(seed))),
+                               stream_state=harq_downlink.HarqStreams(harq_downlink_seed(np.random.SeedSequence(seed))))
 
 
 @pytest.mark.parametrize("mode", ["barrier", "pipelined"])
@@ -126,12 +127,13 @@ def test_vectorized_rounds_equal_the_processes_under_nr_harq(mode):
         for simulator in ("timeline", "processes"):
             harq = harq_version(network, trial)
             runs[simulator] = simulate_rounds([plan, plan], harq, 1e5, np.random.default_rng(trial), simulator=simulator,
-                                              channel_rng=np.random.default_rng(trial + 1000)), harq.link_state
-        ((fast, fast_trace), fast_state), ((ref, ref_trace), ref_state) = runs["timeline"], runs["processes"]
+                                              channel_rng=np.random.default_rng(trial + 1000)), harq.link_state, harq.stream_state
+        ((fast, fast_trace), fast_state, _), ((ref, ref_trace), ref_state, _) = runs["timeline"], runs["processes"]
         for a, b in zip(fast, ref):
             assert (a.start, a.end) == (b.start, b.end) and a.outcome == b.outcome and a.energy_j == b.energy_j
         assert sorted(fast_trace) == sorted(ref_trace)
         assert fast_state.sent == ref_state.sent and fast_state.loops == ref_state.loops
+        assert runs["timeline"][2].heard == runs["processes"][2].heard
         uploads += sum(fast_state.sent.values())
     assert uploads > 20
 

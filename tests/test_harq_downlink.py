@@ -44,6 +44,23 @@ def test_a_two_listener_stream_by_hand():
     assert a_alone.mcs == 20 and set(a_alone.transmissions.tolist()) == {1}
 
 
+def test_the_expected_stream_rate_by_hand():
+    """The two listeners above: MCS 13, TBS 2976; A decodes every first copy (BLER ~5e-47), B's
+    BLER is 0.09135, ~6e-24 after two: a block goes 1 + (1 - (1 - 0) (1 - 0.09135)) = 1.09135 times
+    (to 1e-20), all decode it; 2976 / 1.09135 bits a 0.5 ms slot on a share of 0.8:
+    4.36303 Mbit/s. One listener alone: the uplink's formula, 1 + p_1 + p_1 p_2 + p_1 p_2 p_3."""
+    sinr = np.array([flat(12.0), flat(5.87)])
+    p1 = Allocation("pdsch-64qam", sinr[1]).combined_bler(13, 1)
+    by_hand = 2976 / (1 + p1) / 0.5e-3 * 0.8
+    assert by_hand == pytest.approx(4.36303e6, rel=1e-5)
+    assert harq_downlink.expected_bps(sinr, LINK, 0.8) == pytest.approx(by_hand, rel=1e-12)
+    assert harq_downlink.expected_bps(sinr[1:], LINK, 0.8) == pytest.approx(by_hand, rel=1e-12)
+    weak = Allocation("pdsch-64qam", flat(-12.5))
+    p = [weak.combined_bler(0, k) for k in (1, 2, 3, 4)]
+    alone = 368 * (1 - p[0] * p[1] * p[2] * p[3]) / (1 + p[0] + p[0] * p[1] + p[0] * p[1] * p[2]) / 0.5e-3 * 0.8
+    assert harq_downlink.expected_bps(flat(-12.5), LINK, 0.8) == pytest.approx(alone, rel=1e-12)
+
+
 def test_a_block_lost_after_four_copies_goes_again():
     """One listener at -12.5 dB: MCS 0, TBS 368; its BLER after 1, 2, 3 copies is 1 (to 4 digits)
     and after 4 0.02514. 368 bits, default_rng(0): 0.637, 0.2698, 0.041 fail; 0.0165 < 0.02514

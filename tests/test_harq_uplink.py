@@ -338,8 +338,9 @@ def test_the_expected_upload_rate_by_hand():
 
 def test_the_cell_report_gives_the_link_layers_uplink_rates_under_nr_harq():
     """``fl-cosim cell`` under nr-harq: each device's uplink Mbit/s is the mean over the rounds of its
-    expected upload rate on its grant (``RoundChannel.harq_uplink_bps``), not the nr curve's; the
-    report says so; the downlink stays the nr curve's, as in a run."""
+    expected upload rate on its grant (``RoundChannel.harq_uplink_bps``), its downlink Mbit/s that of
+    a stream to it alone (``harq_downlink_bps``), the broadcast that of a stream to all
+    (``harq_broadcast_bps``), not the nr curve's; the report says so."""
     from scenarios.reports.cell import cell_draws, describe_cell
 
     harq = describe_cell("umi-3.5ghz", 0, 4, {"link_abstraction": "nr-harq"}, 20)
@@ -348,7 +349,12 @@ def test_the_cell_report_gives_the_link_layers_uplink_rates_under_nr_harq():
     for d, (row, other) in enumerate(zip(harq["device_table"], curve["device_table"])):
         assert row["uplink_mbps"] == pytest.approx(np.mean([c.harq_uplink_bps[d] for c in channels]) / 1e6, rel=1e-12)
         assert row["uplink_mbps"] != pytest.approx(other["uplink_mbps"], rel=1e-3)
-        assert row["downlink_mbps"] == other["downlink_mbps"]
+        assert row["downlink_mbps"] == pytest.approx(np.mean([c.harq_downlink_bps[d] for c in channels]) / 1e6, rel=1e-12)
+        assert row["downlink_mbps"] != pytest.approx(other["downlink_mbps"], rel=1e-3)
     np.testing.assert_array_equal(harq["_draws"]["uplink_bps"], [c.harq_uplink_bps for c in channels])
+    np.testing.assert_array_equal(harq["_draws"]["broadcast_bps"], [c.harq_broadcast_bps for c in channels])
+    assert harq["summary"]["mean_broadcast_downlink_s_per_mbit"] == pytest.approx(
+        np.mean([1e6 / c.harq_broadcast_bps for c in channels]), rel=1e-12)
     assert harq["uplink_rates"].startswith("nr-harq: each round's expected upload rate at the grant's EESM MCS")
-    assert "uplink_rates" not in curve
+    assert harq["downlink_rates"].startswith("nr-harq: each round's expected stream rate on the whole band")
+    assert "uplink_rates" not in curve and "downlink_rates" not in curve

@@ -98,6 +98,24 @@ def stream(bits: int, sinr_by_listener, rngs: list, link: LinkConfig) -> StreamR
                         occupied_slots(sent, link.timing.round_trip_slots))
 
 
+def expected_bps(sinr_by_listener, link: LinkConfig, downlink_share: float) -> float:
+    """The expected wall-clock rate (bit/s) of a long stream to these listeners (none in outage), as
+    ``stream`` draws it: MCS by ``multicast_grant`` (percentile 0); listener ``i`` still without
+    the block after ``k`` copies with probability ``q_ik = p_i1 ... p_ik`` (``p_ik`` its BLER after
+    ``k`` combined copies), so a block goes ``E[T] = 1 + sum_{k=1..3} (1 - prod_i (1 - q_ik))``
+    times and is delivered to all with probability ``prod_i (1 - q_i4)``; the HARQ processes
+    keeping every downlink slot busy: ``TBS prod_i (1 - q_i4) / (E[T] slot) x share``. One listener:
+    ``E[T] = 1 + p_1 + p_1 p_2 + p_1 p_2 p_3``, the uplink's (``harq_uplink.expected_bps``)."""
+    sinr = np.atleast_2d(np.asarray(sinr_by_listener, dtype=float))
+    chosen, _ = multicast_grant(link.table, sinr, OuterLoop(), 0.0, link.n_symbols, link.dmrs_re_per_prb)
+    members = [Allocation(link.table, row, link.n_symbols, link.dmrs_re_per_prb) for row in sinr]
+    bler = np.array([[m.combined_bler(chosen.mcs, k) for k in range(1, link.max_transmissions + 1)] for m in members])
+    still = np.cumprod(bler, axis=1)  # q_ik
+    expected_transmissions = 1.0 + float(np.sum(1.0 - np.prod(1.0 - still[:, :-1], axis=0)))
+    delivered = float(np.prod(1.0 - still[:, -1]))
+    return chosen.segmentation.tbs_bits * delivered / expected_transmissions / link.timing.slot_s * downlink_share
+
+
 @dataclass
 class HarqStreams:
     """A run's downlink HARQ draws: each listener's count of streams heard, and the stream

@@ -948,6 +948,22 @@ class RoundChannel:
         rate = self.stream_rate_bps(devices)
         return bits / rate if rate > 0 else 0.0
 
+    @functools.cached_property
+    def harq_downlink_bps(self) -> np.ndarray:
+        """``nr-harq``: each device's expected stream rate alone on the whole band (``harq_downlink.expected_bps``); 0 in outage."""
+        link, share = self.harq_downlink_link, self.system.shares[0]
+        return np.array([0.0 if self.downlink_outage[d] else harq_downlink.expected_bps(self.downlink_sinr_prb(d), link, share)
+                         for d in range(self.downlink_outage.size)])
+
+    @functools.cached_property
+    def harq_broadcast_bps(self) -> float:
+        """``nr-harq``: the expected rate of one stream to every device not in outage (0: none can receive)."""
+        listeners = np.flatnonzero(~self.downlink_outage)
+        if not listeners.size:
+            return 0.0
+        sinr = np.array([self.downlink_sinr_prb(d) for d in listeners])
+        return harq_downlink.expected_bps(sinr, self.harq_downlink_link, self.system.shares[0])
+
     def harq_stream(self, listeners: Sequence[int], bits: float, rngs: list) -> "harq_downlink.StreamResult":
         """``nr-harq``: ``bits`` to ``listeners`` (none in outage) on the whole band, each drawing from its generator."""
         sinr = np.array([self.downlink_sinr_prb(d) for d in listeners])

@@ -1,6 +1,9 @@
 """The cell's multicast streams through the NR link layer (``link_abstraction`` ``nr-harq``): one
 stream, the whole downlink band, a PDSCH to every listener at once with HARQ until each has
-decoded (NR MBS point-to-multipoint with HARQ feedback, TS 38.300 16.10.5.3; TS 38.321 5.3.2).
+decoded (NR MBS point-to-multipoint with HARQ feedback: TS 38.300 16.10, TS 38.321 5.3; the
+clauses' text was not at hand: what was checked, in secondary sources, is that a multicast PDSCH
+scheduled by a group's G-RNTI gets ACK/NACK-based or NACK-only HARQ-ACK from each UE, and a NACKed
+block goes again point-to-multipoint or point-to-point).
 
 **The grant.** Every PRB of the band; listener ``i``'s SINR on PRB ``j`` is its mean downlink SNR
 (``RoundChannel``'s, before fading) times the fade of the PRB's subband (PRB ``j`` in subband
@@ -17,8 +20,7 @@ or it has gone 4 times; then its bits go again in the next block (as the uplink'
 draws ``u`` for each copy it still needs, and decodes at copy ``k`` where ``u >= BLER_k``; it
 draws nothing for copies sent after it decoded.
 
-**Simplified.** MBS retransmits a PTM transport block by PTM or PTP (TS 38.300 16.10.5.3); here
-every retransmission is PTM to the whole group on the same PRBs and MCS (chase combining). No
+**Simplified.** MBS may retransmit a PTM transport block by PTM or PTP; here every retransmission is PTM to the whole group on the same PRBs and MCS (chase combining). No
 outer loop, no per-listener link adaptation, no NACK-only feedback mode; a listener's feedback
 is never lost.
 

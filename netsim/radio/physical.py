@@ -876,8 +876,8 @@ class RoundChannel:
 
     @property
     def harq_downlink(self) -> bool:
-        """Whether the streams go through the link layer: ``nr-harq`` on a static cell (a moving
-        cell's streams stay on the ``nr`` curve)."""
+        """Whether the streams go through the link layer: ``nr-harq`` where the channel does not
+        live in time (with moving devices or Doppler fading the streams stay on the ``nr`` curve)."""
         return self.system.link_abstraction == "nr-harq" and not self.system.channel_in_time
 
     @functools.cached_property

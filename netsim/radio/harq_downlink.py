@@ -20,12 +20,14 @@ or it has gone 4 times; then its bits go again in the next block (as the uplink'
 draws ``u`` for each copy it still needs, and decodes at copy ``k`` where ``u >= BLER_k``; it
 draws nothing for copies sent after it decoded.
 
-**Simplified.** MBS may retransmit a PTM transport block by PTM or PTP; here every retransmission is PTM to the whole group on the same PRBs and MCS (chase combining). No
-outer loop, no per-listener link adaptation, no NACK-only feedback mode; a listener's feedback
-is never lost.
+**Simplified.** MBS may retransmit a PTM transport block by PTM or PTP; here every
+retransmission is PTM to the whole group on the same PRBs and MCS (chase combining). No outer
+loop, no per-listener link adaptation, no NACK-only feedback mode; a listener's feedback is never
+lost.
 
 **Time.** The block's copies occupy downlink slots (``harq.occupied_slots``: 16 HARQ processes,
-the numerology's round trip, as the uplink); the stream's wall-clock airtime is those slots on
+the round trip of ``HarqTiming`` at the numerology, the uplink's formula: the PDSCH's K1 is not
+modelled); the stream's wall-clock airtime is those slots on
 the downlink's share of the time (TDD: the pattern's; ``PhysicalSystem.shares``).
 
 **Draws.** Listener ``d``'s ``k``-th stream draws from its own child ``(d, k)`` of the run's
@@ -55,15 +57,13 @@ def link_config(mu: int) -> LinkConfig:
 @dataclass(frozen=True)
 class StreamResult:
     """One stream: its ``mcs`` and ``tbs_bits``; per block, ``transmissions`` (copies sent) and
-    ``delivered`` (every listener decoded it); ``slots`` on the downlink; ``sent`` (False: no
-    listener could receive it, nothing went)."""
+    ``delivered`` (every listener decoded it); ``slots`` on the downlink."""
 
     mcs: int
     tbs_bits: int
     transmissions: np.ndarray
     delivered: np.ndarray
     slots: int
-    sent: bool = True
 
 
 def in_outage(sinr_prb: np.ndarray, link: LinkConfig, bler_target: float = OuterLoop().bler_target) -> bool:
@@ -138,5 +138,5 @@ class HarqStreams:
 
 def stream_airtime_s(result: StreamResult, link: LinkConfig, downlink_share: float) -> float:
     """Wall-clock airtime: the stream's downlink slots on the downlink's share of the time."""
-    return result.slots * link.timing.slot_s / downlink_share if result.sent else 0.0
+    return result.slots * link.timing.slot_s / downlink_share
 

@@ -2,7 +2,7 @@
 ``docs/link-layer.md`` ("The link abstractions in the cell's rounds"), each figure mean +- sample
 standard deviation [min-max] over the seeds (not a test).
 
-    python3 -m benchmarks.link_abstractions [--system umi-3.5ghz] [--devices 20] [--rounds 5] [--seeds 0 1 2 3 4] [--harq]
+    python3 -m benchmarks.link_abstractions [--system umi-3.5ghz] [--devices 20] [--rounds 5] [--seeds 0 1 2 3 4] [--harq] [--streams]
 
 Each cell of the table is one ``fl-cosim round-time --system S --devices N --rounds R --seed SEED
 --radio link_abstraction=L --json`` per seed (barrier, 1 Mbit each way, 100 samples of compute
@@ -14,6 +14,8 @@ transmissions split: blocks sent at MCS 0 although even MCS 0's first transmissi
 target on their grant (near outage, carried by HARQ's combining: the outer loop cannot help them),
 the other blocks, and, of those, what the outer loop expected (the mean of their first
 transmissions' BLERs); with the devices and uploads having any block of the first kind.
+``--streams``: the round's broadcast under ``nr`` and ``nr-harq`` (its airtime; the ``nr-harq``
+streams' MCS, transmissions per block and blocks lost after four).
 """
 
 from __future__ import annotations
@@ -35,9 +37,13 @@ def main(argv=None) -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--harq", action="store_true", help="only the nr-harq uploads' table")
+    parser.add_argument("--streams", action="store_true", help="only the streams' table: nr against nr-harq")
     args = parser.parse_args(argv)
     if args.harq:
         harq_table(args)
+        return
+    if args.streams:
+        stream_table(args)
         return
     print(f"`fl-cosim round-time --system {args.system} --devices {args.devices} --rounds {args.rounds} --radio "
           f"link_abstraction=L`, seeds {' '.join(map(str, args.seeds))}: mean +- sample std over the seeds [min-max]\n")
@@ -107,6 +113,52 @@ def harq_table(args) -> None:
               f"{devices} of {args.devices} | {uploads} / {total} |")
     columns = list(zip(*split))
     print(f"| all | {spread(columns[0], 1, 100, '%')} | | {spread(columns[2], 1, 100, '%')} | {spread(columns[3], 1, 100, '%')} | | |")
+
+
+
+def round_streams(system_name: str, devices: int, rounds: int, seed: int, abstraction: str) -> tuple[list, list]:
+    """(each round's stream airtime in s, the nr-harq streams' ``StreamResult``) of ``round-time``'s rounds of this seed."""
+    from netsim import simulate_rounds
+    from netsim.radio import harq_downlink
+    from scenarios.cli.round_time import CELL_MODEL_BITS, CELL_SAMPLES, round_plan
+    from scenarios.definitions.cells import get_cell_system
+    from scenarios.definitions.seeds import seed_streams
+
+    system = get_cell_system(system_name, overrides={"link_abstraction": abstraction})
+    network_seq = seed_streams(seed).network
+    network, channel_rng = system.bind(np.full(devices, CELL_SAMPLES), network_seq)
+    streams, serve = [], harq_downlink.stream
+
+    def recording(*args, **kwargs):
+        streams.append(serve(*args, **kwargs))
+        return streams[-1]
+
+    harq_downlink.stream = recording
+    try:
+        _, trace = simulate_rounds([round_plan(devices, 1, CELL_MODEL_BITS)] * rounds, network, CELL_MODEL_BITS,
+                                   np.random.default_rng(network_seq), channel_rng=channel_rng)
+    finally:
+        harq_downlink.stream = serve
+    return [e.end - e.start for e in trace if e.kind == "downlink"], streams
+
+
+def stream_table(args) -> None:
+    print(f"\nThe broadcast of the same rounds ({args.devices} listeners), per seed: its mean airtime under `nr` and "
+          "`nr-harq`, and the `nr-harq` streams' blocks:\n")
+    print("| seed | `nr` airtime (ms) | `nr-harq` airtime (ms) | mean MCS | transmissions per block | blocks lost after 4 |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    rows = []
+    for seed in args.seeds:
+        curve, _ = round_streams(args.system, args.devices, args.rounds, seed, "nr")
+        harq, results = round_streams(args.system, args.devices, args.rounds, seed, "nr-harq")
+        tx = np.concatenate([r.transmissions for r in results])
+        rows.append((1e3 * float(np.mean(curve)), 1e3 * float(np.mean(harq)), float(np.mean([r.mcs for r in results])),
+                     float(tx.mean()), float(np.mean(~np.concatenate([r.delivered for r in results])))))
+        print(f"| {seed} | {rows[-1][0]:.1f} | {rows[-1][1]:.1f} | {rows[-1][2]:.1f} | {rows[-1][3]:.3f} | {100 * rows[-1][4]:.2f}% |",
+              flush=True)
+    columns = list(zip(*rows))
+    print(f"| all | {spread(columns[0], 1)} | {spread(columns[1], 1)} | {spread(columns[2], 1)} | {spread(columns[3], 3)} | "
+          f"{spread(columns[4], 2, 100, '%')} |")
 
 
 if __name__ == "__main__":

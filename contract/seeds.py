@@ -14,8 +14,9 @@
             ├── fading      the rounds' fading
             ├── planning    the base station's own fading samples for airtime estimates
             ├── motion      (child 3) a moving cell's paths, fields, fading and availability
-            ├── harq        (child 4) link_abstraction=nr-harq's block errors, one child per (device, upload)
-            └── interference (child 5) ul_interference=clock's fading of every link to every receiver
+            ├── harq        (child 4) link_abstraction=nr-harq's uplink block errors, one child per (device, upload)
+            ├── harq_downlink (child 5) nr-harq's stream block errors, one child per (listener, stream)
+            └── interference (child 6) ul_interference=clock's fading of every link to every receiver
         └── idle        (child 1) the buffered orchestrator's random choice of idle devices
 
 Each stream is the child of its parent at a fixed key (``child``): the one ``spawn`` gives as
@@ -106,9 +107,16 @@ def harq_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
     return child(child(network, 0), 4)
 
 
+def harq_downlink_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
+    """The channel child's stream of the downlink's HARQ block errors (``link_abstraction`` ``nr-harq``:
+    ``netsim.radio.harq_downlink``), apart from the others. A listener's k-th stream draws from its
+    own child ``(listener, k)`` (common random numbers)."""
+    return child(child(network, 0), 5)
+
+
 def interference_seed(network: np.random.SeedSequence) -> np.random.SeedSequence:
     """The channel child's stream of ``ul_interference=clock`` (``netsim.radio.physical``: each
     round's fading of every device's link to every receiver): apart from the others, so a run
     under ``full-buffer`` draws what it always drew, and the wanted links' fading is the same
     under both (common random numbers)."""
-    return child(child(network, 0), 5)
+    return child(child(network, 0), 6)

@@ -25,6 +25,7 @@ class RoundChannelProtocol(Protocol):
     downlink_outage: np.ndarray
     uplink_outage: np.ndarray
     allocated_prbs: np.ndarray
+    harq_downlink: bool  # the streams go through the link layer (nr-harq): stream_airtime_s draws them
 
     def stream_airtime_s(self, devices: Sequence[int], bits: float) -> float: ...
 

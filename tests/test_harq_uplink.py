@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from contract import RoundPlan, Stream
-from contract.seeds import child, harq_seed
+from contract.seeds import child, harq_downlink_seed, harq_seed
 from netsim import simulate_rounds
-from netsim.radio import harq_uplink
+from netsim.radio import harq_downlink, harq_uplink
 from netsim.radio.cell import Cell, CellLayout
 from netsim.radio.link.adaptation import block_error, grant
 from netsim.radio.physical import LinkBudget, PhysicalSystem
@@ -109,7 +109,8 @@ def harq_version(network, seed):
     system = network.system
     allocation = "whole-band" if system.ul_allocation == "power-limit" else system.ul_allocation
     system = dataclasses.replace(system, link_abstraction="nr-harq", ul_allocation=allocation, ul_power_control="off")
-    return dataclasses.replace(network, system=system, link_state=harq_uplink.LinkState(harq_seed(np.random.SeedSequence(seed))))
+    return dataclasses.replace(network, system=system, link_state=harq_uplink.LinkState(harq_seed(np.random.SeedSequence(seed))),
+                               stream_state=harq_downlink.HarqStreams(harq_downlink_seed(np.random.SeedSequence(seed))))
 
 
 @pytest.mark.parametrize("mode", ["barrier", "pipelined"])
@@ -126,12 +127,13 @@ def test_vectorized_rounds_equal_the_processes_under_nr_harq(mode):
         for simulator in ("timeline", "processes"):
             harq = harq_version(network, trial)
             runs[simulator] = simulate_rounds([plan, plan], harq, 1e5, np.random.default_rng(trial), simulator=simulator,
-                                              channel_rng=np.random.default_rng(trial + 1000)), harq.link_state
-        ((fast, fast_trace), fast_state), ((ref, ref_trace), ref_state) = runs["timeline"], runs["processes"]
+                                              channel_rng=np.random.default_rng(trial + 1000)), harq.link_state, harq.stream_state
+        ((fast, fast_trace), fast_state, _), ((ref, ref_trace), ref_state, _) = runs["timeline"], runs["processes"]
         for a, b in zip(fast, ref):
             assert (a.start, a.end) == (b.start, b.end) and a.outcome == b.outcome and a.energy_j == b.energy_j
         assert sorted(fast_trace) == sorted(ref_trace)
         assert fast_state.sent == ref_state.sent and fast_state.loops == ref_state.loops
+        assert runs["timeline"][2].heard == runs["processes"][2].heard
         uploads += sum(fast_state.sent.values())
     assert uploads > 20
 
@@ -314,3 +316,45 @@ def test_on_a_moving_cell_an_upload_within_its_first_step_is_the_static_one_and_
         _, trace = simulate_rounds([upload_round(2e5, range(6))] * 3, network, 1e5, np.random.default_rng(0), channel_rng=channel_rng)
         runs.append((trace, dict(network.link_state.sent), {d: loop.offset_db for d, loop in network.link_state.loops.items()}))
     assert runs[0] == runs[1] and sum(runs[0][1].values()) > 6
+
+
+def test_the_expected_upload_rate_by_hand():
+    """The same device at 9.5 dB on its 10 PRBs, the outer loop at its start: MCS 17, TBS 4224,
+    BLER 0.06628 on the first copy, ~1e-22 on two combined: E[T] = 1.06628 transmissions, none lost;
+    4224 / 1.06628 bits a 0.5 ms uplink slot on the uplink's 8/35 of the time:
+    4224 / 1.06628 / 0.5e-3 x 8/35 = 1.81094 Mbit/s. ``fl-cosim cell``'s uplink figures under nr-harq."""
+    network = one_device_cell(48)
+    channel = network.draw_round(np.random.default_rng(0))
+    p1 = block_error("pusch-tp-64qam", grant("pusch-tp-64qam", 17, 10), np.full(10, 10 ** 0.95))
+    by_hand = 4224 / (1 + p1) / 0.5e-3 * 8 / 35
+    assert by_hand == pytest.approx(1.81094e6, rel=1e-5)
+    assert harq_uplink.expected_bps(np.full(10, 10 ** 0.95), harq_uplink.link_config(30e3), 8 / 35) == pytest.approx(by_hand, rel=1e-12)
+    assert channel.harq_uplink_bps[0] == pytest.approx(by_hand, rel=1e-12)
+    # in outage (MCS 0 misses the target after four copies at -14 dB, not at -12 dB): no rate
+    link = harq_uplink.link_config(30e3)
+    assert harq_uplink.in_outage(np.full(10, 10 ** -1.4), link) and not harq_uplink.in_outage(np.full(10, 10 ** -1.2), link)
+    assert harq_uplink.expected_bps(np.full(10, 10 ** -1.4), link, 8 / 35) == 0.0 < harq_uplink.expected_bps(np.full(10, 10 ** -1.2), link, 8 / 35)
+
+
+def test_the_cell_report_gives_the_link_layers_uplink_rates_under_nr_harq():
+    """``fl-cosim cell`` under nr-harq: each device's uplink Mbit/s is the mean over the rounds of its
+    expected upload rate on its grant (``RoundChannel.harq_uplink_bps``), its downlink Mbit/s that of
+    a stream to it alone (``harq_downlink_bps``), the broadcast that of a stream to all
+    (``harq_broadcast_bps``), not the nr curve's; the report says so."""
+    from scenarios.reports.cell import cell_draws, describe_cell
+
+    harq = describe_cell("umi-3.5ghz", 0, 4, {"link_abstraction": "nr-harq"}, 20)
+    curve = describe_cell("umi-3.5ghz", 0, 4, {"link_abstraction": "nr"}, 20)
+    _, _, _, channels = cell_draws("umi-3.5ghz", 0, 4, {"link_abstraction": "nr-harq"}, 20)
+    for d, (row, other) in enumerate(zip(harq["device_table"], curve["device_table"])):
+        assert row["uplink_mbps"] == pytest.approx(np.mean([c.harq_uplink_bps[d] for c in channels]) / 1e6, rel=1e-12)
+        assert row["uplink_mbps"] != pytest.approx(other["uplink_mbps"], rel=1e-3)
+        assert row["downlink_mbps"] == pytest.approx(np.mean([c.harq_downlink_bps[d] for c in channels]) / 1e6, rel=1e-12)
+        assert row["downlink_mbps"] != pytest.approx(other["downlink_mbps"], rel=1e-3)
+    np.testing.assert_array_equal(harq["_draws"]["uplink_bps"], [c.harq_uplink_bps for c in channels])
+    np.testing.assert_array_equal(harq["_draws"]["broadcast_bps"], [c.harq_broadcast_bps for c in channels])
+    assert harq["summary"]["mean_broadcast_downlink_s_per_mbit"] == pytest.approx(
+        np.mean([1e6 / c.harq_broadcast_bps for c in channels]), rel=1e-12)
+    assert harq["uplink_rates"].startswith("nr-harq: each round's expected upload rate at the grant's EESM MCS")
+    assert harq["downlink_rates"].startswith("nr-harq: each round's expected stream rate on the whole band")
+    assert "uplink_rates" not in curve and "downlink_rates" not in curve

@@ -15,15 +15,16 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import math
 from dataclasses import MISSING, dataclass
 from typing import Callable, Literal, Sequence
 
 import numpy as np
 
-from contract.seeds import ChannelSeeds, harq_seed, interference_seed, motion_seed
+from contract.seeds import ChannelSeeds, harq_downlink_seed, harq_seed, interference_seed, motion_seed
 from contract.setting import Needs, among, check_declared, option, recorded
 from netsim import scheduling
-from netsim.radio import duplex, energy, fading, harq_uplink, link_budget
+from netsim.radio import duplex, energy, fading, harq_downlink, harq_uplink, link_budget
 from netsim.radio.cell import LAYOUT, MOVING, Cell, CellLayout
 from netsim.normalized.distributions import ShiftedExponential
 from netsim.dynamics.rounds import RoundInTime, dynamics_of
@@ -374,7 +375,8 @@ class PhysicalSystem(SystemKind):
         if self.ul_interference == "clock":  # its own stream: the other streams draw what they drew under full-buffer
             network = dataclasses.replace(network, interference_rng=np.random.default_rng(interference_seed(network_seq)))
         if self.link_abstraction == "nr-harq":
-            network = dataclasses.replace(network, link_state=harq_uplink.LinkState(harq_seed(network_seq)))
+            network = dataclasses.replace(network, link_state=harq_uplink.LinkState(harq_seed(network_seq)),
+                                          stream_state=harq_downlink.HarqStreams(harq_downlink_seed(network_seq)))
         if self.in_time:
             network = dataclasses.replace(network, dynamics=dynamics_of(self, layout, np.random.default_rng(motion_seed(network_seq))))
         return network, np.random.default_rng(fading_seq)
@@ -444,6 +446,11 @@ class PhysicalSystem(SystemKind):
     def uplink_allocation_hz(self) -> float:
         """The uplink's resource blocks in Hz: the band times its occupancy."""
         return self.uplink.bandwidth_hz * self.bandwidth_occupancy
+
+    @property
+    def downlink_prbs(self) -> int:
+        """The downlink's resource blocks (its band times the occupancy, 12 subcarriers each; at least 1)."""
+        return max(1, int(round(self.downlink.bandwidth_hz * self.bandwidth_occupancy / (12 * self.subcarrier_spacing_hz), 6)))
 
     @property
     def uplink_prbs(self) -> int:
@@ -608,6 +615,7 @@ class PhysicalNetwork(Network):
     # ul_interference=clock: the rounds' fading of every device's link to every receiver (contract.seeds.interference_seed)
     interference_rng: np.random.Generator | None = None
     link_state: harq_uplink.LinkState | None = None  # nr-harq: each device's outer loop and uploads sent (bind)
+    stream_state: harq_downlink.HarqStreams | None = None  # nr-harq: each listener's streams heard (bind)
 
     time_unit = "s"
     records_energy = True
@@ -950,7 +958,30 @@ class RoundChannel:
 
     @functools.cached_property
     def downlink_outage(self) -> np.ndarray:
-        return self.system.below_floor(self.downlink_efficiency)
+        """Below the floor; under ``nr-harq`` (a static cell) also where MCS 0 misses the BLER
+        target after four PDSCH copies on the whole band (``harq_downlink.in_outage``)."""
+        out = self.system.below_floor(self.downlink_efficiency)
+        if self.harq_downlink:
+            link = self.harq_downlink_link
+            out = out | np.array([harq_downlink.in_outage(self.downlink_sinr_prb(d), link) for d in range(out.size)], dtype=bool)
+        return out
+
+    @property
+    def harq_downlink(self) -> bool:
+        """Whether the streams go through the link layer: ``nr-harq`` where the channel does not
+        live in time (with moving devices or Doppler fading the streams stay on the ``nr`` curve)."""
+        return self.system.link_abstraction == "nr-harq" and not self.system.channel_in_time
+
+    @functools.cached_property
+    def harq_downlink_link(self):
+        """``nr-harq``: the downlink's link configuration (PDSCH) at the cell's numerology."""
+        return harq_downlink.link_config(harq_uplink.NUMEROLOGIES[self.system.subcarrier_spacing_hz])
+
+    def downlink_sinr_prb(self, device: int) -> np.ndarray:
+        """``nr-harq``: the linear SINR of each PRB of the whole downlink band (its mean SNR, ``downlink_snr_db``'s
+        before fading, times its subband's fade; ``harq_uplink.grant_sinr``)."""
+        prbs = self.system.downlink_prbs
+        return harq_uplink.grant_sinr(float(self._mean_snr_db[0][device]), self.downlink_fade[device], prbs, prbs)
 
     @functools.cached_property
     def uplink_outage(self) -> np.ndarray:
@@ -961,6 +992,15 @@ class RoundChannel:
             link = self.harq_link
             out = out | np.array([harq_uplink.in_outage(self.harq_sinr(d), link) for d in range(out.size)], dtype=bool)
         return out
+
+    @functools.cached_property
+    def harq_uplink_bps(self) -> np.ndarray:
+        """``nr-harq``: each device's expected upload rate alone on its TDMA grant at the grant's
+        EESM MCS (``harq_uplink.expected_bps`` on ``harq_sinr``, the uplink's duplex share); 0 in
+        outage (also below the floor)."""
+        link, share = self.harq_link, self.system.shares[1]
+        rates = np.array([harq_uplink.expected_bps(self.harq_sinr(d), link, share) for d in range(self.allocated_prbs.size)])
+        return np.where(self.uplink_outage, 0.0, rates)
 
     @functools.cached_property
     def harq_link(self):
@@ -987,9 +1027,39 @@ class RoundChannel:
         return float(self.downlink_bps[listeners].min())
 
     def stream_airtime_s(self, devices: Sequence[int], bits: float) -> float:
-        """``bits / weakest rate``; a stream none of whose listeners can receive is not sent (0)."""
+        """``bits / weakest rate``; a stream none of whose listeners can receive is not sent (0).
+        ``nr-harq`` on a static cell: through the link layer (``harq_stream``)."""
+        if self.harq_downlink:
+            listeners = [d for d in dict.fromkeys(devices) if not self.downlink_outage[d]]
+            if not listeners or bits <= 0:
+                return 0.0
+            if self.network.stream_state is None:
+                raise ValueError("link_abstraction=nr-harq needs the run's stream state (PhysicalSystem.bind)")
+            result = self.harq_stream(listeners, bits, self.network.stream_state.rngs(listeners))
+            return harq_downlink.stream_airtime_s(result, self.harq_downlink_link, self.system.shares[0])
         rate = self.stream_rate_bps(devices)
         return bits / rate if rate > 0 else 0.0
+
+    @functools.cached_property
+    def harq_downlink_bps(self) -> np.ndarray:
+        """``nr-harq``: each device's expected stream rate alone on the whole band (``harq_downlink.expected_bps``); 0 in outage."""
+        link, share = self.harq_downlink_link, self.system.shares[0]
+        return np.array([0.0 if self.downlink_outage[d] else harq_downlink.expected_bps(self.downlink_sinr_prb(d), link, share)
+                         for d in range(self.downlink_outage.size)])
+
+    @functools.cached_property
+    def harq_broadcast_bps(self) -> float:
+        """``nr-harq``: the expected rate of one stream to every device not in outage (0: none can receive)."""
+        listeners = np.flatnonzero(~self.downlink_outage)
+        if not listeners.size:
+            return 0.0
+        sinr = np.array([self.downlink_sinr_prb(d) for d in listeners])
+        return harq_downlink.expected_bps(sinr, self.harq_downlink_link, self.system.shares[0])
+
+    def harq_stream(self, listeners: Sequence[int], bits: float, rngs: list) -> "harq_downlink.StreamResult":
+        """``nr-harq``: ``bits`` to ``listeners`` (none in outage) on the whole band, each drawing from its generator."""
+        sinr = np.array([self.downlink_sinr_prb(d) for d in listeners])
+        return harq_downlink.stream(int(math.ceil(bits)), sinr, rngs, self.harq_downlink_link)
 
     def uplink_share_efficiency(self, devices, sharing: int, interference_w=None) -> np.ndarray:
         """FDMA: efficiency on ``1/sharing`` of the band at the device's power there

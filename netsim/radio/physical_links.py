@@ -246,7 +246,10 @@ class PhysicalLinks:
         """Payload over the rate of the weakest listener not in outage (0: nobody can receive); in
         segments from ``start_s`` (its listeners lost mid-way no longer ``receives``)."""
         if not self.segmented or start_s is None:
-            return self.channel.stream_airtime_s(devices, bits)
+            key = ("stream", tuple(devices), bits)  # nr-harq draws a stream once (its listeners' counts move on)
+            if key not in self._transfers:
+                self._transfers[key] = self.channel.stream_airtime_s(devices, bits)
+            return self._transfers[key]
         airtime, lost = self._stream(devices, bits, start_s)
         self._dl_lost |= lost
         return airtime

@@ -67,6 +67,8 @@ class PhysicalRound:
         self.stream_bits = bits
         self.stream_sent = np.isfinite(weakest)
         self.stream_s = np.where(self.stream_sent, bits / np.where(self.stream_sent, weakest, 1.0), 0.0)
+        if channel.harq_downlink:  # nr-harq: each stream through the link layer, in the plan's order (its draws)
+            self.stream_s = np.array([links.stream_s(s.devices, s.bits) for s in plan.streams], dtype=float)
         self.member_gets = getting
         listening = np.isin(self.devices, self.members)
         self.missed = listening & channel.downlink_outage[self.devices]

@@ -93,6 +93,7 @@ def render(info: dict) -> str:
              f"seed {info['seed']}, {info['devices']} devices, statistics over {info['rounds']} fading rounds", ""]
     lines += [f"{key} = {value}" for key, value in p.items()]
     lines += [f"{key} = {'none' if value is None else f'{value:.4g}'}" for key, value in d.items()]
+    lines += [f"{key.replace('_', ' ')}: {info[key]}" for key in ("uplink_rates", "downlink_rates") if key in info]
     lines.append("")
     rows = [[r["device"], f"{r['distance_m']:.1f}", "LOS" if r["los"] else "NLOS", f"{r['path_loss_db']:.1f}",
              f"{r['shadowing_db']:+.1f}", f"{r['downlink_snr_db']:.1f}", f"{r['uplink_snr_db']:.1f}",

@@ -67,16 +67,27 @@ def calibration_drop(name: str, seed: int, count: int, overrides: dict | None) -
             "percentiles": percentiles, "coupling_loss_db": coupling.tolist(), "geometry_db": geometry.tolist()}
 
 
+UPLINK_RATES_NR_HARQ = ("nr-harq: each round's expected upload rate at the grant's EESM MCS (the outer loop at its "
+                        "start, offset 0), HARQ with chase combining, up to 4 transmissions, on the uplink's share")
+DOWNLINK_RATES_NR_HARQ = ("nr-harq: each round's expected stream rate on the whole band, alone (a device's) or to every "
+                          "device not in outage (the broadcast), at the multicast EESM MCS, HARQ until all decode, up to 4 "
+                          "transmissions, on the downlink's share")
+
+
 def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict | None = None, rounds: int = 1000) -> dict:
     parameters, system, layout, channels = cell_draws(name, seed, devices, overrides, rounds)
     mean_dl, mean_ul = system.mean_snr_db(layout)
     stack = lambda name: np.array([getattr(c, name) for c in channels])  # noqa: E731
     dl, ul = stack("downlink_snr_db"), stack("uplink_snr_db")  # effective SNRs
-    dl_rate, ul_rate = stack("downlink_bps"), stack("uplink_bps")
+    harq = system.link_abstraction == "nr-harq"  # the uplink's rates those of the link layer the uploads go through
+    harq_down = harq and channels[0].harq_downlink  # and the streams', on a static cell
+    dl_rate, ul_rate = stack("harq_downlink_bps" if harq_down else "downlink_bps"), stack("harq_uplink_bps" if harq else "uplink_bps")
     dl_out, ul_out = stack("downlink_outage"), stack("uplink_outage")
-    # a broadcast per round runs at its weakest listener not in outage
-    usable = np.where(dl_out, np.inf, dl_rate)
-    broadcast = usable.min(axis=1)
+    if harq_down:  # a broadcast per round through the link layer to every device not in outage
+        broadcast = np.array([c.harq_broadcast_bps for c in channels])
+        broadcast = np.where(broadcast > 0, broadcast, np.inf)
+    else:  # a broadcast per round runs at its weakest listener not in outage
+        broadcast = np.where(dl_out, np.inf, dl_rate).min(axis=1)
     sent = np.isfinite(broadcast)
     # unicast airtime of one bit per device (s/bit) over the rounds it is not in outage
     unicast_s_per_bit = np.where(dl_out, np.nan, 1.0 / np.where(dl_rate > 0, dl_rate, np.nan))
@@ -117,6 +128,8 @@ def describe_cell(name: str, seed: int = 0, devices: int = 20, overrides: dict |
             "uplink_share": system.shares[1],
             "outage_snr_db": system.outage_snr_db,
         },
+        **({"uplink_rates": UPLINK_RATES_NR_HARQ} if harq else {}),
+        **({"downlink_rates": DOWNLINK_RATES_NR_HARQ} if harq_down else {}),
         "device_table": table,
         "summary": {
             "los_fraction": float(layout.los.mean()),

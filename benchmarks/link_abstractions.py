@@ -2,7 +2,8 @@
 ``docs/link-layer.md`` ("The link abstractions in the cell's rounds"), each figure mean +- sample
 standard deviation [min-max] over the seeds (not a test).
 
-    python3 -m benchmarks.link_abstractions [--system umi-3.5ghz] [--devices 20] [--rounds 5] [--seeds 0 1 2 3 4] [--harq] [--streams]
+    python3 -m benchmarks.link_abstractions [--system umi-3.5ghz] [--devices 20] [--rounds 5] [--seeds 0 1 2 3 4]
+        [--uplink-access tdma|pf] [--harq] [--streams]
 
 Each cell of the table is one ``fl-cosim round-time --system S --devices N --rounds R --seed SEED
 --radio link_abstraction=L --json`` per seed (barrier, 1 Mbit each way, 100 samples of compute
@@ -36,9 +37,14 @@ def main(argv=None) -> None:
     parser.add_argument("--devices", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--uplink-access", choices=("tdma", "pf"), default="tdma",
+                        help="the uplink's access (pf: the proportional-fair scheduler; each row adds --radio uplink_access=pf)")
     parser.add_argument("--harq", action="store_true", help="only the nr-harq uploads' table")
     parser.add_argument("--streams", action="store_true", help="only the streams' table: nr against nr-harq")
     args = parser.parse_args(argv)
+    access = [] if args.uplink_access == "tdma" else [f"uplink_access={args.uplink_access}"]
+    if access and (args.harq or args.streams):
+        parser.error("--uplink-access pf gives the main table only (--harq and --streams follow TDMA uploads)")
     if args.harq:
         harq_table(args)
         return
@@ -46,11 +52,11 @@ def main(argv=None) -> None:
         stream_table(args)
         return
     print(f"`fl-cosim round-time --system {args.system} --devices {args.devices} --rounds {args.rounds} --radio "
-          f"link_abstraction=L`, seeds {' '.join(map(str, args.seeds))}: mean +- sample std over the seeds [min-max]\n")
+          f"link_abstraction=L{''.join(' --radio ' + a for a in access)}`, seeds {' '.join(map(str, args.seeds))}: mean +- sample std over the seeds [min-max]\n")
     print("| `link_abstraction` | mean round (s) | energy per device and round (J) | updates arrived |")
     print("| --- | --- | --- | --- |")
     for name in ABSTRACTIONS:
-        rs = [round_time(args.system, args.devices, args.rounds, s, [f"link_abstraction={name}"]) for s in args.seeds]
+        rs = [round_time(args.system, args.devices, args.rounds, s, [f"link_abstraction={name}"] + access) for s in args.seeds]
         label = f"`{name}`" + (" (default)" if name == "shannon" else "")
         print(f"| {label} | {spread([r['simulated_mean_s'] for r in rs], 2)} | "
               f"{spread([r['energy_j_per_device_round'] for r in rs], 3)} | "

@@ -137,18 +137,18 @@ def in_outage(sinr_prb: np.ndarray, link: LinkConfig, bler_target: float = Outer
 
 
 def expected_bps(sinr_prb: np.ndarray, link: LinkConfig, uplink_share: float,
-                 bler_target: float = OuterLoop().bler_target) -> float:
+                 bler_target: float = OuterLoop().bler_target, loop: OuterLoop | None = None) -> float:
     """The expected wall-clock rate (bit/s) of an upload on these PRBs at the grant's EESM MCS:
-    the inner loop's choice with the outer loop at its start (offset 0; ``Allocation.select``), each
-    block ``E[T] = 1 + p_1 + p_1 p_2 + p_1 p_2 p_3`` transmissions and lost with probability
-    ``p_1 p_2 p_3 p_4`` (``p_k`` its BLER after k chase-combined copies, as ``upload`` draws them),
-    the HARQ processes keeping every uplink slot busy (a long upload), on the uplink's
-    ``uplink_share`` of the time: ``TBS (1 - p_1 ... p_4) / (E[T] slot) x share``. 0 in
-    ``upload``'s outage (``in_outage``)."""
+    the inner loop's choice with the outer loop ``loop`` (default: at its start, offset 0;
+    ``Allocation.select``), each block ``E[T] = 1 + p_1 + p_1 p_2 + p_1 p_2 p_3`` transmissions
+    and lost with probability ``p_1 p_2 p_3 p_4`` (``p_k`` its BLER after k chase-combined
+    copies, as ``upload`` draws them), the HARQ processes keeping every uplink slot busy (a long
+    upload), on the uplink's ``uplink_share`` of the time:
+    ``TBS (1 - p_1 ... p_4) / (E[T] slot) x share``. 0 in ``upload``'s outage (``in_outage``)."""
     allocation = Allocation(link.table, sinr_prb, link.n_symbols, link.dmrs_re_per_prb)
     if allocation.combined_bler(0, link.max_transmissions) > bler_target:
         return 0.0
-    chosen = allocation.select(OuterLoop(bler_target=bler_target))
+    chosen = allocation.select(loop if loop is not None else OuterLoop(bler_target=bler_target))
     expected_transmissions, all_failed = 0.0, 1.0
     for copies in range(1, link.max_transmissions + 1):
         expected_transmissions += all_failed

@@ -307,12 +307,18 @@ class PhysicalSystem(SystemKind):
 
     def _check_harq(self) -> None:
         """``nr-harq`` serves each TDMA upload through the NR link layer (``netsim.radio.harq_uplink``;
-        on a moving cell step by step, ``harq_uplink.transfer_in_steps``): refused on an FDMA band
-        (its rates change with the sharing as the upload runs) and at a spacing without an NR
-        numerology for data (mu 0-3)."""
-        if self.uplink_access != "tdma":
-            raise ValueError("link_abstraction=nr-harq serves TDMA grants: it needs uplink_access=tdma "
-                             "(use link_abstraction=nr on an FDMA band)")
+        on a moving cell step by step, ``harq_uplink.transfer_in_steps``) and each PF upload at its
+        grant's expected HARQ goodput (``RoundChannel.harq_share_bps``): refused on an FDMA band
+        (equal shares of the band are not whole PRBs), under ``ul_interference=clock`` (a
+        transmission in flight can fall to a rate of 0) and at a spacing without an NR numerology
+        for data (mu 0-3)."""
+        if self.uplink_access == "fdma":
+            raise ValueError("link_abstraction=nr-harq serves TDMA or PF grants (whole PRBs): it needs uplink_access=tdma "
+                             "or pf (use link_abstraction=nr on an FDMA band)")
+        if self.ul_interference == "clock":
+            raise ValueError("link_abstraction=nr-harq takes the uplink interference at its mean (ul_interference=full-buffer): "
+                             "on the clock the other sectors' uploads can push a transmission in flight below MCS 0's target, "
+                             "a rate of 0 the shared uplink does not hold")
         if self.subcarrier_spacing_hz not in harq_uplink.NUMEROLOGIES:
             raise ValueError(f"link_abstraction=nr-harq needs a subcarrier spacing of 15, 30, 60 or 120 kHz (TS 38.211 4.2, "
                              f"mu 0-3), not {self.subcarrier_spacing_hz:g} Hz")
@@ -1070,18 +1076,60 @@ class RoundChannel:
         (``ul_interference=clock``): the power received over the whole band from the other
         receivers' transmitters (``PhysicalLinks.clock_interference_w``), its share falling with
         the share as the noise's: the SINR is the SNR less ``10 log10(1 + I / N)``."""
+        return self.system.efficiency(self.uplink_share_snr_db(devices, sharing, interference_w), self.uplink_fade[devices], "uplink")
+
+    def uplink_share_snr_db(self, devices, sharing, interference_w=None) -> np.ndarray:
+        """``uplink_share_efficiency``'s mean SINR (dB, before fading) on ``1/sharing`` of the band."""
         power_db = self.network.share_power_dbm(devices, sharing) - self.network.uplink_power_dbm[devices]
         snr_db = self._mean_snr_db[1][devices] + link_budget.linear_to_db(sharing) + power_db
         if interference_w is not None:
             uplink = self.system.uplink
             noise_w = link_budget.dbm_to_w(link_budget.noise_power_dbm(uplink.bandwidth_hz, uplink.noise_figure_db))
             snr_db = snr_db - link_budget.linear_to_db(1.0 + np.asarray(interference_w, dtype=float) / noise_w)
-        return self.system.efficiency(snr_db, self.uplink_fade[devices], "uplink")
+        return snr_db
 
     def uplink_share_bps(self, devices, sharing: int, interference_w=None):
         """FDMA: the devices' rates on ``1/sharing`` of the band each (a device or an array);
-        ``interference_w``: ``uplink_share_efficiency``'s."""
+        ``interference_w``: ``uplink_share_efficiency``'s. ``nr-harq`` (PF): ``harq_share_bps``."""
+        if self.system.link_abstraction == "nr-harq":
+            return self.harq_share_bps(devices, sharing)
         return self.network.uplink_bps(self.uplink_share_efficiency(devices, sharing, interference_w), sharing)
+
+    def harq_share_sinr(self, device: int, prbs: int, mean_sinr_db: float) -> np.ndarray:
+        """``nr-harq`` on a shared uplink: the linear SINR of each PRB of a grant of ``prbs``
+        blocks placed as a TDMA grant (the ``prbs`` consecutive PRBs of largest summed fade,
+        ``harq_uplink.grant_sinr``) at the grant's mean SINR ``mean_sinr_db`` (TS 38.213 7.1.1's
+        power on ``prbs`` blocks; ``uplink_share_snr_db``)."""
+        return harq_uplink.grant_sinr(mean_sinr_db, self.uplink_fade[device], self.system.uplink_prbs, int(prbs))
+
+    def harq_share_bps(self, devices, sharing) -> np.ndarray:
+        """``nr-harq`` under ``uplink_access=pf``: each device's expected HARQ goodput on its grant
+        of ``m = M / sharing`` blocks (``harq_uplink.expected_bps``: the EESM MCS of the grant's
+        per-PRB SINRs, ``harq_share_sinr``, at the device's outer loop, ``TBS (1 - p_1 p_2 p_3 p_4)
+        / (E[T] slot)`` on the uplink's duplex share; 0 where MCS 0 misses the target after four
+        copies, which ``PhysicalLinks.pf_outage`` keeps off the uplink). Charged at its expected
+        value, not drawn block by block: the shares change while blocks are in flight
+        (docs/link-layer.md)."""
+        devices = np.atleast_1d(np.asarray(devices))
+        sharing = np.broadcast_to(np.asarray(sharing, dtype=float), devices.shape)
+        snr_db = np.atleast_1d(self.uplink_share_snr_db(devices, sharing))
+        state, link, share = self.network.link_state, self.harq_link, self.system.shares[1]
+        rates = [harq_uplink.expected_bps(self.harq_share_sinr(int(d), round(self.system.uplink_prbs / k), float(db)), link, share,
+                                          loop=state.loop(int(d)) if state is not None else None)
+                 for d, k, db in zip(devices.tolist(), sharing.tolist(), snr_db.tolist())]
+        return np.array(rates)
+
+    def harq_share_outage(self, device: int, widest_prbs: int) -> bool:
+        """``nr-harq`` under PF: MCS 0 misses the BLER target after four copies
+        (``harq_uplink.in_outage``) on some grant the scheduler can give the device, a DFT-s-OFDM
+        size of at most ``widest_prbs`` blocks (its SINR per block is the same on each below
+        ``P_CMAX``, but the grant's placement and the block's size change)."""
+        band = self.system.uplink_prbs
+        for prbs in _dft_sizes(int(widest_prbs)).tolist():
+            mean_db = float(self.uplink_share_snr_db(device, band / prbs))
+            if harq_uplink.in_outage(self.harq_share_sinr(device, prbs, mean_db), self.harq_link):
+                return True
+        return False
 
     def uplink_share_outage(self, device: int, sharing: int) -> bool:
         """FDMA: outage tested on the SNR of the share (``sharing`` times the full-band SNR)."""

@@ -17,7 +17,9 @@ weakest listener's rate step by step, and a device whose link falls below the ou
 out of the parameter server's coverage) in a step loses the transfer there. On a static cell the
 channel is the links' own for every transfer, and nothing of this runs.
 
-Under ``link_abstraction`` ``nr-harq`` (TDMA) each upload is served by the NR link layer on its
+Under ``link_abstraction`` ``nr-harq`` with ``uplink_access`` ``pf`` each transmitter's rate on its
+grant is the link layer's expected HARQ goodput there (``RoundChannel.harq_share_bps``), its energy
+the shared uplink's (its state power on its grant over its time on the air). Under TDMA each upload is served by the NR link layer on its
 grant's PRBs (``netsim.radio.harq_uplink``: EESM, the device's outer loop, drawn block errors,
 HARQ): its airtime is the transfer's wall-clock time there and its energy every transmission's;
 the device's link state moves on when the upload is charged (``transmit_j``). In segments each
@@ -230,9 +232,14 @@ class PhysicalLinks:
         the scheduler gives it, its power headroom limit in a DFT-s-OFDM size
         (``PhysicalNetwork.power_limited_grant_prbs``; 1 block at P_CMAX where one needs more).
         Its power per block is the same on any narrower grant (TS 38.213 7.1.1 below P_CMAX), so
-        so is its efficiency: a device not in outage there is in outage on no grant of the round."""
+        so is its efficiency: a device not in outage there is in outage on no grant of the round.
+        ``nr-harq``: also where MCS 0 misses the BLER target after four copies on some grant the
+        scheduler can give it (``RoundChannel.harq_share_outage``: where its rate,
+        ``harq_share_bps``, would be 0)."""
         widest = int(channel.network.power_limited_grant_prbs[device])
-        return channel.uplink_share_outage(device, self.band_prbs / widest)
+        if channel.uplink_share_outage(device, self.band_prbs / widest):
+            return True
+        return self.harq and channel.harq_share_outage(device, widest)
 
     def pf_sharing(self, devices: np.ndarray, at_s: float | None = None) -> np.ndarray:
         """PF: each of ``devices`` (those with data pending on one receiver, in arrival order) the

@@ -47,14 +47,6 @@ def one_round(network, bits):
     return records[0], trace
 
 
-def test_the_hand_cells_transport_blocks_are_the_tables():
-    link = harq_uplink.link_config(15e3)
-    for prbs, tbs in [(10, TBS_10), (8, TBS_8), (2, TBS_2)]:
-        allocation = Allocation(link.table, np.full(prbs, 10 ** 3.5), link.n_symbols, link.dmrs_re_per_prb)
-        chosen = allocation.select(harq_uplink.OuterLoop())
-        assert (chosen.mcs, chosen.segmentation.tbs_bits) == (27, tbs) and allocation.combined_bler(27, 1) < 1e-12
-
-
 def test_one_device_alone_on_a_pf_uplink_runs_at_its_expected_goodput_on_its_water_filled_grant():
     """90 dB: power headroom 31 blocks, so the whole band (10) alone: TBS_10 a slot, 8.712 Mbit/s;
     2 x 8.712 Mbit take 2 s at 10 x 15 dBm."""
@@ -65,6 +57,18 @@ def test_one_device_alone_on_a_pf_uplink_runs_at_its_expected_goodput_on_its_wat
     assert up.energy_j == pytest.approx(10 * MW_PER_PRB_90_DB / 1e3 * 2.0, rel=1e-12)
     links = PhysicalLinks(network, network.draw_round(np.random.default_rng(1)))
     assert links.uplink_share_bps(np.array([0]), np.array([1.0]))[0] == pytest.approx(TBS_10 / SLOT_S, rel=1e-12)
+
+
+def test_the_hand_cells_transport_blocks_are_the_tables_and_its_rates_the_link_layers():
+    """The TBS above, chosen at 35 dB a PRB (MCS 27, BLER below 1e-12), are the PF rates a slot."""
+    link = harq_uplink.link_config(15e3)
+    network = hand_cell([90.0])
+    links = PhysicalLinks(network, network.draw_round(np.random.default_rng(1)))
+    for prbs, tbs in [(10, TBS_10), (8, TBS_8), (2, TBS_2)]:
+        allocation = Allocation(link.table, np.full(prbs, 10 ** 3.5), link.n_symbols, link.dmrs_re_per_prb)
+        chosen = allocation.select(harq_uplink.OuterLoop())
+        assert (chosen.mcs, chosen.segmentation.tbs_bits) == (27, tbs) and allocation.combined_bler(27, 1) < 1e-12
+        assert links.uplink_share_bps(np.array([0]), np.array([10 / prbs]))[0] == pytest.approx(tbs / SLOT_S, rel=1e-12)
 
 
 def test_two_devices_on_a_pf_uplink_by_hand():
@@ -127,10 +131,11 @@ def _round(**radio):
     return simulate_rounds(plans, network, 2e6, np.random.default_rng(0), channel_rng=channel_rng)
 
 
-@pytest.mark.parametrize("radio", [{}, {"mean_off_s": 5.0, "mean_on_s": 5.0}, {"battery_j": 0.2}, {"ue_energy": "slots"}],
-                         ids=["cell", "availability", "batteries", "slots"])
+@pytest.mark.parametrize("radio", [{}, {"mean_off_s": 5.0, "mean_on_s": 5.0}, {"battery_j": 0.2}, {"ue_energy": "slots"},
+                                   {"speed_kmh": 30.0}], ids=["cell", "availability", "batteries", "slots", "moving"])
 def test_nr_harq_pf_rounds_compose_and_count_everything_once(radio):
-    """Synchronous rounds with availability, batteries, TR 38.840's slots: every participant
+    """Synchronous rounds with availability, batteries, TR 38.840's slots, a moving cell (each step's
+    channel, its grants' goodput there): every participant
     arrives or is dropped with a reason, each round's energy the sum of its events', the same seed
     the same trace; uploads share the band at once."""
     records, trace = _round(**radio)

@@ -192,7 +192,7 @@ def test_a_pf_upload_spanning_two_steps_is_reallocated_at_each_step():
     bits_a = rate(0, a, both[0]) * 0.05
     bits_b = rate(0, b, both[1]) * 0.05 + rate(0, b, alone[0]) * 0.05 + rate(1, b, alone[1]) * 0.1
     env = simpy.Environment()
-    uplink = links.fdma_uplink(env, queue_of[a])
+    uplink = links.shared_uplink(env, queue_of[a])
     done = {}
 
     def send(device, bits):

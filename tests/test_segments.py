@@ -198,7 +198,7 @@ def test_an_fdma_upload_spanning_two_steps_runs_at_each_steps_share_rate():
     bits_a = rate(0, a, 2) * 0.05
     bits_b = rate(0, b, 2) * 0.05 + rate(0, b, 1) * 0.05 + rate(1, b, 1) * 0.1
     env = simpy.Environment()
-    uplink = links.fdma_uplink(env, queue_of[a])
+    uplink = links.shared_uplink(env, queue_of[a])
     done = {}
 
     def send(device, bits):
@@ -222,7 +222,7 @@ def test_a_static_fdma_uplink_keeps_one_channel(radio):
     """On a static cell (or at speed 0) the FDMA medium has no steps: its shares' rates are the
     links' own for every transmission (the rates of today, bit for bit)."""
     network, links = _fdma_links(**radio)
-    uplink = links.fdma_uplink(__import__("simpy").Environment(), 0)
+    uplink = links.shared_uplink(__import__("simpy").Environment(), 0)
     assert uplink.steps is None and not links.segmented
     devices = np.arange(3)
     assert np.array_equal(links.uplink_share_bps(devices, 2, 5.0), links.channel.uplink_share_bps(devices, 2))

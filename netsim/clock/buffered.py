@@ -11,7 +11,7 @@ time and each uplink receiver (``PhysicalLinks.uplink_queue``: each sector of th
 site) has its resource blocks (``ResourceBlocks``), each upload holding its grant's
 (``PhysicalLinks.grant_prbs``) while it sends: grants that fit together send together; under
 ``uplink_access`` ``fdma`` or ``pf`` each receiver (every receiver, under ``ul_interference=clock``)
-has one shared uplink for the run (``BufferedRun.shared_uplink``, ``netsim.transport.fdma``), its
+has one shared uplink for the run (``BufferedRun.shared_uplink``, ``netsim.transport.shared_uplink``), its
 rates those of the current version's draw, every upload a transmission on it (refused on a
 moving cell). Each
 dispatch is one SimPy process, the device lifecycle of the synchronous rounds
@@ -74,7 +74,7 @@ from netsim.clock.engine import RoundRecord, RunOptions
 from netsim.transport.lifecycle import DOWNLINK_OUTAGE, UNAVAILABLE, Device, Presence, compute, receive, send_stream, upload, wait
 from netsim.clock.recorder import Recorder
 from netsim.transport.trace import TraceEvent
-from netsim.transport.fdma import SHARED_ACCESS, FdmaUplink
+from netsim.transport.shared_uplink import SHARED_ACCESS, SharedUplink
 from netsim.transport.media import ACCESS, ResourceBlocks
 
 STALE = "stale"
@@ -150,7 +150,7 @@ class BufferedRun:
         self.trace: list[TraceEvent] = []
         self.links_s = 0.0
         self.links = links = self._draw_links()
-        self.shared_access = links.uplink_access in SHARED_ACCESS  # one FdmaUplink per receiver for the run
+        self.shared_access = links.uplink_access in SHARED_ACCESS  # one SharedUplink per receiver for the run
         if self.shared_access and self.moving:
             raise ValueError(f"buffered aggregation on a moving cell takes uplink_access=tdma (a shared uplink's "
                              f"steps are not modelled across versions), not {links.uplink_access}")
@@ -323,7 +323,7 @@ class BufferedRun:
                 return
         segments.append((start, end))
 
-    def receiver(self, links, device: int) -> ResourceBlocks | FdmaUplink:
+    def receiver(self, links, device: int) -> ResourceBlocks | SharedUplink:
         """The medium of ``device``'s uplink receiver on ``links`` (its resource blocks, TDMA; FDMA
         or PF, its ``shared_uplink``, one for every receiver under ``ul_interference=clock``): one
         per receiver for the run; on a half-duplex system the downlink's."""
@@ -337,15 +337,15 @@ class BufferedRun:
             self.receivers[queue] = self.downlink if self.half_duplex else links.uplink_medium(self.env)
         return self.receivers[queue]
 
-    def shared_uplink(self, links) -> FdmaUplink:
-        """FDMA or PF: a receiver's shared uplink for the run (``netsim.transport.fdma.FdmaUplink``,
-        as a synchronous round's ``PhysicalLinks.fdma_uplink``, or ``clock_uplink`` serving every
+    def shared_uplink(self, links) -> SharedUplink:
+        """FDMA or PF: a receiver's shared uplink for the run (``netsim.transport.shared_uplink.SharedUplink``,
+        as a synchronous round's ``PhysicalLinks.shared_uplink``, or ``clock_uplink`` serving every
         receiver), its rates, powers and PF grants read from the links of the instant
         (``self.links``: the current version's block-fading draw; ``aggregate`` moves every
-        transmission onto the next draw's rates, ``FdmaUplink.rechannel``)."""
+        transmission onto the next draw's rates, ``SharedUplink.rechannel``)."""
         clock = links.clock_interference
         allocate = (lambda devices, at_s: self.links.pf_sharing(devices)) if links.uplink_access == "pf" else None
-        return FdmaUplink(self.env, lambda devices, sharing: (self.links.clock_share_bps if clock else self.links.uplink_share_bps)(devices, sharing),
+        return SharedUplink(self.env, lambda devices, sharing: (self.links.clock_share_bps if clock else self.links.uplink_share_bps)(devices, sharing),
                           lambda devices, sharing: self.links.uplink_share_w(devices, sharing), links.band_prbs, None, allocate,
                           receivers=links.uplink_queue if clock else None)
 
@@ -426,7 +426,7 @@ class BufferedRun:
                              dict(interval.energy_j) if self.records_energy else None, updates)
         self.recorder.keep(record)
         if not self.moving:  # the next version's block-fading draw (a moving cell's is drawn at each step)
-            shared = list({id(u): u for u in self.receivers.values() if isinstance(u, FdmaUplink)}.values())
+            shared = list({id(u): u for u in self.receivers.values() if isinstance(u, SharedUplink)}.values())
             for uplink in shared:  # the uploads on the air so far at the old draw's rates
                 uplink.settle()
             self.links = links = self._draw_links()

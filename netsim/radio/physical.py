@@ -160,7 +160,7 @@ class PhysicalSystem(SystemKind):
     among the devices transmitting at that moment, each at its power for its share) or ``pf``
     (the gNB's proportional-fair scheduler: at every change the band water-filled among the
     devices with data pending, each capped by its power headroom and rounded to a DFT-s-OFDM
-    size, ``water_fill_prbs``; ``netsim.transport.fdma``).
+    size, ``water_fill_prbs``; ``netsim.transport.shared_uplink``).
 
     A link's spectral efficiency in a round is the mean over ``subbands`` independently faded
     subbands of ``min(max_bps_per_hz, log2(1 + SNR |h_s|^2 / gap))`` (``subbands = 1``: flat

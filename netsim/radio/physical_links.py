@@ -39,7 +39,7 @@ from netsim.radio import energy, harq_uplink, link_budget
 from netsim.dynamics.association import L1_PERIOD_S
 from netsim.transport.lifecycle import DEADLINE, DOWNLINK_OUTAGE, UPLINK_OUTAGE  # noqa: F401 (the drop reasons, named in one place)
 from netsim.physical_protocol import PhysicalNetworkProtocol, RoundChannelProtocol
-from netsim.transport.fdma import SHARED_ACCESS, FdmaUplink
+from netsim.transport.shared_uplink import SHARED_ACCESS, SharedUplink
 from netsim.transport.media import ResourceBlocks, Transfer
 
 # the channel's step on a moving cell: the association's layer-1 measurement period (TS 38.133 Table 9.2.5.2-1, 200 ms),
@@ -345,13 +345,13 @@ class PhysicalLinks:
         network = self.network if at_s is None or not self.segmented else self._step(self.step_at(at_s))[0].network
         return network.share_power_w(devices, sharing)
 
-    def fdma_uplink(self, env, queue: int):
-        """An FDMA or PF uplink receiver's medium for the round (``netsim.transport.fdma.FdmaUplink``:
+    def shared_uplink(self, env, queue: int):
+        """An FDMA or PF uplink receiver's medium for the round (``netsim.transport.shared_uplink.SharedUplink``:
         the band shared equally, or by ``pf_sharing``; at most one device per block, the others
         waiting in arrival order); in segments its shares' rates and powers are those of each
         step and a transmitter that loses its link in a step stops there."""
         allocate = self.pf_sharing if self.uplink_access == "pf" else None
-        return FdmaUplink(env, self.uplink_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
+        return SharedUplink(env, self.uplink_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
                           allocate)
 
     def clock_interference_w(self, network, devices: np.ndarray, sharing) -> np.ndarray:
@@ -385,12 +385,12 @@ class PhysicalLinks:
 
     def clock_uplink(self, env):
         """``ul_interference=clock``: the round's one shared uplink, every receiver's
-        (``netsim.transport.fdma.FdmaUplink`` with ``receivers``: each its band, shared as
-        ``fdma_uplink``'s), every transmitter's rate recomputed at each start or end anywhere and,
+        (``netsim.transport.shared_uplink.SharedUplink`` with ``receivers``: each its band, shared as
+        ``shared_uplink``'s), every transmitter's rate recomputed at each start or end anywhere and,
         on a moving cell, at each channel step (the queues, each device's receiver, are those of
-        the round's start, as ``fdma_uplink``'s)."""
+        the round's start, as ``shared_uplink``'s)."""
         allocate = self.pf_sharing if self.uplink_access == "pf" else None
-        return FdmaUplink(env, self.clock_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
+        return SharedUplink(env, self.clock_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
                           allocate, receivers=self.uplink_queue)
 
     def step_at(self, t_s: float) -> int:

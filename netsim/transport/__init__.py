@@ -3,7 +3,7 @@ and their vectorized timelines.
 
 The access schemes (``media``: ``ResourceBlocks``, ``Tdma``, ``Unshared``, and the links of a
 normalized system), the FIFO uplink and a receiver's blocks without the clock (``fifo``,
-``block_queue``), the FDMA and proportional-fair uplink (``fdma``); one device's steps on the clock, receive, compute, upload, the same for every orchestrator (``lifecycle``)
+``block_queue``), the shared uplink, FDMA and proportional fair (``shared_uplink``); one device's steps on the clock, receive, compute, upload, the same for every orchestrator (``lifecycle``)
 and the reference round of SimPy processes (``reference``, ``physical_round`` on a cell), each
 with its vectorized fast path that gives the same events (``timeline``, ``physical_timeline``;
 SimPy's order of same-time events: ``round_events``, ``event_order``); what a round is handed
@@ -23,10 +23,6 @@ Modules:
   from.
 - ``event_order``: The order in which SimPy processes events that fall at the same time, computed
   for a whole set of events at once.
-- ``fdma``: An FDMA uplink in SimPy: the band split among the devices transmitting at each moment by
-  an allocation policy (equal shares, ``fdma``; the proportional-fair scheduler's water-filling,
-  ``pf``), each at its own rate and power on its share (``rates_bps(devices, sharing)`` and
-  ``powers_w(devices, sharing)``, vectorized over the devices).
 - ``fifo``: The shared uplink as a FIFO queue with one server, vectorized (numpy).
 - ``hold``: Holding the SimPy clock until an exact time: what every round process ends with.
 - ``lifecycle``: One device's life on the clock, step by step: receive a stream, compute, upload,
@@ -55,6 +51,10 @@ Modules:
 - ``round_events``: The SimPy events of one reference round (``netsim.transport.reference``), as an
   event graph: which event creates which, so that ``netsim.transport.event_order`` can tell in which
   order the processes resume when several things happen at the same time.
+- ``shared_uplink``: A shared uplink in SimPy: each receiver's band split among the devices transmitting
+  at each moment by an allocation policy (equal shares, ``fdma``; the proportional-fair scheduler's
+  water-filling, ``pf``), each at its own rate and power on its share, one queue for every receiver
+  under ``ul_interference=clock``.
 - ``timeline``: One round's timeline, vectorized (numpy): the fast path of the round engine.
 - ``trace``: One line of the per-event trace.
 """

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import simpy
 
-from netsim.transport.fdma import SHARED_ACCESS
+from netsim.transport.shared_uplink import SHARED_ACCESS
 from netsim.transport.trace import TraceEvent
 
 DEADLINE = "deadline"
@@ -99,7 +99,7 @@ class Presence:
 class SharedRound:
     """What every device process of one round shares: the clock, the barrier (barrier mode:
     everyone computed; None pipelined), the uplink queue of each device (device -> its
-    receiver's ``netsim.transport.media.ResourceBlocks``, or an ``FdmaUplink``), the ``links``
+    receiver's ``netsim.transport.media.ResourceBlocks``, or an ``SharedUplink``), the ``links``
     (outages, airtimes, grants, energies), the deadline (None: none), the trace the round
     appends to, and the participants' ``Presence`` (None: always on, no batteries)."""
 
@@ -234,13 +234,13 @@ def upload(me: Device, bits: float):
     (``links.upload``, served from the grant's start by the links of that instant, when it may be
     in outage or out of reach: dropped, nothing sent; on a moving cell in segments, cut where the
     link is lost in it: ``uplink-outage``); an upload that would end after the deadline is dropped
-    when granted and sends nothing. FDMA and PF (``SHARED_ACCESS``): ``fdma_upload``."""
+    when granted and sends nothing. FDMA and PF (``SHARED_ACCESS``): ``shared_upload``."""
     shared, device = me.shared, me.device
     links, deadline = shared.links, shared.deadline
     if not reachable(me, links, bits):
         return False
     if links.uplink_access in SHARED_ACCESS:
-        return bits == 0 or (yield from fdma_upload(me, bits)) is None
+        return bits == 0 or (yield from shared_upload(me, bits)) is None
     if links.uplink_s(device, bits) == 0:  # nothing to send
         return True
     with shared.uplink[device].request(links.grant_prbs(device)) as slot:
@@ -268,12 +268,12 @@ def upload(me: Device, bits: float):
     return True
 
 
-def fdma_upload(me: Device, bits: float):
-    """An FDMA or PF upload (``netsim.transport.fdma.FdmaUplink``), cut by the deadline or the device
+def shared_upload(me: Device, bits: float):
+    """An FDMA or PF upload (``netsim.transport.shared_uplink.SharedUplink``), cut by the deadline or the device
     switching off, and on a moving cell served in segments, each step at its share's rate of that
     step's channel, cut where its link is lost in a step (``uplink-outage``, the bits through):
     returns why it was cut (None: it arrived); in a buffered run also cut where the next
-    version's draw puts it in outage (``FdmaUplink.rechannel``). Its energy is drained from the battery at its end
+    version's draw puts it in outage (``SharedUplink.rechannel``). Its energy is drained from the battery at its end
     (its power changes with the sharing: the charge is not read within it)."""
     env, shared, device = me.env, me.shared, me.device
     uplink, links, deadline = shared.uplink[device], shared.links, shared.deadline

@@ -189,7 +189,7 @@ class Links(Protocol):
     kind of system they run on.
 
     ``downlink_access``, ``uplink_access``: the media's access schemes (``ACCESS``, or ``"fdma"``:
-    the band shared equally, ``netsim.transport.fdma``); ``uplink_queue[device]``: the device's uplink
+    the band shared equally, ``netsim.transport.shared_uplink``); ``uplink_queue[device]``: the device's uplink
     receiver (each receiver has its own medium, ``uplink_medium``); ``band_prbs``: each
     receiver's resource blocks; ``records_energy``: whether each reception is on the trace with
     its energy (a cell's; a normalized system has no energy and its rounds no receptions)."""

@@ -25,7 +25,7 @@ from contract import RoundOutcome, RoundPlan
 from netsim.radio import energy
 from netsim.transport.lifecycle import BATTERY, Deadline, Presence, SharedRound, round_device, send_streams
 from netsim.radio.physical_links import PhysicalLinks
-from netsim.transport.fdma import SHARED_ACCESS
+from netsim.transport.shared_uplink import SHARED_ACCESS
 from netsim.transport.trace import TraceEvent
 from netsim.transport.media import ResourceBlocks
 from netsim.physical_protocol import PhysicalNetworkProtocol
@@ -141,7 +141,7 @@ def physical_round_process(env, plan: RoundPlan, system: PhysicalNetworkProtocol
             every = links.clock_uplink(env)
             queues = {q: every for q in sorted(set(queue_of.values()))}
         else:
-            queues = {q: links.fdma_uplink(env, q) for q in sorted(set(queue_of.values()))}
+            queues = {q: links.shared_uplink(env, q) for q in sorted(set(queue_of.values()))}
         uploading = [queue_of[d] for d in participants if d not in missed and plan.uplink_bits.get(d, 0.0) > 0]
         links.fdma_sharing = {q: uploading.count(q) for q in queues}
     else:

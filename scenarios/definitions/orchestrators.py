@@ -33,7 +33,7 @@ from contract.plan import DROP_REASONS, RoundOutcome
 from contract.setting import Needs
 from netsim.clock.buffered import Buffered, BufferedRun, drive
 from netsim.clock.engine import RoundRecord, RunOptions, run_cosimulation
-from netsim.transport.fdma import SHARED_ACCESS
+from netsim.transport.shared_uplink import SHARED_ACCESS
 from netsim.transport.trace import TraceEvent
 
 

@@ -1,4 +1,4 @@
-"""An FDMA uplink in SimPy: the band split among the devices transmitting at each moment by an
+"""A shared uplink in SimPy (FDMA, proportional fair): the band split among the devices transmitting at each moment by an
 allocation policy, each at its own rate and power on its share (``rates_bps(devices, sharing)``
 and ``powers_w(devices, sharing)``, vectorized over the devices; ``sharing``: the band over the
 share, one number for all or one per device).
@@ -51,10 +51,10 @@ import numpy as np
 import simpy
 
 RELATIVE_TOLERANCE = 1e-9  # bits left below this fraction of the payload count as sent (rounding)
-SHARED_ACCESS = ("fdma", "pf")  # the uplink accesses served by an ``FdmaUplink``: equal shares, proportional fair
+SHARED_ACCESS = ("fdma", "pf")  # the uplink accesses served by an ``SharedUplink``: equal shares, proportional fair
 
 
-class FdmaUplink:
+class SharedUplink:
     """``transmit(device, bits)`` gives an event that fires, with the transmission's energy (the
     watt-seconds of ``powers_w`` over its wall-clock time), when the last bit is through.
     ``allocate``: None, the band split equally; else ``allocate(devices, at_s)`` gives each

@@ -62,7 +62,7 @@ def plot_cell(draws: dict, out_file: str | Path, title: str | None = None) -> Pa
         ax_snr.axvline(draws["outage_snr_db"], color="red", linestyle="--", linewidth=1, label="outage threshold")
     ax_snr.set_xlabel("SNR per device and round (dB)")
     ax_snr.set_ylabel("density")
-    ax_snr.legend(fontsize=8)
+    ax_snr.legend(fontsize=8, loc="upper left")  # a fixed corner: "best" scans every bar of the histograms
 
     top = max(draws["downlink_bps"].max(), draws["uplink_bps"].max()) / 1e6
     rate_bins = np.linspace(0, top * 1.01 if top > 0 else 1.0, 60)
@@ -71,7 +71,7 @@ def plot_cell(draws: dict, out_file: str | Path, title: str | None = None) -> Pa
     if draws["broadcast_bps"].size:
         ax_rate.hist(draws["broadcast_bps"] / 1e6, bins=rate_bins, alpha=0.6, density=True, label="broadcast (weakest member)")
     ax_rate.set_xlabel("rate per round (Mbit/s)")
-    ax_rate.legend(fontsize=8)
+    ax_rate.legend(fontsize=8, loc="upper right")
     if title:
         fig.suptitle(title)
     fig.tight_layout()

@@ -8,12 +8,13 @@ What is where (each room's ``__init__`` says what it holds and what it may impor
   asynchronous aggregation (``clock.buffered``: FedBuff, FedAsync), FedAT's latency tiers
   (``clock.tiered``), the one recorder of them all (``clock.recorder``: records, evaluations, budget) and a run's budget (``clock.budget``).
 - ``netsim.transport``: the media as SimPy resources (``transport.media``, ``fifo``,
-  ``block_queue``, ``fdma``), a device's steps on the clock, the same for every orchestrator (``lifecycle``), one round as SimPy
+  ``block_queue``, ``shared_uplink``), a device's steps on the clock, the same for every orchestrator (``lifecycle``), one round as SimPy
   processes (``reference``, ``physical_round``) and as vectorized timelines giving the same
   events (``timeline``, ``physical_timeline``), the round's durations, hold and trace line.
 - ``netsim.radio``: the cell: ``radio.physical`` (``PhysicalSystem``, ``PhysicalNetwork``), its
   geometry (``cell``, ``multicell``, ``pathloss``), fading, link budget, duplexing, energy, a
-  round's links (``physical_links``) and the NR link layer (``radio.link``).
+  round's links (``physical_links``), the NR link layer (``radio.link``) and the transfers
+  through it (``harq_uplink``, ``harq_downlink``).
 - ``netsim.normalized``: the journal paper's V-D system (``normalized.system``:
   ``NetworkSystem``), compute distributions, the closed-form round time, scripted systems.
 - ``netsim.dynamics``: the cell in time: motion and the association on the clock,

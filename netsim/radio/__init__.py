@@ -22,6 +22,12 @@ Modules:
 - ``energy``: Device energy per round (joules): radio on the air, and the CPU.
 - ``fading``: Small-scale block fading: the power gain ``|h|^2`` of a link in one round, per
   subband.
+- ``harq_downlink``: The cell's multicast streams through the NR link layer (``link_abstraction``
+  ``nr-harq``): the whole downlink band, a PDSCH to every listener at once with HARQ until each
+  has decoded (NR MBS point-to-multipoint with HARQ feedback: TS 38.300 16.10, TS 38.321 5.3).
+- ``harq_uplink``: The cell's TDMA uploads through the NR link layer (``link_abstraction``
+  ``nr-harq``): the grant's per-PRB SINRs, EESM link adaptation with the device's outer loop,
+  drawn block errors and HARQ, and the upload's wall-clock time and energy.
 - ``link``: The NR link layer (TS 38.214 / 38.212 / 38.321): MCS and CQI tables, transport block
   size, EESM effective SINR, BLER per MCS fitted to a public AWGN source, link adaptation with an
   outer loop, HARQ with chase combining, and one upload's MCS, blocks, transmissions, time and

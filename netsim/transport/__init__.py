@@ -40,9 +40,10 @@ Modules:
   for the whole run, each transfer an event, and the links that say what each transfer takes.
 - ``physical_round``: A round on a physical network, one SimPy process per participant (the
   reference style of ``netsim.transport.reference``, with what a cell adds): streams at their
-  weakest listener's rate, downlink and uplink outages, a TDMA or FDMA uplink per receiver (each
-  sector of the site, or the site: ``PhysicalNetwork.uplink_queue``), and every device's energy on
-  the trace. On TDMA each upload holds its grant's resource blocks (``RoundChannel.allocated_prbs``)
+  weakest listener's rate, downlink and uplink outages, a TDMA uplink or a shared one (FDMA, PF:
+  ``netsim.transport.shared_uplink``) per receiver (each sector of the site, or the site:
+  ``PhysicalNetwork.uplink_queue``; one shared uplink for every receiver under
+  ``ul_interference=clock``), and every device's energy on the trace. On TDMA each upload holds its grant's resource blocks (``RoundChannel.allocated_prbs``)
   of its receiver's band (``netsim.transport.media.ResourceBlocks``): grants that fit together send
   together.
 - ``physical_timeline``: A round on a physical network with a TDMA uplink, vectorized: the fast path

@@ -45,11 +45,13 @@ ORCHESTRATORS = {
     "fedat": {"orchestrator": "fedat", "tiers": 2},
 }
 DEADLINES = {"normalized": 3.0, "static cell": 0.05, "moving cell": 0.05, "nr-harq cell": 0.05, "pf cell": 0.05,
-             "pf moving cell": 0.05}  # T_dl; seconds on a cell
+             "pf moving cell": 0.05, "nr-harq fdma clock cell": 0.05}  # T_dl; seconds on a cell
 SYSTEMS = {"normalized": ("wireless-slow-ul", {}), "static cell": ("umi-3.5ghz", {}),
            "moving cell": ("umi-3.5ghz", {"speed_kmh": 30.0}), "nr-harq cell": ("umi-3.5ghz", {"link_abstraction": "nr-harq"}),
            "pf cell": ("umi-3.5ghz", {"uplink_access": "pf"}),
-           "pf moving cell": ("umi-3.5ghz", {"uplink_access": "pf", "speed_kmh": 30.0})}
+           "pf moving cell": ("umi-3.5ghz", {"uplink_access": "pf", "speed_kmh": 30.0}),
+           "nr-harq fdma clock cell": ("umi-3.5ghz", {"link_abstraction": "nr-harq", "uplink_access": "fdma",
+                                                      "ul_interference": "clock"})}
 DYNAMICS = {"none": {}, "availability": {"mean_on_s": 0.2, "mean_off_s": 0.1}, "batteries": {"battery_j": BATTERY_J}}
 ALGORITHMS = {"fedavg": {}, "fedprox": {}, "scaffold": {}, "user-centric": {"streams": 2, "variance_batch_size": 1}}
 STEPS = ("receive", "compute", "uplink")

@@ -172,14 +172,6 @@ def run_cli(capsys, *argv):
     return code, out, err
 
 
-def test_nr_harq_under_the_clock_interference_is_refused_in_one_line_before_anything_runs(capsys):
-    code, out, err = run_cli(capsys, "round-time", "--devices", "6", "--rounds", "3", "--system", "umi-3.5ghz", "--radio",
-                             "link_abstraction=nr-harq", "--radio", "uplink_access=pf", "--radio", "ul_interference=clock",
-                             "--radio", "uplink_queues=sector")
-    assert code == 2 and out == "" and "Traceback" not in err and len(err.strip().splitlines()) == 1
-    assert "link_abstraction=nr-harq takes the uplink interference at its mean (ul_interference=full-buffer)" in err
-
-
 def test_nr_harq_pf_runs_on_the_command_line_and_records_its_uplink(capsys):
     code, out, err = run_cli(capsys, "round-time", "--devices", "6", "--rounds", "3", "--system", "umi-3.5ghz", "--radio",
                              "link_abstraction=nr-harq", "--radio", "uplink_access=pf", "--json")

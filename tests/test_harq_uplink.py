@@ -197,7 +197,6 @@ def test_every_orchestrator_runs_under_nr_harq_and_records_it(capsys, tmp_path, 
 
 
 @pytest.mark.parametrize("radio, needle", [
-    ("uplink_access=fdma", "link_abstraction=nr-harq serves TDMA or PF grants (whole PRBs): it needs uplink_access=tdma or pf"),
     ("subcarrier_spacing_hz=240000", "link_abstraction=nr-harq needs a subcarrier spacing of 15, 30, 60 or 120 kHz"),
 ])
 def test_what_nr_harq_does_not_serve_is_refused_before_anything_runs(capsys, tmp_path, radio, needle):

@@ -344,7 +344,7 @@ class BufferedRun:
         (``self.links``: the current version's block-fading draw; ``aggregate`` moves every
         transmission onto the next draw's rates, ``SharedUplink.rechannel``)."""
         clock = links.clock_interference
-        allocate = (lambda devices, at_s: self.links.pf_sharing(devices)) if links.uplink_access == "pf" else None
+        allocate = (lambda devices, at_s: self.links.share_allocator()(devices)) if links.share_allocator() else None
         return SharedUplink(self.env, lambda devices, sharing: (self.links.clock_share_bps if clock else self.links.uplink_share_bps)(devices, sharing),
                           lambda devices, sharing: self.links.uplink_share_w(devices, sharing), links.band_prbs, None, allocate,
                           receivers=links.uplink_queue if clock else None)

@@ -307,18 +307,11 @@ class PhysicalSystem(SystemKind):
 
     def _check_harq(self) -> None:
         """``nr-harq`` serves each TDMA upload through the NR link layer (``netsim.radio.harq_uplink``;
-        on a moving cell step by step, ``harq_uplink.transfer_in_steps``) and each PF upload at its
-        grant's expected HARQ goodput (``RoundChannel.harq_share_bps``): refused on an FDMA band
-        (equal shares of the band are not whole PRBs), under ``ul_interference=clock`` (a
-        transmission in flight can fall to a rate of 0) and at a spacing without an NR numerology
-        for data (mu 0-3)."""
-        if self.uplink_access == "fdma":
-            raise ValueError("link_abstraction=nr-harq serves TDMA or PF grants (whole PRBs): it needs uplink_access=tdma "
-                             "or pf (use link_abstraction=nr on an FDMA band)")
-        if self.ul_interference == "clock":
-            raise ValueError("link_abstraction=nr-harq takes the uplink interference at its mean (ul_interference=full-buffer): "
-                             "on the clock the other sectors' uploads can push a transmission in flight below MCS 0's target, "
-                             "a rate of 0 the shared uplink does not hold")
+        on a moving cell step by step, ``harq_uplink.transfer_in_steps``) and each FDMA or PF upload
+        at its grant's expected HARQ goodput (``RoundChannel.harq_share_bps``; FDMA's grants
+        ``fdma_grant_prbs``; under ``ul_interference=clock`` a transmitter pushed below MCS 0's
+        target stalls, ``netsim.transport.shared_uplink``): refused at a spacing without an NR
+        numerology for data (mu 0-3)."""
         if self.subcarrier_spacing_hz not in harq_uplink.NUMEROLOGIES:
             raise ValueError(f"link_abstraction=nr-harq needs a subcarrier spacing of 15, 30, 60 or 120 kHz (TS 38.211 4.2, "
                              f"mu 0-3), not {self.subcarrier_spacing_hz:g} Hz")
@@ -513,6 +506,16 @@ class PhysicalSystem(SystemKind):
         at least 1 block and at most the band, rounded down to a DFT-s-OFDM size (``dft_s_ofdm_prbs``;
         51 blocks: 50)."""
         return dft_s_ofdm_prbs(np.clip(self.power_limit_prbs(coupling_loss_db), 1, self.uplink_prbs))
+
+    def fdma_grant_prbs(self, transmitters: int) -> np.ndarray:
+        """``uplink_access=fdma`` under ``nr-harq``: the blocks of each of ``transmitters`` devices
+        sharing one receiver's band (in arrival order), an equal split in whole DFT-s-OFDM sizes
+        (TS 38.211 6.3.1.4): ``water_fill_prbs`` with every cap at the band, i.e. the largest
+        size at most ``M // n`` each, then the blocks left over handed out by its rule (the one
+        with the fewest, the earlier arrival on a tie, raised to its next size while it fits).
+        51 blocks: 50 alone, 25 + 25 for two, 18 + 16 + 16 for three. No power headroom cap (FDMA
+        splits the band whatever the power: ``ul_power_control=off`` too)."""
+        return water_fill_prbs(np.full(int(transmitters), self.uplink_prbs), self.uplink_prbs)
 
     def pf_grant_prbs(self, coupling_loss_db) -> np.ndarray:
         """``uplink_access=pf``: the blocks of each device with data pending on one receiver (their
@@ -1090,10 +1093,21 @@ class RoundChannel:
 
     def uplink_share_bps(self, devices, sharing: int, interference_w=None):
         """FDMA: the devices' rates on ``1/sharing`` of the band each (a device or an array);
-        ``interference_w``: ``uplink_share_efficiency``'s. ``nr-harq`` (PF): ``harq_share_bps``."""
+        ``interference_w``: ``uplink_share_efficiency``'s (``ul_interference=clock``), where a rate
+        the interference brings below the outage floor is 0 (the shared uplink's stall rule,
+        ``netsim.transport.shared_uplink``): below the floor with it, at or above it without. A
+        share below the floor without any interference (FDMA's share widened past what the
+        round's test on its narrowest share saw) keeps its rate, as it does off the clock, so a
+        device alone (no interference) never has a rate of 0. ``nr-harq`` (FDMA, PF):
+        ``harq_share_bps``."""
         if self.system.link_abstraction == "nr-harq":
-            return self.harq_share_bps(devices, sharing)
-        return self.network.uplink_bps(self.uplink_share_efficiency(devices, sharing, interference_w), sharing)
+            return self.harq_share_bps(devices, sharing, interference_w)
+        efficiency = self.uplink_share_efficiency(devices, sharing, interference_w)
+        rates = self.network.uplink_bps(efficiency, sharing)
+        if interference_w is None or self.system.min_bps_per_hz is None:
+            return rates
+        pushed = self.system.below_floor(efficiency) & ~self.system.below_floor(self.uplink_share_efficiency(devices, sharing))
+        return np.where(pushed, 0.0, rates)
 
     def harq_share_sinr(self, device: int, prbs: int, mean_sinr_db: float) -> np.ndarray:
         """``nr-harq`` on a shared uplink: the linear SINR of each PRB of a grant of ``prbs``
@@ -1102,17 +1116,19 @@ class RoundChannel:
         power on ``prbs`` blocks; ``uplink_share_snr_db``)."""
         return harq_uplink.grant_sinr(mean_sinr_db, self.uplink_fade[device], self.system.uplink_prbs, int(prbs))
 
-    def harq_share_bps(self, devices, sharing) -> np.ndarray:
-        """``nr-harq`` under ``uplink_access=pf``: each device's expected HARQ goodput on its grant
-        of ``m = M / sharing`` blocks (``harq_uplink.expected_bps``: the EESM MCS of the grant's
+    def harq_share_bps(self, devices, sharing, interference_w=None) -> np.ndarray:
+        """``nr-harq`` under ``uplink_access=pf`` or ``fdma``: each device's expected HARQ goodput on its grant
+        of ``m = M / sharing`` blocks (PF: ``PhysicalSystem.pf_grant_prbs``; FDMA: ``fdma_grant_prbs``) (``harq_uplink.expected_bps``: the EESM MCS of the grant's
         per-PRB SINRs, ``harq_share_sinr``, at the device's outer loop, ``TBS (1 - p_1 p_2 p_3 p_4)
         / (E[T] slot)`` on the uplink's duplex share; 0 where MCS 0 misses the target after four
-        copies, which ``PhysicalLinks.pf_outage`` keeps off the uplink). Charged at its expected
-        value, not drawn block by block: the shares change while blocks are in flight
+        copies, which ``PhysicalLinks.pf_outage`` and ``fdma_outage`` keep off the uplink without
+        interference; ``interference_w``, ``ul_interference=clock``: ``uplink_share_snr_db``'s, where
+        the other receivers' uploads can bring it to 0, the shared uplink's stall rule). Charged at
+        its expected value, not drawn block by block: the shares change while blocks are in flight
         (docs/link-layer.md)."""
         devices = np.atleast_1d(np.asarray(devices))
         sharing = np.broadcast_to(np.asarray(sharing, dtype=float), devices.shape)
-        snr_db = np.atleast_1d(self.uplink_share_snr_db(devices, sharing))
+        snr_db = np.atleast_1d(self.uplink_share_snr_db(devices, sharing, interference_w))
         state, link, share = self.network.link_state, self.harq_link, self.system.shares[1]
         rates = [harq_uplink.expected_bps(self.harq_share_sinr(int(d), round(self.system.uplink_prbs / k), float(db)), link, share,
                                           loop=state.loop(int(d)) if state is not None else None)
@@ -1120,7 +1136,7 @@ class RoundChannel:
         return np.array(rates)
 
     def harq_share_outage(self, device: int, widest_prbs: int) -> bool:
-        """``nr-harq`` under PF: MCS 0 misses the BLER target after four copies
+        """``nr-harq`` under PF or FDMA: MCS 0 misses the BLER target after four copies
         (``harq_uplink.in_outage``) on some grant the scheduler can give the device, a DFT-s-OFDM
         size of at most ``widest_prbs`` blocks (its SINR per block is the same on each below
         ``P_CMAX``, but the grant's placement and the block's size change)."""

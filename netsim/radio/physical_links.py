@@ -17,8 +17,9 @@ weakest listener's rate step by step, and a device whose link falls below the ou
 out of the parameter server's coverage) in a step loses the transfer there. On a static cell the
 channel is the links' own for every transfer, and nothing of this runs.
 
-Under ``link_abstraction`` ``nr-harq`` with ``uplink_access`` ``pf`` each transmitter's rate on its
-grant is the link layer's expected HARQ goodput there (``RoundChannel.harq_share_bps``), its energy
+Under ``link_abstraction`` ``nr-harq`` with ``uplink_access`` ``pf`` or ``fdma`` each transmitter's rate on its
+grant (PF's water-filled grant; FDMA's equal share in whole DFT-s-OFDM sizes, ``fdma_prb_sharing``) is the
+link layer's expected HARQ goodput there (``RoundChannel.harq_share_bps``), its energy
 the shared uplink's (its state power on its grant over its time on the air). Under TDMA each upload is served by the NR link layer on its
 grant's PRBs (``netsim.radio.harq_uplink``: EESM, the device's outer loop, drawn block errors,
 HARQ): its airtime is the transfer's wall-clock time there and its energy every transmission's;
@@ -222,10 +223,21 @@ class PhysicalLinks:
         something to send: not in outage on the widest grant the scheduler gives it (``pf_outage``)."""
         if uploading and self.uplink_access == "pf":
             return not self.pf_outage(self.channel, device)
-        sharing = self.fdma_sharing.get(int(self.uplink_queue[device]), 0) if uploading and self.uplink_access == "fdma" else 0
-        if sharing:
-            return not self.channel.uplink_share_outage(device, min(sharing, self.band_prbs))
+        if uploading and self.uplink_access == "fdma" and self.fdma_sharing.get(int(self.uplink_queue[device]), 0):
+            return not self.fdma_outage(self.channel, device)
         return not self._ul_out[device]
+
+    def fdma_outage(self, channel, device: int) -> bool:
+        """FDMA: whether ``device`` is below the outage floor on ``channel`` on the narrowest share
+        its queue can give it this round (its band split among the ``fdma_sharing`` of its queue,
+        at most one block each). ``nr-harq``: also where MCS 0 misses the BLER target after four
+        copies on some grant of at most the widest share, the band alone in a DFT-s-OFDM size
+        (``RoundChannel.harq_share_outage``: every share the equal split gives is one of those
+        sizes, so a device admitted runs at a positive expected goodput on each)."""
+        sharing = min(self.fdma_sharing.get(int(self.uplink_queue[device]), 0), self.band_prbs)
+        if sharing and channel.uplink_share_outage(device, sharing):
+            return True
+        return self.harq and channel.harq_share_outage(device, int(channel.system.fdma_grant_prbs(1)[0]))
 
     def pf_outage(self, channel, device: int) -> bool:
         """PF: whether ``device`` is below the outage floor on ``channel`` even on the widest grant
@@ -248,6 +260,19 @@ class PhysicalLinks:
         channel = self.channel if at_s is None or not self.segmented else self._step(self.step_at(at_s))[0]
         grants = channel.system.pf_grant_prbs(channel.network.coupling_loss_db[devices])
         return self.band_prbs / grants.astype(float)
+
+    def fdma_prb_sharing(self, devices: np.ndarray, at_s: float | None = None) -> np.ndarray:
+        """FDMA under ``nr-harq``: each of ``devices`` (those transmitting at one receiver, in
+        arrival order) the band over its blocks, an equal split in whole DFT-s-OFDM sizes
+        (``netsim.radio.physical.PhysicalSystem.fdma_grant_prbs``; the same at every step)."""
+        return self.band_prbs / self.network.system.fdma_grant_prbs(len(devices)).astype(float)
+
+    def share_allocator(self):
+        """The shared uplink's ``allocate``: PF's water-filling, FDMA's whole-PRB equal split under
+        ``nr-harq``, else None (FDMA's equal split of the band, ``sharing`` the transmitters' count)."""
+        if self.uplink_access == "pf":
+            return self.pf_sharing
+        return self.fdma_prb_sharing if self.harq else None
 
     def stream_s(self, devices: Sequence[int], bits: float, start_s: float | None = None) -> float:
         """Payload over the rate of the weakest listener not in outage (0: nobody can receive); in
@@ -350,9 +375,8 @@ class PhysicalLinks:
         the band shared equally, or by ``pf_sharing``; at most one device per block, the others
         waiting in arrival order); in segments its shares' rates and powers are those of each
         step and a transmitter that loses its link in a step stops there."""
-        allocate = self.pf_sharing if self.uplink_access == "pf" else None
         return SharedUplink(env, self.uplink_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
-                          allocate)
+                          self.share_allocator())
 
     def clock_interference_w(self, network, devices: np.ndarray, sharing) -> np.ndarray:
         """``ul_interference=clock``: at each of ``devices``' receivers (``uplink_queue`` of
@@ -389,9 +413,8 @@ class PhysicalLinks:
         ``shared_uplink``'s), every transmitter's rate recomputed at each start or end anywhere and,
         on a moving cell, at each channel step (the queues, each device's receiver, are those of
         the round's start, as ``shared_uplink``'s)."""
-        allocate = self.pf_sharing if self.uplink_access == "pf" else None
         return SharedUplink(env, self.clock_share_bps, self.uplink_share_w, self.band_prbs, self if self.segmented else None,
-                          allocate, receivers=self.uplink_queue)
+                          self.share_allocator(), receivers=self.uplink_queue)
 
     def step_at(self, t_s: float) -> int:
         """The step holding ``t_s`` (a step's start, up to rounding, is its own)."""
@@ -410,10 +433,9 @@ class PhysicalLinks:
             return True
         if self.uplink_access == "pf":
             return self.pf_outage(channel, device)
-        sharing = self.fdma_sharing.get(int(self.uplink_queue[device]), 0)
-        if not sharing:
+        if not self.fdma_sharing.get(int(self.uplink_queue[device]), 0):
             return bool(channel.uplink_outage[device])
-        return channel.uplink_share_outage(device, min(sharing, self.band_prbs))
+        return self.fdma_outage(channel, device)
 
     def downlink_medium(self, env) -> ResourceBlocks:
         """The cell's downlink: one stream at a time (one block, every stream's)."""
@@ -429,12 +451,19 @@ class PhysicalLinks:
         the most devices that share the band at once (one block each at least)."""
         return self.network.system.uplink_prbs
 
-    def upload_j(self, power_seconds: float, airtime_s: float = 0.0) -> float:
-        """An FDMA upload of ``airtime_s`` that drew ``power_seconds`` (W s): charged for its uplink
-        symbols, and under ``ue_energy`` ``slots`` its other slots (``PhysicalNetwork.upload_off_j``)."""
+    def upload_j(self, power_seconds: float, airtime_s: float = 0.0, held_s: float = 0.0) -> float:
+        """An FDMA or PF upload of ``airtime_s`` that drew ``power_seconds`` (W s): charged for its
+        uplink symbols, and under ``ue_energy`` ``slots`` its other slots (``PhysicalNetwork.upload_off_j``).
+        ``held_s`` of its airtime stalled on the shared uplink (``SharedUplink.held_s``: no blocks,
+        nothing radiated) are a grant wait with data pending: at PDCCH monitoring under ``slots``
+        (``PhysicalNetwork.grant_wait_w``), else at the waiting power (``idle_power_w``), and
+        without off-direction slots."""
         joules = self.network.upload_j(power_seconds)
         if self.network.off_slot_w[1]:
-            joules = joules + self.network.upload_off_j(airtime_s)
+            joules = joules + self.network.upload_off_j(airtime_s - held_s)
+        if held_s:
+            network = self.network
+            joules = joules + held_s * (network.grant_wait_w if network.system.ue_energy == "slots" else network.idle_power_w)
         return float(joules)
 
     def compute_j(self, device: int, scale: float) -> float:

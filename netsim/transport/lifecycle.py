@@ -274,7 +274,8 @@ def shared_upload(me: Device, bits: float):
     step's channel, cut where its link is lost in a step (``uplink-outage``, the bits through):
     returns why it was cut (None: it arrived); in a buffered run also cut where the next
     version's draw puts it in outage (``SharedUplink.rechannel``). Its energy is drained from the battery at its end
-    (its power changes with the sharing: the charge is not read within it)."""
+    (its power changes with the sharing: the charge is not read within it); its time stalled on the
+    shared uplink (``SharedUplink.held_s``) is charged as a grant wait (``links.upload_j``)."""
     env, shared, device = me.env, me.shared, me.device
     uplink, links, deadline = shared.uplink[device], shared.links, shared.deadline
     leave = me.presence.leaves.get(device)
@@ -286,13 +287,13 @@ def shared_upload(me: Device, bits: float):
     if not sent.processed:  # the deadline (or its leaving) came first: the upload is cut, its airtime spent
         got, drawn = uplink.abort(device)
         why = DEADLINE if deadline and deadline.event.processed else UNAVAILABLE
-        joules = links.upload_j(drawn, env.now - start)
+        joules = links.upload_j(drawn, env.now - start, uplink.held_s.pop(device, 0.0))
         me.event("dropped", start, got, joules, why)
     elif device in uplink.lost:  # in segments, its link lost in a step: cut there
-        why, joules = UPLINK_OUTAGE, links.upload_j(sent.value, env.now - start)
+        why, joules = UPLINK_OUTAGE, links.upload_j(sent.value, env.now - start, uplink.held_s.pop(device, 0.0))
         me.event("dropped", start, uplink.lost.pop(device), joules, why)
     else:
-        why, joules = None, links.upload_j(sent.value, env.now - start)
+        why, joules = None, links.upload_j(sent.value, env.now - start, uplink.held_s.pop(device, 0.0))
         me.event("uplink", start, bits, joules)
     me.on_air(start, env.now)
     me.presence.spend(device, joules)

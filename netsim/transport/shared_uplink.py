@@ -40,6 +40,31 @@ the step holding ``at_s``, and the shares are recomputed at each step's start
 (``sum_k rate_k dt_k = bits``). A transmitter whose link is lost in a step (``steps.share_lost``:
 out of coverage, or below the outage floor even on the narrowest share its queue gives) stops
 there: its event fires with the energy spent, and ``lost`` holds the bits it got through.
+
+**The stall rule.** A transmitter's rate can be 0 at the current allocation: under
+``ul_interference=clock`` the other receivers' transmitters can push it below the outage floor
+(Shannon, ``nr``) or below MCS 0's BLER target after four copies (``nr-harq``). At every change
+(a start, an end, an abort, a channel step, ``rechannel``) the transmitters are evaluated anew,
+all those admitted in arrival order: while some of them have a rate of 0, the last arrival
+among those is not scheduled and the allocation and the rates (the interference included) are
+recomputed without it. A device not scheduled is *stalled* (``stalled``): it holds its bits,
+has no blocks, radiates nothing, interferes with no one, and its time so is counted in
+``held_s`` (charged as a grant wait with data pending, ``PhysicalLinks.upload_j``); it is
+evaluated again at the next change. The iteration is finite (each pass removes one device:
+at most as many passes as transmitters) and ends at a fixed point (every device left has a
+positive rate). It cannot leave every admitted device stalled: a set of one device has no
+interference (it comes only from transmitters at other receivers), and without interference
+no rate is 0: Shannon's and ``nr``'s rates are 0 only where the interference brings a share
+below the floor (``RoundChannel.uplink_share_bps``), and ``nr-harq``'s only where MCS 0 misses
+its target, which the outage test that admitted the device (``PhysicalLinks.can_upload`` at its
+start; in steps ``share_lost`` at each step, ``rechannel`` at a new draw) rules out on every
+grant its receiver can give it without interference (PF: each DFT-s-OFDM size up to its power
+headroom grant; FDMA: up to the band's widest). So the passes stop at one device at the latest,
+and the devices transmitting finish in finite time. A rate
+function for which that fails raises ``RuntimeError`` rather than hold the queue forever.
+Dropping one device a pass (not every device at 0 at once) is what the argument needs: two
+devices at 0 only through each other's interference would both be dropped at once, and both
+would stay stalled with no one transmitting.
 """
 
 from __future__ import annotations
@@ -75,6 +100,7 @@ class SharedUplink:
         self.capacity = capacity
         self.steps = steps  # None: one channel for every transmission; else the links' steps (the module's "In steps")
         self.lost: dict[int, float] = {}  # device -> bits through, of a transmission lost in a step
+        self.held_s: dict[int, float] = {}  # device -> its seconds stalled (the stall rule), read by its sender when it ends
         self._cached_at = None  # the step the cached rates are of
         self.remaining: dict[int, float] = {}
         self.payload: dict[int, float] = {}
@@ -174,17 +200,34 @@ class SharedUplink:
         if not self.changed.triggered:
             self.changed.succeed()
 
+    @property
+    def stalled(self) -> list[int]:
+        """The devices admitted but not scheduled now (the module's "stall rule"), in arrival order."""
+        return [d for d, (rate, _) in self._rates().items() if rate <= 0] if self.remaining else []
+
     def _rates(self) -> dict[int, tuple[float, float]]:
-        """Every transmitter's (rate, power) since ``updated_at``; computed once per set of
-        transmitters (they depend on it alone) and, in steps, per step."""
+        """Every admitted device's (rate, power) since ``updated_at``, (0, 0) for a stalled one
+        (the module's "stall rule"); computed once per set of transmitters (they depend on it
+        alone) and, in steps, per step."""
         step = None if self.steps is None else self.steps.step_at(self.updated_at)
         if self._cached is None or step != self._cached_at:
-            devices = np.array(list(self.remaining))
             at = () if step is None else (self.updated_at,)
-            sharing = self._sharing(devices, at or (None,))
-            rates = self.rates_bps(devices, sharing, *at).tolist()
+            scheduled, stalled = list(self.remaining), []
+            while True:
+                devices = np.array(scheduled)
+                sharing = self._sharing(devices, at or (None,))
+                rates = np.asarray(self.rates_bps(devices, sharing, *at), dtype=float)
+                zero = np.flatnonzero(rates <= 0)
+                if not zero.size:
+                    break
+                if devices.size == 1:
+                    raise RuntimeError(f"device {scheduled[0]} has no rate alone on the shared uplink: every pending device "
+                                       f"would stall (an outage test admitted a device with no rate on its widest allocation)")
+                stalled.append(scheduled.pop(int(zero[-1])))  # the last arrival at 0: not scheduled, the rest re-shared
             powers = self.powers_w(devices, sharing, *at).tolist() if self.powers_w is not None else [0.0] * devices.size
-            self._cached, self._cached_at = dict(zip(devices.tolist(), zip(rates, powers))), step
+            cached = dict(zip(devices.tolist(), zip(rates.tolist(), powers)))
+            cached.update({device: (0.0, 0.0) for device in stalled})
+            self._cached, self._cached_at = {d: cached[d] for d in self.remaining}, step
         return self._cached
 
     def _sharing(self, devices: np.ndarray, at: tuple):
@@ -214,6 +257,8 @@ class SharedUplink:
             for device, (rate, power) in self._rates().items():
                 self.remaining[device] -= rate * elapsed
                 self.spent[device] += power * elapsed
+                if rate <= 0:
+                    self.held_s[device] = self.held_s.get(device, 0.0) + elapsed
         self.updated_at = self.env.now
 
     def _finish(self, device: int) -> None:
@@ -233,7 +278,7 @@ class SharedUplink:
                 if not self.remaining:
                     continue
             rates = self._rates()
-            first = min(self.remaining, key=lambda d: self.remaining[d] / rates[d][0])
+            first = min((d for d in self.remaining if rates[d][0] > 0), key=lambda d: self.remaining[d] / rates[d][0])
             wait_s = max(self.remaining[first] / rates[first][0], 0.0)
             if self.steps is not None:  # the shares are recomputed at the next step's start
                 edge_s = self.steps.next_step_s(self.env.now) - self.env.now

@@ -1,8 +1,10 @@
 """Uplink outage and user throughput of one FL upload round at many devices: TDMA on each
 grant policy (``ul_allocation`` ``whole-band``, ``headroom``, ``power-limit``) against FDMA and the
 proportional-fair scheduler (``uplink_access=pf``), and the last two on the interference of the
-devices actually uploading (``ul_interference=clock``) in place of the full-buffer interferers
-(not a test: the tables ``docs/physical-layer.md`` quotes).
+devices actually uploading (``ul_interference=clock``) in place of the full-buffer interferers,
+and FDMA and PF through the NR link layer (``link_abstraction=nr-harq``: each grant at its
+expected HARQ goodput), with either interference (not a test: the tables ``docs/physical-layer.md``
+quotes).
 
     python3 -m benchmarks.uplink_access [--preset uma-3.5ghz] [--devices 1000] [--rounds 5] [--megabits 1] [--seeds 0 1 2 3 4]
                                         [--uplinks NAME ...] [--radio KEY=VALUE ...]
@@ -37,7 +39,11 @@ from scenarios.definitions.cells import get_cell_system
 POLICIES = {"TDMA whole-band": {"ul_allocation": "whole-band"}, "TDMA headroom (default)": {"ul_allocation": "headroom"},
             "TDMA power-limit": {"ul_allocation": "power-limit"}, "FDMA": {"uplink_access": "fdma"},
             "PF": {"uplink_access": "pf"}, "PF clock interference": {"uplink_access": "pf", "ul_interference": "clock"},
-            "FDMA clock interference": {"uplink_access": "fdma", "ul_interference": "clock"}}
+            "FDMA clock interference": {"uplink_access": "fdma", "ul_interference": "clock"},
+            "FDMA nr-harq": {"uplink_access": "fdma", "link_abstraction": "nr-harq"},
+            "FDMA nr-harq clock interference": {"uplink_access": "fdma", "link_abstraction": "nr-harq", "ul_interference": "clock"},
+            "PF nr-harq": {"uplink_access": "pf", "link_abstraction": "nr-harq"},
+            "PF nr-harq clock interference": {"uplink_access": "pf", "link_abstraction": "nr-harq", "ul_interference": "clock"}}
 
 
 def measure(preset: str, overrides: dict, devices: int, rounds: int, bits: float, seed: int) -> dict:

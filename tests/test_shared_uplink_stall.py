@@ -138,3 +138,12 @@ def test_a_clock_rate_is_0_where_the_interference_brings_it_below_the_floor_and_
             assert rates[0] == pytest.approx(shannon[0], rel=1e-9)
     assert channel.uplink_share_snr_db(devices, sharing)[0] == pytest.approx(30.0 - 90.0 + 174.0 - 10 * np.log10(2e6)
                                                                              + 10 * np.log10(2.0), abs=0.01)
+
+
+def test_the_stalled_devices_are_those_set_aside_now():
+    """At 1 s device 1 is stalled behind device 0 (both started at 0 s); at 2.5 s, 0 having ended
+    at 2 s, nobody is."""
+    ends, uplink = run(interfering({1: {0}}), [(0, 20.0, 0.0), (1, 10.0, 0.0)], until=1.0)
+    assert uplink.stalled == [1] and not ends
+    ends, uplink = run(interfering({1: {0}}), [(0, 20.0, 0.0), (1, 10.0, 0.0)], until=2.5)
+    assert uplink.stalled == [] and list(ends) == [0]

@@ -147,3 +147,21 @@ def test_the_stalled_devices_are_those_set_aside_now():
     assert uplink.stalled == [1] and not ends
     ends, uplink = run(interfering({1: {0}}), [(0, 20.0, 0.0), (1, 10.0, 0.0)], until=2.5)
     assert uplink.stalled == [] and list(ends) == [0]
+
+
+@pytest.mark.parametrize("ue_energy, units", [("slots", 100.0), ("airtime", 20.0)])
+def test_time_stalled_is_charged_as_a_grant_wait_not_as_airtime(ue_energy, units):
+    """An upload of 3 s wall clock, 2 of them stalled, that drew 0.5 W s: its transmit energy
+    (the uplink's share of 0.5 W s), the off-direction slots of its 1 s on the band under slots,
+    and its 2 s stalled at TR 38.840's PDCCH monitoring (100 units) under slots, at the waiting
+    power (light sleep, 20 units) otherwise."""
+    from netsim.radio.physical_links import PhysicalLinks
+
+    system = get_cell_system("umi-3.5ghz", overrides={"uplink_access": "fdma", "power_unit_w": 0.001, "ue_energy": ue_energy})
+    network, channel_rng = system.bind(np.full(4, 100.0), np.random.SeedSequence(1))
+    links = PhysicalLinks.draw(network, channel_rng)
+    assert system.duplex == "tdd"
+    off_j = network.upload_off_j(1.0) if ue_energy == "slots" else 0.0
+    assert (ue_energy == "slots") == (off_j > 0)
+    assert links.upload_j(0.5, 3.0, 2.0) == pytest.approx(network.upload_j(0.5) + off_j + 2.0 * units * 0.001, rel=1e-12)
+    assert links.upload_j(0.5, 3.0) == pytest.approx(network.upload_j(0.5) + 3.0 * off_j, rel=1e-12)

@@ -87,13 +87,12 @@ def _clock_round(radio, devices=12, seed=5, rounds=1, bits=4e6):
     return simulate_rounds(plans, network, bits, np.random.default_rng(0), simulator="processes", channel_rng=channel_rng)
 
 
-@pytest.mark.parametrize("radio", [{"uplink_access": "pf"}, {"uplink_access": "fdma"},
-                                   {"uplink_access": "pf", "link_abstraction": "nr-harq"},
+@pytest.mark.parametrize("radio", [{"uplink_access": "pf", "link_abstraction": "nr-harq"},
                                    {"uplink_access": "fdma", "link_abstraction": "nr-harq"},
                                    {"uplink_access": "pf", "link_abstraction": "nr-harq", "speed_kmh": 30.0},
                                    {"uplink_access": "fdma", "link_abstraction": "nr-harq", "ue_energy": "slots",
                                     "power_unit_w": 0.001}],
-                         ids=["pf", "fdma", "nr-harq-pf", "nr-harq-fdma", "nr-harq-pf-moving", "nr-harq-fdma-slots"])
+                         ids=["nr-harq-pf", "nr-harq-fdma", "nr-harq-pf-moving", "nr-harq-fdma-slots"])
 def test_clock_rounds_with_the_stall_rule_end_count_everything_once_and_are_deterministic(radio):
     records, trace = _clock_round(radio)
     for record in records:
@@ -102,6 +101,27 @@ def test_clock_rounds_with_the_stall_rule_end_count_everything_once_and_are_dete
         events = [e for e in trace if e.round == record.server_round]
         assert sum(record.energy_j.values()) == pytest.approx(sum(e.energy_j for e in events if e.kind != "downlink"), rel=1e-9)
     assert _clock_round(radio)[1] == trace
+
+
+def test_a_umi_clock_round_holds_a_device_the_interference_pushes_below_the_floor(monkeypatch):
+    """PF on the clock, Shannon, 30 devices (seed 1): a device is stalled for a while (a rate of 0
+    over an interval of the clock, that time in ``held_s``), resumes and arrives; the round still
+    counts every device once."""
+    held, checked = {}, []
+    advance = SharedUplink._advance
+
+    def watching(uplink):
+        for device, (rate, _) in (uplink._rates().items() if uplink.remaining and uplink.env.now > uplink.updated_at else []):
+            if rate <= 0:
+                checked.append(device)
+        advance(uplink)
+        held.update(uplink.held_s)
+
+    monkeypatch.setattr(SharedUplink, "_advance", watching)
+    records, trace = _clock_round({"uplink_access": "pf"}, devices=30, seed=1)
+    assert held and all(h > 0 for h in held.values()) and set(checked) == set(held)
+    outcome = records[0].outcome
+    assert set(outcome.arrived) | set(outcome.dropped) == set(range(30)) and set(held) <= set(outcome.arrived)
 
 
 def test_nr_harq_under_the_clock_interference_runs_on_the_command_line(capsys):

@@ -6,7 +6,6 @@ and joules counted once, determinism, a moving cell, and what composes with it o
 
 import dataclasses
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -255,19 +254,6 @@ def test_pf_needs_open_loop_power_control():
         get_cell_system("uma-3.5ghz", overrides={"uplink_access": "pf", "ul_power_control": "off"})
 
 
-@pytest.mark.parametrize("orchestrator", ["fedbuff", "fedasync", "fedat"])
-def test_message_orchestrators_refuse_pf_on_a_moving_cell_before_training(orchestrator, capsys, tmp_path, monkeypatch):
-    """A buffered run's shared uplink lives for the run on each version's draw: on a moving cell
-    (its channel in steps) PF is refused, one line, exit 2, nothing written."""
-    monkeypatch.chdir(tmp_path)
-    code = main(["run", "--out", "out", "--system", "umi-3.5ghz", "--radio", "uplink_access=pf", "--radio", "speed_kmh=3",
-                 "--orchestrator", orchestrator, "--algorithm", "fedavg", "--rounds", "1"])
-    out, err = capsys.readouterr()
-    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
-    assert f"--orchestrator {orchestrator} takes a TDMA uplink on a moving cell" in err
-    assert not Path("out").exists()
-
-
 def buffered_hand_run(monkeypatch, bits, versions, outage_at_draw=None, **extra):
     """FedAsync (K = 1, both devices training) on ``hand_cell([90, 90])`` (caps 31 of 10 blocks:
     alone the whole band, 3.6 Mbit/s; together 5 blocks each, 1.8 Mbit/s), compute scripted
@@ -379,15 +365,3 @@ def test_a_pf_run_on_the_command_line_records_its_uplink(capsys, tmp_path):
     config = json.load(open(f"{run['result_dir']}/config.json"))
     assert config["system"]["uplink_access"] == "pf"
     assert run["energy_j"] > 0
-
-
-def test_a_buffered_run_built_in_code_refuses_a_shared_uplink_on_a_moving_cell():
-    """``run_buffered`` called directly (no orchestrator's check) refuses PF on a moving cell."""
-    from contract.seeds import RunSeeds
-    from netsim.clock.buffered import Buffered, NetworkOnly, run_buffered
-    from netsim.clock.engine import RunOptions
-
-    system = get_cell_system("umi-3.5ghz", overrides={"uplink_access": "pf", "speed_kmh": 30.0})
-    network, fading_rng = system.bind(np.zeros(3), RunSeeds.of(0).network)
-    with pytest.raises(ValueError, match="buffered aggregation on a moving cell takes uplink_access=tdma .*not pf"):
-        run_buffered(NetworkOnly(3, 1e5), network, Buffered(1), 1, np.random.default_rng(0), RunOptions(channel_rng=fading_rng))

@@ -12,8 +12,9 @@ site) has its resource blocks (``ResourceBlocks``), each upload holding its gran
 (``PhysicalLinks.grant_prbs``) while it sends: grants that fit together send together; under
 ``uplink_access`` ``fdma`` or ``pf`` each receiver (every receiver, under ``ul_interference=clock``)
 has one shared uplink for the run (``BufferedRun.shared_uplink``, ``netsim.transport.shared_uplink``), its
-rates those of the current version's draw, every upload a transmission on it (refused on a
-moving cell). Each
+rates those of the current version's draw, every upload a transmission on it (on a moving cell
+the version's links, drawn at its start, read in steps from it as a synchronous round's:
+``_VersionSteps``). Each
 dispatch is one SimPy process, the device lifecycle of the synchronous rounds
 (``netsim.transport.lifecycle``: receive, compute, upload, the same step functions): it receives the
 stream, computes and uploads, reading the channel and its state at each step. The server keeps
@@ -31,7 +32,8 @@ each version to every device, the aggregation when the last update arrived.
 
 On a cell the links are those of the current fading draw (``netsim.radio.physical_links.PhysicalLinks``; one
 block-fading draw per model version, as a synchronous round has one per round; on a moving cell
-the channel of the instant each step starts, ``netsim.dynamics.motion``): a stream at its
+the channel of the instant each step starts, ``netsim.dynamics.motion``, or with a shared uplink
+the version's links in steps from its start): a stream at its
 weakest listener's rate (who hears it: that draw's), each upload at the device's own on its
 grant (its receiver and grant: the draw's when it asks, its rate the draw's when the grant
 starts), the energies on the trace; a device in downlink outage misses the version (dropped
@@ -78,6 +80,29 @@ from netsim.transport.shared_uplink import SHARED_ACCESS, SharedUplink
 from netsim.transport.media import ACCESS, ResourceBlocks
 
 STALE = "stale"
+
+
+class _VersionSteps:
+    """A moving cell's shared uplink under a buffered run: the steps of the current version's
+    links (``BufferedRun.links``, drawn at the version's start and read in steps from it, as a
+    synchronous round's links from the round's start; ``netsim.transport.shared_uplink``, "In
+    steps"), which ``BufferedRun.aggregate`` replaces by the next version's."""
+
+    def __init__(self, run: "BufferedRun"):
+        self.run = run
+
+    def step_at(self, t_s: float) -> int:
+        return self.run.links.step_at(t_s)
+
+    def next_step_s(self, t_s: float) -> float:
+        return self.run.links.next_step_s(t_s)
+
+    def share_lost(self, device: int, t_s: float) -> bool:
+        return self.run.links.share_lost(device, t_s)
+
+    def __getitem__(self, device: int) -> int:
+        """``device``'s receiver under ``ul_interference=clock``: its serving sector on the current version's links."""
+        return int(self.run.links.uplink_queue[device])
 IDLE_CHOICES = ("random", "fifo")
 
 
@@ -151,9 +176,8 @@ class BufferedRun:
         self.links_s = 0.0
         self.links = links = self._draw_links()
         self.shared_access = links.uplink_access in SHARED_ACCESS  # one SharedUplink per receiver for the run
-        if self.shared_access and self.moving:
-            raise ValueError(f"buffered aggregation on a moving cell takes uplink_access=tdma (a shared uplink's "
-                             f"steps are not modelled across versions), not {links.uplink_access}")
+        # a moving cell's shared uplink: one links per version, read in steps from its start (as a synchronous round's)
+        self.version_links = self.shared_access and self.moving
         if (settings.downlink_access, settings.uplink_access) != (links.downlink_access,
                                                                   "tdma" if self.shared_access else links.uplink_access):
             raise ValueError("on a cell the media are the cell's (one stream at a time, each receiver's resource blocks): "
@@ -191,10 +215,11 @@ class BufferedRun:
         return links
 
     def links_now(self):
-        """The links a step starting now reads: on a moving cell the channel at ``env.now``
-        (position, serving sector, interference, fading of that instant); otherwise the current
-        version's draw (one block-fading draw per version, as a synchronous round has one per round)."""
-        if self.moving and self.links_s != self.env.now:
+        """The links a step starting now reads: on a moving cell with a TDMA uplink the channel at
+        ``env.now`` (position, serving sector, interference, fading of that instant); otherwise the
+        current version's draw (one per version, as a synchronous round has one per round; on a
+        moving cell with a shared uplink read in steps from the version's start)."""
+        if self.moving and not self.version_links and self.links_s != self.env.now:
             self.links, self.links_s = self._draw_links(), self.env.now
         return self.links
 
@@ -344,10 +369,11 @@ class BufferedRun:
         (``self.links``: the current version's block-fading draw; ``aggregate`` moves every
         transmission onto the next draw's rates, ``SharedUplink.rechannel``)."""
         clock = links.clock_interference
-        allocate = (lambda devices, at_s: self.links.share_allocator()(devices)) if links.share_allocator() else None
-        return SharedUplink(self.env, lambda devices, sharing: (self.links.clock_share_bps if clock else self.links.uplink_share_bps)(devices, sharing),
-                          lambda devices, sharing: self.links.uplink_share_w(devices, sharing), links.band_prbs, None, allocate,
-                          receivers=links.uplink_queue if clock else None)
+        allocate = (lambda devices, *at: self.links.share_allocator()(devices, *at)) if links.share_allocator() else None
+        return SharedUplink(self.env, lambda devices, sharing, *at: (self.links.clock_share_bps if clock else self.links.uplink_share_bps)(devices, sharing, *at),
+                          lambda devices, sharing, *at: self.links.uplink_share_w(devices, sharing, *at), links.band_prbs,
+                          _VersionSteps(self) if self.version_links else None, allocate,
+                          receivers=(_VersionSteps(self) if self.version_links else links.uplink_queue) if clock else None)
 
     def charge_waiting(self, interval: _Interval, end: float) -> None:
         """Every device's waiting from ``interval.start`` to ``end`` (the aggregation): the time
@@ -425,7 +451,7 @@ class BufferedRun:
                              interval.streams, arrived, None, evaluation, outcome,
                              dict(interval.energy_j) if self.records_energy else None, updates)
         self.recorder.keep(record)
-        if not self.moving:  # the next version's block-fading draw (a moving cell's is drawn at each step)
+        if not self.moving or self.version_links:  # the next version's draw (a moving cell's TDMA reads each step's instant)
             shared = list({id(u): u for u in self.receivers.values() if isinstance(u, SharedUplink)}.values())
             for uplink in shared:  # the uploads on the air so far at the old draw's rates
                 uplink.settle()

@@ -86,7 +86,9 @@ class SharedUplink:
     transmitter's ``sharing`` (the band over its share; ``at_s`` in steps, else None), called
     once per set of transmitters (in their arrival order) and, in steps, per step. ``receivers``:
     None, one receiver; else each device's receiver (indexed by device), each with a band of
-    ``capacity`` blocks of its own (the module's "One queue may serve several receivers")."""
+    ``capacity`` blocks of its own (the module's "One queue may serve several receivers"),
+    read when the device is admitted (a buffered run on a moving cell gives the current
+    version's: ``netsim.clock.buffered``) and kept until its transmission ends."""
 
     def __init__(self, env: simpy.Environment, rates_bps: Callable[..., np.ndarray],
                  powers_w: Callable[..., np.ndarray] | None = None, capacity: int | None = None, steps=None,
@@ -94,6 +96,7 @@ class SharedUplink:
         self.env = env
         self.receivers = receivers
         self.load: dict[int, int] = {}  # receiver -> its transmitters (``receivers`` given)
+        self.receiver_of: dict[int, int] = {}  # transmitter -> its receiver, read when it was admitted
         self.allocate = allocate
         self.rates_bps = rates_bps
         self.powers_w = powers_w
@@ -166,12 +169,12 @@ class SharedUplink:
         self.payload[device] = bits
         self.spent[device] = 0.0
         if self.receivers is not None:
-            receiver = self._receiver(device)
+            receiver = self.receiver_of[device] = self._receiver(device)
             self.load[receiver] = self.load.get(receiver, 0) + 1
 
     def _left(self, device: int) -> None:
         if self.receivers is not None:
-            self.load[self._receiver(device)] -= 1
+            self.load[self.receiver_of.pop(device)] -= 1
 
     def _start(self, device: int, bits: float) -> None:
         self._begin(device, bits)
@@ -234,7 +237,7 @@ class SharedUplink:
         """Each transmitter's ``sharing`` (the band over its share): the policy's, per receiver."""
         if self.receivers is None:
             return devices.size if self.allocate is None else self.allocate(devices, *at)
-        receivers = np.asarray(self.receivers)[devices]
+        receivers = np.array([self.receiver_of[d] for d in devices.tolist()])
         sharing = np.empty(devices.size)
         for receiver in dict.fromkeys(receivers.tolist()):
             mine = receivers == receiver

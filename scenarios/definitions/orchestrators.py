@@ -33,7 +33,6 @@ from contract.plan import DROP_REASONS, RoundOutcome
 from contract.setting import Needs
 from netsim.clock.buffered import Buffered, BufferedRun, drive
 from netsim.clock.engine import RoundRecord, RunOptions, run_cosimulation
-from netsim.transport.shared_uplink import SHARED_ACCESS
 from netsim.transport.trace import TraceEvent
 
 
@@ -96,18 +95,6 @@ def _default(spec, name: str):
     return next(f.default for f in dataclasses.fields(spec) if f.name == name)
 
 
-def shared_uplink_on_a_static_cell(name: str, network) -> None:
-    """ValueError for a moving cell whose uplink is shared (FDMA, PF): a message orchestrator runs
-    one shared uplink per receiver for the whole run on each version's block-fading draw
-    (``netsim.clock.buffered.BufferedRun.shared_uplink``); a moving cell's channel steps on it
-    are not modelled. On a static cell every uplink access composes."""
-    dynamics = getattr(network, "dynamics", None)
-    moving = dynamics is not None and dynamics.motion is not None
-    if network.records_energy and network.system.uplink_access in SHARED_ACCESS and moving:
-        raise ValueError(f"--orchestrator {name} takes a TDMA uplink on a moving cell "
-                         f"(give --radio uplink_access=tdma, or leave the motion out)")
-
-
 @dataclass(frozen=True)
 class BufferedSettings:
     """A buffered run's settings: the server's rule (``learning.asynchronous.AsyncRule``) and the clock's (``netsim.clock.buffered.Buffered``)."""
@@ -134,7 +121,6 @@ class FedBuff(Orchestrator):
     def settings(self, spec, learner, network) -> BufferedSettings:
         from learning.asynchronous import AsyncRule
 
-        shared_uplink_on_a_static_cell(self.name, network)
         concurrency = learner.num_devices if spec.concurrency is None else spec.concurrency
         if spec.idle_choice != _default(spec, "idle_choice") and concurrency >= learner.num_devices:
             raise ValueError(f"--idle-choice chooses which idle devices get a version when --concurrency leaves fewer places than "
@@ -179,7 +165,6 @@ class FedAT(Orchestrator):
     def settings(self, spec, learner, network):
         from netsim.clock.tiered import Tiered, expected_latency_s, latency_tiers
 
-        shared_uplink_on_a_static_cell(self.name, network)
         return Tiered(latency_tiers(expected_latency_s(network, learner.num_devices, learner.model_bits), spec.tiers))
 
     def wrap(self, learner, settings):

@@ -44,10 +44,13 @@ ORCHESTRATORS = {
     "fedasync": {"orchestrator": "fedasync"},
     "fedat": {"orchestrator": "fedat", "tiers": 2},
 }
-DEADLINES = {"normalized": 3.0, "static cell": 0.05, "moving cell": 0.05, "nr-harq cell": 0.05, "pf cell": 0.05,
+DEADLINES = {"normalized": 3.0, "static cell": 0.05, "moving cell": 0.05, "shannon cell": 0.05, "fdma cell": 0.05, "pf cell": 0.05,
              "pf moving cell": 0.05}  # T_dl; seconds on a cell
+# the preset's defaults (nr-harq on power-limit TDMA grants, ue_energy=slots), the link layer before them, FDMA on the NR curve
+SHANNON = {"link_abstraction": "shannon", "ul_allocation": "headroom", "ue_energy": "airtime"}
 SYSTEMS = {"normalized": ("wireless-slow-ul", {}), "static cell": ("umi-3.5ghz", {}),
-           "moving cell": ("umi-3.5ghz", {"speed_kmh": 30.0}), "nr-harq cell": ("umi-3.5ghz", {"link_abstraction": "nr-harq"}),
+           "moving cell": ("umi-3.5ghz", {"speed_kmh": 30.0}), "shannon cell": ("umi-3.5ghz", SHANNON),
+           "fdma cell": ("umi-3.5ghz", {"uplink_access": "fdma", "link_abstraction": "nr"}),
            "pf cell": ("umi-3.5ghz", {"uplink_access": "pf"}),
            "pf moving cell": ("umi-3.5ghz", {"uplink_access": "pf", "speed_kmh": 30.0})}
 DYNAMICS = {"none": {}, "availability": {"mean_on_s": 0.2, "mean_off_s": 0.1}, "batteries": {"battery_j": BATTERY_J}}

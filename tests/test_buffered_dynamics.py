@@ -20,6 +20,7 @@ from netsim.clock.engine import RunOptions
 from netsim.normalized.scripted import Scripted, ScriptedSystem
 from netsim.radio.physical_links import SEGMENT_S, PhysicalLinks
 from scenarios.definitions.cells import get_cell_system
+from tests.shannon_link import SHANNON
 from tests.test_buffered import HandCell, OneSector
 from tests.tiny_learners import build, scalar_data, values
 
@@ -279,7 +280,7 @@ def test_on_a_moving_cell_each_upload_is_timed_by_the_channel_at_its_start(monke
     drawn at the instant it started (``netsim.radio.physical_links``: its first 200 ms at that channel's rate;
     a device's airtimes change as it moves: not one draw per run); handovers are logged; the
     invariants hold."""
-    versions, trace, _, drawn = _cell_run({"speed_kmh": 30.0}, monkeypatch=monkeypatch)
+    versions, trace, _, drawn = _cell_run({"speed_kmh": 30.0, **SHANNON}, monkeypatch=monkeypatch)  # a rate per step
     uploads = [e for e in trace if e.kind == "uplink"]
     assert len(versions) == 31 and len(uploads) >= 90
     for e in uploads:
@@ -317,7 +318,8 @@ def test_fedbuff_at_its_defaults_on_a_cell_keeps_every_update_over_100_aggregati
     device reports twice before K arrivals in some buffers (the server kept a buffer of devices
     and crashed: KeyError), every update is accounted for."""
     for seed in range(3):
-        network, channel_rng = get_cell_system(name).bind(np.full(20, 100.0), np.random.SeedSequence(seed))
+        # FedBuff's bookkeeping, not the link: Shannon's one rate per upload (nr-harq draws each of 2 Mbit's blocks)
+        network, channel_rng = get_cell_system(name, overrides=SHANNON).bind(np.full(20, 100.0), np.random.SeedSequence(seed))
         trace = []
         ledger = Ledger(20, 2e6, trace)
         versions, _ = run_buffered(ledger, network, Buffered(10), 100, np.random.default_rng(seed),
@@ -330,7 +332,7 @@ def test_fedbuff_at_its_defaults_on_a_cell_with_a_real_learner_holds_a_device_tw
     """The same with the learner (a tiny model the network sees as 100 kbit), 8 devices, K = 4:
     versions 2, 6, 9 and 10 aggregate a device's two updates, each from the model it was sent."""
     data = scalar_data([[float(d)] for d in range(8)])
-    network, channel_rng = get_cell_system("umi-3.5ghz").bind(np.full(8, 100.0), np.random.SeedSequence(1))
+    network, channel_rng = get_cell_system("umi-3.5ghz", overrides=SHANNON).bind(np.full(8, 100.0), np.random.SeedSequence(1))
     learner = build("fedavg", data)
     learner.model_bits = 1e5
     versions, _ = run_buffered(BufferedServer(learner, AsyncRule()), network, Buffered(4), 10, np.random.default_rng(1),

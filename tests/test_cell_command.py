@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from scenarios.cli.main import main
+from tests.shannon_link import SHANNON_ARGS
 
 
 def run_cli(capsys, *argv):
@@ -59,7 +60,7 @@ def test_cell_layout_is_the_runs_layout():
 def test_radio_overrides_apply(capsys, tmp_path):
     code, out, _ = run_cli(capsys, "cell", "umi-3.5ghz", "--devices", "3", "--rounds", "10", "--radio", "distances_m=20,60,90", "--radio", "interference=off",
                            "--radio", "los=los", "--radio", "shadowing=false", "--radio", "fading=none",
-                           "--radio", "min_bps_per_hz=none", "--out", str(tmp_path / "c.png"), "--json")
+                           "--radio", "min_bps_per_hz=none", *SHANNON_ARGS, "--out", str(tmp_path / "c.png"), "--json")
     data = json.loads(out)
     assert code == 0
     assert [round(r["distance_m"], 6) for r in data["device_table"]] == [20.0, 60.0, 90.0]

@@ -16,6 +16,7 @@ from netsim.radio.duplex import tdd_shares
 from netsim.radio.physical import LinkBudget, PhysicalSystem
 from scenarios.definitions.cells import get_cell_system
 from scenarios.errors import UsageError
+from tests.shannon_link import SHANNON
 
 # Noise over 20 MHz: -174 + 10 log10(2e7) = -100.9897 dBm; + 9 dB (UE, downlink) = -91.9897,
 # + 5 dB (BS, uplink) = -95.9897. Antennas 8 dBi (BS) + 0 dBi (UE) = 8 dB both ways.
@@ -44,7 +45,7 @@ BUDGETS = {
 def test_preset_link_budget_is_hand_computed(preset):
     distances, loss, rx_dl, snr_dl, rx_ul, snr_ul = BUDGETS[preset]
     system = get_cell_system(preset, overrides={"distances_m": ",".join(map(str, distances)), "los": "los", "shadowing": False,
-                                                        "interference": "off", "ul_power_control": "off"})
+                                                        "interference": "off", "ul_power_control": "off", **SHANNON})
     layout = system.cell.place(2, np.random.default_rng(0))
     np.testing.assert_allclose(layout.path_loss_db, loss, atol=1e-5)
     assert link_budget.noise_power_dbm(system.downlink.bandwidth_hz, system.downlink.noise_figure_db) == pytest.approx(-91.9897, abs=1e-4)

@@ -18,6 +18,7 @@ from netsim.radio.cell import Cell, CellLayout
 from netsim.radio.physical import LinkBudget, PhysicalSystem
 from scenarios.cli.main import main
 from scenarios.definitions.cells import get_cell_system
+from tests.shannon_link import SHANNON_SHARED, SHANNON_SHARED_ARGS
 
 NOISE_W = 10 ** ((-174 + 10 * math.log10(2e6)) / 10) / 1e3  # 2 MHz, no noise figure: -110.99 dBm
 POWER_W = 10 ** (25 / 10) / 1e3  # 90 dB: 15 dBm per block (P0 -30 + 0.5 x 90) on the 10 blocks: 25 dBm
@@ -103,7 +104,7 @@ DEVICES = 24
 
 def _uma(mode, seed=3, rounds=2, deadline=None, **radio):
     system = get_cell_system("uma-3.5ghz", mode="barrier", deadline=deadline,
-                             overrides={"uplink_access": "pf", "ul_interference": mode, **radio})
+                             overrides={"uplink_access": "pf", **SHANNON_SHARED, "ul_interference": mode, **radio})
     network, fading_rng = system.bind(np.zeros(DEVICES), RunSeeds.of(seed).network)
     plan = RoundPlan((), {d: 1e6 for d in range(DEVICES)}, tuple(range(DEVICES)))
     return simulate_rounds([plan] * rounds, network, 1e6, np.random.default_rng(seed), simulator="processes",
@@ -151,7 +152,7 @@ def test_clock_rounds_compose_with_a_deadline_availability_batteries_fdma_and_a_
 def test_a_clock_run_on_the_command_line_records_its_interference(capsys, tmp_path):
     import json
 
-    code = main(["run", "--system", "uma-3.5ghz", "--radio", "uplink_access=pf", "--radio", "ul_interference=clock",
+    code = main(["run", "--system", "uma-3.5ghz", "--radio", "uplink_access=pf", "--radio", "ul_interference=clock", *SHANNON_SHARED_ARGS,
                  "--algorithm", "fedavg", "--rounds", "1", "--mode", "barrier", "--out", str(tmp_path), "--json", "--no-figure"])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -171,7 +172,7 @@ def test_interference_on_the_clock_is_below_the_full_buffer_one_here_and_full_bu
     ends_full = {e.entity: e.end for e in full if e.kind == "uplink"}
     both = sorted(set(ends_clock) & set(ends_full))
     assert both and np.mean([ends_clock[d] for d in both]) < np.mean([ends_full[d] for d in both])
-    systems = [get_cell_system("uma-3.5ghz", overrides={"uplink_access": "pf", "ul_interference": m}) for m in ("clock", "full-buffer")]
+    systems = [get_cell_system("uma-3.5ghz", overrides={"uplink_access": "pf", **SHANNON_SHARED, "ul_interference": m}) for m in ("clock", "full-buffer")]
     (net_c, rng_c), (net_f, rng_f) = (s.bind(np.zeros(DEVICES), RunSeeds.of(3).network) for s in systems)
     assert np.array_equal(net_c.layout.path_loss_db, net_f.layout.path_loss_db)
     assert np.array_equal(rng_c.random(5), rng_f.random(5))
@@ -194,7 +195,8 @@ def test_the_layout_keeps_every_devices_gain_to_every_receiver():
 @pytest.mark.parametrize("radio, words", [
     (["ul_interference=clock"], "radio ul_interference has an effect only with uplink_access fdma or pf"),
     (["ul_interference=clock", "uplink_access=pf", "interference=off"], "ul_interference has an effect only with interference"),
-    (["ul_interference=clock", "uplink_access=pf", "uplink_queues=site"], "ul_interference=clock takes each sector as a receiver"),
+    (["ul_interference=clock", "uplink_access=pf", "uplink_queues=site", "link_abstraction=nr"],
+     "ul_interference=clock takes each sector as a receiver"),
     (["ul_interference=sometimes", "uplink_access=pf"], "ul_interference"),
 ])
 def test_clock_interference_is_refused_where_it_has_no_effect_or_no_model(radio, words, capsys, tmp_path, monkeypatch):
@@ -223,7 +225,7 @@ def test_a_moving_cell_reads_every_gain_at_each_step_only_on_the_clock():
     (a step's layout is cached for the round: 57 columns per device and step only where read)."""
     layouts = {}
     for mode in ("clock", "full-buffer"):
-        system = get_cell_system("uma-3.5ghz", overrides={"uplink_access": "pf", "ul_interference": mode, "speed_kmh": 30.0})
+        system = get_cell_system("uma-3.5ghz", overrides={"uplink_access": "pf", **SHANNON_SHARED, "ul_interference": mode, "speed_kmh": 30.0})
         network, _ = system.bind(np.zeros(DEVICES), RunSeeds.of(3).network)
         layouts[mode] = network.dynamics.motion.at(1.0)[0]
         moved = dataclasses.replace(network, layout=layouts[mode])
@@ -246,7 +248,7 @@ def test_fedbuff_with_k_c_n_under_clock_interference_is_the_synchronous_pipeline
     from netsim.clock.engine import RunOptions
 
     def bound():
-        system = get_cell_system("uma-3.5ghz", mode="pipelined", overrides={"uplink_access": "pf", "ul_interference": "clock"})
+        system = get_cell_system("uma-3.5ghz", mode="pipelined", overrides={"uplink_access": "pf", **SHANNON_SHARED, "ul_interference": "clock"})
         return system.bind(np.zeros(DEVICES), RunSeeds.of(3).network)
 
     network, fading_rng = bound()

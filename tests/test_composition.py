@@ -44,14 +44,15 @@ ORCHESTRATORS = {
     "fedasync": {"orchestrator": "fedasync"},
     "fedat": {"orchestrator": "fedat", "tiers": 2},
 }
-DEADLINES = {"normalized": 3.0, "static cell": 0.05, "moving cell": 0.05, "nr-harq cell": 0.05, "pf cell": 0.05,
-             "pf moving cell": 0.05, "nr-harq fdma clock cell": 0.05}  # T_dl; seconds on a cell
+DEADLINES = {"normalized": 3.0, "static cell": 0.05, "moving cell": 0.05, "shannon cell": 0.05, "fdma clock cell": 0.05,
+             "pf cell": 0.05, "pf moving cell": 0.05}  # T_dl; seconds on a cell
+# the preset's defaults (nr-harq on power-limit TDMA grants, ue_energy=slots), the link layer before them
+SHANNON = {"link_abstraction": "shannon", "ul_allocation": "headroom", "ue_energy": "airtime"}
 SYSTEMS = {"normalized": ("wireless-slow-ul", {}), "static cell": ("umi-3.5ghz", {}),
-           "moving cell": ("umi-3.5ghz", {"speed_kmh": 30.0}), "nr-harq cell": ("umi-3.5ghz", {"link_abstraction": "nr-harq"}),
+           "moving cell": ("umi-3.5ghz", {"speed_kmh": 30.0}), "shannon cell": ("umi-3.5ghz", SHANNON),
+           "fdma clock cell": ("umi-3.5ghz", {"uplink_access": "fdma", "ul_interference": "clock"}),
            "pf cell": ("umi-3.5ghz", {"uplink_access": "pf"}),
-           "pf moving cell": ("umi-3.5ghz", {"uplink_access": "pf", "speed_kmh": 30.0}),
-           "nr-harq fdma clock cell": ("umi-3.5ghz", {"link_abstraction": "nr-harq", "uplink_access": "fdma",
-                                                      "ul_interference": "clock"})}
+           "pf moving cell": ("umi-3.5ghz", {"uplink_access": "pf", "speed_kmh": 30.0})}
 DYNAMICS = {"none": {}, "availability": {"mean_on_s": 0.2, "mean_off_s": 0.1}, "batteries": {"battery_j": BATTERY_J}}
 ALGORITHMS = {"fedavg": {}, "fedprox": {}, "scaffold": {}, "user-centric": {"streams": 2, "variance_batch_size": 1}}
 STEPS = ("receive", "compute", "uplink")

@@ -52,7 +52,7 @@ RUNS = {
     "user-centric-k2-umi": RunSpec("digits-rotation", "user-centric", system="umi-3.5ghz", rounds=2, seed=2,
                                    options={"streams": 2}, training=LOOP),
     "fedavg-fdd-fdma-deadline": RunSpec("digits-rotation", "fedavg", system="uma-2.1ghz", rounds=2, seed=4, deadline=0.03,
-                                        radio={"uplink_access": "fdma"}, training=LOOP),
+                                        radio={"uplink_access": "fdma", "link_abstraction": "nr"}, training=LOOP),
 }
 
 

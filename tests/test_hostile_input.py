@@ -20,6 +20,7 @@ import pytest
 
 from child_env import checkout_environment
 from scenarios.cli.main import main
+from tests.shannon_link import SHANNON
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ["run", "--out", "out", "--rounds", "1", "--no-figure"]
@@ -125,7 +126,8 @@ def timed_runs(root: Path) -> dict[str, str]:
         "fedbuff": run_experiment(RunSpec("digits-rotation", "fedavg", system="wired", rounds=2, orchestrator="fedbuff",
                                           training=loop), root / "timed")["result_dir"],
         "battery": run_experiment(RunSpec("digits-rotation", "fedavg", system="umi-3.5ghz", rounds=1,
-                                          radio={"battery_j": 100.0}, training=loop), root / "timed")["result_dir"],
+                                          radio={"battery_j": 100.0, **SHANNON}, training=loop),  # no device in outage
+                                 root / "timed")["result_dir"],
     }
 
 

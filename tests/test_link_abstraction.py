@@ -30,11 +30,11 @@ def test_never_above_the_shannon_bound():
         assert np.all(expected_efficiency(snr, direction) < np.log2(1 + snr))
 
 
-def test_the_cell_uses_it_only_when_asked():
+def test_the_presets_serve_through_the_link_layer_and_shannon_is_a_choice():
     from scenarios.definitions.cells import get_cell_system
 
-    default = get_cell_system("umi-3.5ghz")
-    assert default.link_abstraction == "shannon"
+    assert get_cell_system("umi-3.5ghz").link_abstraction == "nr-harq"
+    default = get_cell_system("umi-3.5ghz", overrides={"link_abstraction": "shannon"})
     nr = dataclasses.replace(default, link_abstraction="nr")
     snr_db = np.array([-3.0, 9.5, 30.0])
     expected = np.minimum(expected_efficiency(10 ** (snr_db / 10), "uplink"), default.max_bps_per_hz)

@@ -374,6 +374,7 @@ def test_a_round_with_batteries_charges_the_grant_wait_as_one_without(ue_energy)
 
 @pytest.mark.parametrize("overrides, message", [
     ({"ue_energy": "slots", "power_unit_w": 0.0}, "ue_energy=slots charges TR 38.840's device states: it needs power_unit_w > 0"),
+    ({"power_unit_w": 0.0}, "power_unit_w > 0 .*give ue_energy=airtime with it"),  # the preset's slots: what to give
     ({"ue_energy": "per-slot"}, "ue_energy"),
 ])
 def test_ue_energy_without_effect_or_unknown_is_refused_on_a_preset(overrides, message):
@@ -382,8 +383,9 @@ def test_ue_energy_without_effect_or_unknown_is_refused_on_a_preset(overrides, m
 
     with pytest.raises(UsageError, match=message):
         get_cell_system("uma-3.5ghz", overrides=overrides)
-    assert get_cell_system("uma-3.5ghz", overrides={"ue_energy": "slots"}).record("uma-3.5ghz")["ue_energy"] == "slots"
-    assert "ue_energy" not in get_cell_system("uma-3.5ghz").record("uma-3.5ghz")  # the default is not recorded
+    assert get_cell_system("uma-3.5ghz").record("uma-3.5ghz")["ue_energy"] == "slots"  # the presets' default
+    airtime = get_cell_system("uma-3.5ghz", overrides={"ue_energy": "airtime", "power_unit_w": 0.0})
+    assert "ue_energy" not in airtime.record("uma-3.5ghz")  # the field's default is not recorded
 
 
 def test_tdd_reception_is_charged_micro_sleep_in_its_uplink_slots():

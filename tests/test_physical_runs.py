@@ -24,7 +24,8 @@ def read_csv(path):
 
 def test_energy_totals_equal_the_sums_over_the_trace(capsys, tmp_path):
     data = run_json(capsys, "--system", "uma-3.5ghz", "--algorithm", "fedavg", "user-centric", "--streams", "4",
-                    "--rounds", "3", "--radio", "receive_power_w=0.1", "--radio", "uplink_access=fdma", "--out", str(tmp_path))
+                    "--rounds", "3", "--radio", "receive_power_w=0.1", "--radio", "uplink_access=fdma",
+                    "--radio", "link_abstraction=nr", "--out", str(tmp_path))  # nr-harq serves TDMA and PF grants
     for run in data["runs"]:
         folder = run["result_dir"]
         trace = read_csv(f"{folder}/trace.csv")

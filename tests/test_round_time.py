@@ -5,6 +5,7 @@ import pytest
 
 from netsim import NetworkSystem, ShiftedExponential, expected_round_time_barrier, harmonic_number, simulate_rounds
 from scenarios.cli.round_time import MODEL_BITS, round_plan
+from tests.shannon_link import SHANNON_ARGS
 
 
 def durations(devices, streams, mode, rounds, seed=0, **system):
@@ -56,7 +57,7 @@ def test_round_time_on_a_cell_is_hand_computed(capsys):
 
     argv = ["round-time", "--system", "umi-3.5ghz", "--devices", "2", "--rounds", "3", "--json",
             "--radio", "interference=off", "--radio", "distances_m=20,20", "--radio", "los=los", "--radio", "shadowing=false", "--radio", "fading=none",
-            "--radio", "ul_power_control=off", "--radio", "power_unit_w=0"]  # radiated power only (no device states)
+            "--radio", "ul_power_control=off", "--radio", "power_unit_w=0", *SHANNON_ARGS]  # radiated power only (no device states)
     assert main(argv) == 0
     data = json.loads(capsys.readouterr()[0])
     # data rates: 20 MHz x 51 x 12 x 30 kHz / 20 MHz occupied x (1 - OH), OH 0.14 down, 0.08 up (TS 38.306)

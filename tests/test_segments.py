@@ -15,12 +15,14 @@ from netsim import simulate_rounds
 from netsim.radio.physical_links import SEGMENT_S, PhysicalLinks
 from netsim.radio.physical import RoundChannel
 from scenarios.definitions.cells import get_cell_system
+from tests.shannon_link import SHANNON, SHANNON_SHARED
 
 DEVICES = 12
 
 
 def _links(start_s=0.0, **radio):
-    system = get_cell_system("umi-3.5ghz", overrides=radio)
+    pinned = SHANNON_SHARED if radio.get("uplink_access") in ("fdma", "pf") else SHANNON  # a rate per step: Shannon's
+    system = get_cell_system("umi-3.5ghz", overrides={**pinned, **radio})
     network, channel_rng = system.bind(np.full(DEVICES, 100.0), np.random.SeedSequence(5))
     return network, PhysicalLinks.draw(network, channel_rng, start_s)
 

@@ -15,6 +15,7 @@ from netsim.radio.cell import Cell, CellLayout
 from netsim.radio.physical import LinkBudget, PhysicalSystem, dft_s_ofdm_prbs, pusch_power_dbm
 from scenarios.definitions.cells import get_cell_system
 from scenarios.errors import UsageError
+from tests.shannon_link import SHANNON
 
 
 def test_pusch_power_formula():
@@ -42,7 +43,7 @@ def test_preset_device_power_and_sinr_hand_computed():
     capped = get_cell_system("umi-3.5ghz", overrides={**overrides, "p0_dbm_per_prb": -78, "alpha": 1})
     np.testing.assert_allclose(capped.uplink_power_dbm(layout), [5.446169, 23.0], atol=1e-5)
     # off: every device at 23 dBm (the hand-computed budget of tests/test_cell_presets.py)
-    off = get_cell_system("umi-3.5ghz", overrides={**overrides, "ul_power_control": "off"})
+    off = get_cell_system("umi-3.5ghz", overrides={**overrides, **SHANNON, "ul_power_control": "off"})
     np.testing.assert_array_equal(off.uplink_power_dbm(layout), [23.0, 23.0])
     np.testing.assert_allclose(off.mean_snr_db(layout)[1], [55.629533, 37.995803], atol=1e-5)
     # the downlink does not change
@@ -105,7 +106,7 @@ def test_power_control_off_reproduces_full_power_in_the_network():
     """``off``: every serving and interfering device at the UE power, the interference the
     previous ``P + interference gain``; ``fractional`` lowers both (seeded drop, UMi)."""
     layout = get_cell_system("umi-3.5ghz").cell.place(10, np.random.default_rng(0))
-    on, off = get_cell_system("umi-3.5ghz"), get_cell_system("umi-3.5ghz", overrides={"ul_power_control": "off"})
+    on, off = get_cell_system("umi-3.5ghz", overrides=SHANNON), get_cell_system("umi-3.5ghz", overrides={**SHANNON, "ul_power_control": "off"})
     np.testing.assert_array_equal(off.uplink_power_dbm(layout), np.full(10, 23.0))
     np.testing.assert_allclose(off.uplink_interference_dbm(layout), 23.0 + layout.uplink_interference_db, atol=1e-12)
     network = dataclasses.replace(off, power_unit_w=0.0).network(layout, np.ones(10))  # radiated power alone
@@ -118,7 +119,7 @@ def test_power_control_off_reproduces_full_power_in_the_network():
 
 def test_a_record_without_power_control_replays_at_full_power():
     record = get_cell_system("uma-3.5ghz").record("uma-3.5ghz")
-    for key in ("ul_power_control", "p0_dbm_per_prb", "alpha"):
+    for key in ("ul_power_control", "p0_dbm_per_prb", "alpha", "ul_allocation"):  # a record before power control: nor grants
         del record[key]
     assert PhysicalSystem.from_dict(record).ul_power_control == "off"
 
@@ -250,19 +251,29 @@ def test_power_limited_grant_by_hand(simulator):
 def test_power_limited_grants_need_open_loop_power_on_tdma():
     """Without TS 38.213's open-loop power (``off``) there is no limit to size a grant by: the
     setting would have no effect, so it is refused."""
-    with pytest.raises(UsageError, match="ul_allocation=power-limit .* needs ul_power_control=fractional and uplink_access=tdma"):
-        get_cell_system("uma-3.5ghz", overrides={"ul_allocation": "power-limit", "ul_power_control": "off"})
+    with pytest.raises(UsageError, match="ul_allocation=power-limit .* needs ul_power_control=fractional \\(with "
+                                         "ul_power_control=off give ul_allocation=headroom or whole-band\\)"):
+        get_cell_system("uma-3.5ghz", overrides={"ul_power_control": "off"})  # the preset's power-limit
+    assert get_cell_system("uma-3.5ghz", overrides={"ul_power_control": "off", "ul_allocation": "headroom"}).ul_allocation == "headroom"
+    # off a TDMA uplink the preset's power-limit grants nothing: it needs no open-loop power there
+    budget = LinkBudget(1e6, 1.0, 0.0)
+    system = PhysicalSystem(Cell(distances_m=(50.0,)), budget, budget, uplink_access="fdma", ul_allocation="power-limit")
+    assert system.ul_power_control == "off" and system.uplink_access == "fdma"
+    with pytest.raises(ValueError, match="needs ul_power_control=fractional"):
+        PhysicalSystem(Cell(distances_m=(50.0,)), budget, budget, ul_allocation="power-limit")
 
 
 @pytest.mark.parametrize("access", ["fdma", "pf"])
-@pytest.mark.parametrize("allocation", ["whole-band", "power-limit"])
+@pytest.mark.parametrize("allocation", ["whole-band", "headroom"])
 def test_a_tdma_grant_policy_is_refused_on_a_shared_uplink(access, allocation):
     """FDMA and PF have no TDMA grants: ``ul_allocation`` given off the preset's value has no
-    effect there, so it is refused (the preset's own ``headroom`` is not a setting given)."""
+    effect there, so it is refused (the preset's own ``power-limit`` is not a setting given; FDMA takes the
+    ``nr`` curve, ``nr-harq`` serving whole PRBs)."""
+    abstraction = {"link_abstraction": "nr"} if access == "fdma" else {}
     with pytest.raises(UsageError, match=f"radio ul_allocation has an effect only with uplink_access='tdma' \\(this run has "
                                          f"uplink_access '{access}'\\)"):
-        get_cell_system("uma-3.5ghz", overrides={"ul_allocation": allocation, "uplink_access": access})
-    assert get_cell_system("uma-3.5ghz", overrides={"uplink_access": access}).uplink_access == access
+        get_cell_system("uma-3.5ghz", overrides={"ul_allocation": allocation, "uplink_access": access, **abstraction})
+    assert get_cell_system("uma-3.5ghz", overrides={"uplink_access": access, **abstraction}).uplink_access == access
 
 
 @pytest.mark.parametrize("simulator", ["timeline", "processes"])

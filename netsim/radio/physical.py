@@ -284,9 +284,9 @@ class PhysicalSystem(SystemKind):
             self._check_harq()
         if self.ul_power_control not in UL_POWER_CONTROL:
             raise ValueError(f"unknown uplink power control {self.ul_power_control!r}; choose from {', '.join(UL_POWER_CONTROL)}")
-        if self.ul_allocation == "power-limit" and (self.ul_power_control != "fractional" or self.uplink_access != "tdma"):
+        if self.ul_allocation == "power-limit" and self.uplink_access == "tdma" and self.ul_power_control != "fractional":
             raise ValueError("ul_allocation=power-limit sizes TDMA grants by TS 38.213 7.1.1's open-loop power: it needs "
-                             "ul_power_control=fractional and uplink_access=tdma")
+                             "ul_power_control=fractional (with ul_power_control=off give ul_allocation=headroom or whole-band)")
         if self.ul_interference not in UL_INTERFERENCE:
             raise ValueError(f"unknown uplink interference {self.ul_interference!r}; choose from {', '.join(UL_INTERFERENCE)}")
         if self.ul_interference == "clock":
@@ -296,7 +296,7 @@ class PhysicalSystem(SystemKind):
                              "power): it needs ul_power_control=fractional")
         if self.ue_energy == "slots" and not self.power_unit_w:
             raise ValueError("ue_energy=slots charges TR 38.840's device states: it needs power_unit_w > 0 (with "
-                             "power_unit_w=0 only radiated power is charged)")
+                             "power_unit_w=0 only radiated power is charged: give ue_energy=airtime with it)")
         if self.mean_off_s > 0 and self.availability_trace is not None:
             raise ValueError("give on/off availability (mean_off_s > 0) or an availability_trace, not both")
         if self.fading_in_time == "doppler" and self.fading == "none":
@@ -314,7 +314,7 @@ class PhysicalSystem(SystemKind):
         numerology for data (mu 0-3)."""
         if self.subcarrier_spacing_hz not in harq_uplink.NUMEROLOGIES:
             raise ValueError(f"link_abstraction=nr-harq needs a subcarrier spacing of 15, 30, 60 or 120 kHz (TS 38.211 4.2, "
-                             f"mu 0-3), not {self.subcarrier_spacing_hz:g} Hz")
+                             f"mu 0-3), not {self.subcarrier_spacing_hz:g} Hz (or give link_abstraction=nr)")
 
     @classmethod
     def from_dict(cls, data: dict) -> "PhysicalSystem":

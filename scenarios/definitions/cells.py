@@ -43,6 +43,20 @@ with a 10:2:2 special slot (a common 3.5 GHz choice); Ricean fading over 8 indep
 subbands (docs/physical-layer.md argues it); an SNR gap of 0 dB (the Shannon bound); a 1 GHz
 device CPU; reliable devices (no extra compute delay) and no receive power unless set. The FDD
 preset computes path loss at the downlink carrier for both directions.
+
+The link layer (issue 58; docs/physical-layer.md says why): ``link_abstraction=nr-harq``, each TDMA
+upload and each static-cell stream through NR's MCS, transport block, BLER and HARQ ([38.214];
+``netsim.radio.harq_uplink``, ``harq_downlink``); ``ul_allocation=power-limit``, each device's TDMA
+grant at its power headroom limit ([38.213] 7.1.1, TS 38.321 5.4.6) in DFT-s-OFDM sizes, not the
+``headroom`` policy's widest grant at P_CMAX that hogs the band; ``ue_energy=slots``, [38.840]'s
+states where the UE is (a TDD transfer's other slots, a grant wait with data pending; under FDD
+the grant wait alone, which ``uma-2.1ghz``'s TDMA uploads have). They keep ``uplink_access=tdma``
+(each upload drawn; every orchestrator and the moving cell compose on it, PF charges HARQ at its
+expected value) and ``ul_interference=full-buffer`` (the calibration setting; nr-harq refuses
+``clock``). The CQI cap and floor stay: the floor is outage under nr-harq too (below CQI 1 on the
+``nr`` curve, besides MCS 0 missing 10% BLER after four transmissions); the cap is the MCS tables'
+top as well, so it binds only under ``shannon``. ``--radio link_abstraction=shannon --radio
+ul_allocation=headroom --radio ue_energy=airtime`` gives the presets' link layer before the flip.
 """
 
 from __future__ import annotations
@@ -118,9 +132,15 @@ COMMON = {
     # one receive port per sector: the calibrated sector antenna of [38.901] Table 7.8-1, (M, N, P) = (10, 1, 1), one
     # port; [M.2412]'s 4 GHz configurations allow far larger arrays (docs/physical-layer.md: why 1 stays the default)
     "bs_rx_antennas": 1,
-    "snr_gap_db": 0.0,
-    "max_bps_per_hz": CQI15_BPS_PER_HZ,  # [38.214] CQI 15
-    "min_bps_per_hz": CQI1_BPS_PER_HZ,  # [38.214] CQI 1
+    "snr_gap_db": 0.0,  # Shannon's gap (under nr-harq the MCS tables set the rates)
+    # [38.214] CQI 15: the rate cap, which is also the top of the MCS tables nr-harq draws from (it binds only
+    # under shannon); CQI 1: the outage floor, which under nr-harq is outage on top of MCS 0's after four copies
+    "max_bps_per_hz": CQI15_BPS_PER_HZ,
+    "min_bps_per_hz": CQI1_BPS_PER_HZ,
+    # the NR link layer: each TDMA upload and static-cell stream through MCS, BLER and HARQ ([38.214]; docs/link-layer.md)
+    "link_abstraction": "nr-harq",
+    # TDMA, one drawn upload after another: every orchestrator and the moving cell compose on it (pf charges HARQ at
+    # its expected value; ul_interference=clock and fdma are refused under nr-harq)
     "uplink_access": "tdma",
     "cycles_per_sample": 2e4,  # [Yang21]
     "cpu_hz": 1e9,
@@ -129,6 +149,9 @@ COMMON = {
     "receive_power_w": 0.0,  # replaced by the state model's PDSCH power while power_unit_w > 0
     # [38.840] Table 8.1-1's states (PDSCH 300, PUSCH 250-700, light sleep 20 units); 1 unit = 1 mW: convention
     "power_unit_w": 1e-3,
+    # [38.840] states where the UE is: a TDD transfer's off-direction slots (PDCCH monitoring in an upload, micro sleep in
+    # a reception) and a wait for a grant with data pending (PDCCH monitoring; under FDD this part alone)
+    "ue_energy": "slots",
     "bandwidth_occupancy": NR_20MHZ_30KHZ_OCCUPANCY,  # [38.101] Table 5.3.2-1
     "subcarrier_spacing_hz": 30e3,  # [38.101] Table 5.3.2-1: 51 resource blocks at 30 kHz in n78
     "downlink_overhead": 0.14,  # [38.306] 4.1.2, OH for FR1 downlink
@@ -143,8 +166,9 @@ COMMON = {
     "interference_load": 1.0,  # full buffer: every other sector transmits all the time ([38.901] 7.8, [M.2412])
     # [38.213] 7.1.1 open-loop uplink power control of every device, the other sites' included; off: all at ue_power_w
     "ul_power_control": "fractional",
-    # TDMA grants sized by each device's power headroom (TS 38.321 5.4.6), as a gNB schedules; whole-band: every PRB
-    "ul_allocation": "headroom",
+    # TDMA grants at each device's power headroom limit ([38.213] 7.1.1, TS 38.321 5.4.6) in DFT-s-OFDM sizes;
+    # headroom (the widest grant reaching the outage floor at P_CMAX) hogs the band: docs/physical-layer.md
+    "ul_allocation": "power-limit",
     "p0_dbm_per_prb": P0_DBM_PER_PRB,  # [PC]
     "alpha": PC_ALPHA,  # [PC]
 }

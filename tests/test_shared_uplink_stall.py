@@ -12,6 +12,7 @@ from netsim import simulate_rounds
 from netsim.transport.shared_uplink import SharedUplink
 from scenarios.cli.main import main
 from scenarios.definitions.cells import get_cell_system
+from tests.shannon_link import SHANNON_SHARED
 
 
 def interfering(silenced_by: dict[int, set], rate_bps: float = 10.0):
@@ -118,7 +119,7 @@ def test_a_umi_clock_round_holds_a_device_the_interference_pushes_below_the_floo
         held.update(uplink.held_s)
 
     monkeypatch.setattr(SharedUplink, "_advance", watching)
-    records, trace = _clock_round({"uplink_access": "pf"}, devices=30, seed=1)
+    records, trace = _clock_round({"uplink_access": "pf", **SHANNON_SHARED}, devices=30, seed=1)
     assert held and all(h > 0 for h in held.values()) and set(checked) == set(held)
     outcome = records[0].outcome
     assert set(outcome.arrived) | set(outcome.dropped) == set(range(30)) and set(held) <= set(outcome.arrived)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from netsim.radio.link.bler import sinr_at_bler_db, transport_block_bler
-from netsim.radio.link.effective_sinr import eesm, eesm_beta
+from netsim.radio.link.effective_sinr import eesm, eesm_beta, eesm_each
 from netsim.radio.link.mcs_tables import MCS_TABLES
 from netsim.radio.link.tbs import Segmentation, resource_elements, segment, transport_block_size
 
@@ -98,6 +98,12 @@ def select_mcs(table: str, sinr_prb_linear, loop: OuterLoop, n_symbols: int = 14
     return Allocation(table, sinr_prb_linear, n_symbols, dmrs_re_per_prb).select(loop)
 
 
+@functools.lru_cache(maxsize=None)
+def _betas(table: str) -> np.ndarray:
+    """Every MCS's EESM beta of ``table``, in index order."""
+    return np.array([eesm_beta(entry) for entry in MCS_TABLES[table]])
+
+
 @functools.lru_cache(maxsize=4096)
 def _grants(table: str, n_prb: int, n_symbols: int, dmrs_re_per_prb: int) -> tuple[Grant, ...]:
     """Every MCS's grant on ``n_prb`` PRBs (``grant``), kept: they depend on the size alone."""
@@ -113,7 +119,8 @@ class Allocation:
         self.table = table
         self.sinr = np.asarray(sinr_prb_linear, dtype=float)
         self.grants = _grants(table, self.sinr.size, n_symbols, dmrs_re_per_prb)
-        self._effective_db = [effective_sinr_db(table, m, self.sinr) for m in range(len(self.grants))]
+        self._effective_db = [10 * math.log10(value) if value > 0 else -math.inf
+                              for value in eesm_each(self.sinr, _betas(table)).tolist()]
         self._bler: dict[tuple[int, int], float] = {}
         self._effective = np.array(self._effective_db)
         self._targets: dict[float, np.ndarray] = {}

@@ -57,3 +57,17 @@ def eesm(sinr_linear, beta: float) -> float:
         raise ValueError(f"beta > 0, not {beta}")
     low = float(sinr.min())
     return low - beta * float(np.log(np.mean(np.exp(-(sinr - low) / beta))))
+
+
+def eesm_each(sinr_linear, betas) -> np.ndarray:
+    """``eesm(sinr_linear, beta)`` for every beta of ``betas`` at once (one array operation:
+    what ``Allocation`` needs for every MCS of a table on one allocation)."""
+    sinr = np.asarray(sinr_linear, dtype=float)
+    betas = np.asarray(betas, dtype=float)
+    if sinr.size == 0 or np.any(sinr < 0) or not np.all(np.isfinite(sinr)):
+        raise ValueError("EESM needs at least one finite, non-negative linear SINR")
+    if np.any(betas <= 0):
+        raise ValueError(f"beta > 0, not {betas.min()}")
+    low = float(sinr.min())
+    return low - betas * np.log(np.mean(np.exp(-(sinr - low)[None, :] / betas[:, None]), axis=1))
+

@@ -34,7 +34,8 @@ SCENARIO = "digits-rotation"
 ALGORITHMS = (("fedavg", {}), ("user-centric", {"streams": 2}), ("user-centric", {"streams": 4}), ("user-centric", {}))
 PENALTY_CELLS = (("uma-3.5ghz", {}), ("umi-3.5ghz", {}), ("uma-3.5ghz", {"interference": False}),
                  ("umi-3.5ghz", {"interference": False}))
-ACCESS_CELLS = (("uma-3.5ghz", {}), ("uma-3.5ghz", {"uplink_access": "fdma"}), ("uma-2.1ghz", {}))
+# FDMA on the NR link layer's curve (nr-harq, the presets' default, serves whole-PRB grants: TDMA and PF)
+ACCESS_CELLS = (("uma-3.5ghz", {}), ("uma-3.5ghz", {"uplink_access": "fdma", "link_abstraction": "nr"}), ("uma-2.1ghz", {}))
 LAMBDAS = (0.0, 0.1, 1.0)  # lambdas in three steps of the staircase (k* = 4, 2, 1 on wireless-slow-ul; the cells set up their own)
 LAMBDA_CELLS = (("uma-3.5ghz", {}), ("umi-3.5ghz", {}))
 
@@ -54,9 +55,9 @@ def run_all(specs, out: str, jobs: int) -> list[dict]:
         return list(pool.map(run_experiment, specs, [out] * len(specs)))
 
 
-DESCRIBED = (("uma-3.5ghz", {}), ("umi-3.5ghz", {}), ("uma-2.1ghz", {}), ("uma-3.5ghz", {"ul_power_control": "off"}),
-             ("umi-3.5ghz", {"ul_power_control": "off"}), ("uma-3.5ghz", {"interference": "off"}),
-             ("umi-3.5ghz", {"interference": "off"}))
+OFF = {"ul_power_control": "off", "ul_allocation": "headroom"}  # full power: power-limit's grants need open-loop power
+DESCRIBED = (("uma-3.5ghz", {}), ("umi-3.5ghz", {}), ("uma-2.1ghz", {}), ("uma-3.5ghz", OFF), ("umi-3.5ghz", OFF),
+             ("uma-3.5ghz", {"interference": "off"}), ("umi-3.5ghz", {"interference": "off"}))
 
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from scenarios.cli.main import main
+from tests.shannon_link import SHANNON_SHARED_ARGS
 
 
 def run_json(capsys, *argv):
@@ -25,7 +26,7 @@ def read_csv(path):
 def test_energy_totals_equal_the_sums_over_the_trace(capsys, tmp_path):
     data = run_json(capsys, "--system", "uma-3.5ghz", "--algorithm", "fedavg", "user-centric", "--streams", "4",
                     "--rounds", "3", "--radio", "receive_power_w=0.1", "--radio", "uplink_access=fdma",
-                    "--radio", "link_abstraction=nr", "--out", str(tmp_path))  # nr-harq serves TDMA and PF grants
+                    *SHANNON_SHARED_ARGS, "--out", str(tmp_path))  # nr-harq serves TDMA and PF grants
     for run in data["runs"]:
         folder = run["result_dir"]
         trace = read_csv(f"{folder}/trace.csv")

@@ -75,7 +75,10 @@ def test_on_a_cell_the_report_is_the_rounds_channel_and_the_learner_is_told():
     from netsim import RunOptions, run_cosimulation
     from scenarios.definitions.cells import get_cell_system
 
-    system = get_cell_system("uma-3.5ghz", overrides={"inner_radius_m": 150, "outer_radius_m": 400})  # rates below the cap
+    from tests.shannon_link import SHANNON
+
+    # rates below the cap; an unbound network (no HARQ streams' state): the Shannon link layer
+    system = get_cell_system("uma-3.5ghz", overrides={"inner_radius_m": 150, "outer_radius_m": 400, **SHANNON})
     network = system.network(system.cell.place(6, np.random.default_rng(0)), np.full(6, 10.0))
     fed = build("fedavg", scalar_data([[float(k)] for k in range(6)]))
     scheduler = POLICIES["best-channel"].on(network, 6, 3, 32.0, 32.0)

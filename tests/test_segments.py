@@ -100,7 +100,8 @@ def test_a_device_that_loses_its_link_mid_upload_is_cut_there():
 
 
 def _round(**radio):
-    system = get_cell_system("umi-3.5ghz", overrides=radio)
+    pinned = SHANNON_SHARED if radio.get("uplink_access") in ("fdma", "pf") else SHANNON  # a rate per step: Shannon's
+    system = get_cell_system("umi-3.5ghz", overrides={**pinned, **radio})
     network, channel_rng = system.bind(np.full(DEVICES, 100.0), np.random.SeedSequence(5))
     every = tuple(range(DEVICES))
     plans = [RoundPlan((Stream(every, 4e6),), {d: 4e6 for d in every}, every) for _ in range(2)]
@@ -165,7 +166,7 @@ def test_a_buffered_upload_cut_by_its_link_is_dropped_with_its_energy():
     invariants hold (``check_invariants``: dispatched = arrived + dropped + in flight, energy once)."""
     from tests.test_buffered_dynamics import _cell_run
 
-    _, trace, _, _ = _cell_run({"speed_kmh": 120.0, "fading_in_time": "doppler", "min_bps_per_hz": 1.0})
+    _, trace, _, _ = _cell_run({"speed_kmh": 120.0, "fading_in_time": "doppler", "min_bps_per_hz": 1.0, **SHANNON})
     cut = [e for e in trace if e.kind == "dropped" and e.reason == "uplink-outage" and e.end > e.start]
     assert cut
     assert all(0 < e.bits < 2e5 and e.energy_j > 0 for e in cut)

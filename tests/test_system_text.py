@@ -32,8 +32,9 @@ def test_a_system_text_is_the_run_its_flags_name(capsys, tmp_path):
 
 
 def test_a_cells_parameters_go_where_radio_puts_them():
-    text = system_settings(RunSpec("digits-rotation", "fedavg", system="umi-3.5ghz:uplink_access=fdma,deadline=2"))
-    flags = RunSpec("digits-rotation", "fedavg", system="umi-3.5ghz", radio={"uplink_access": "fdma"}, deadline=2.0)
+    text = system_settings(RunSpec("digits-rotation", "fedavg", system="umi-3.5ghz:uplink_access=fdma,link_abstraction=nr,deadline=2"))
+    flags = RunSpec("digits-rotation", "fedavg", system="umi-3.5ghz", radio={"uplink_access": "fdma", "link_abstraction": "nr"},
+                    deadline=2.0)
     assert text == flags
     assert resolve(text).system == resolve(flags).system
     assert run_label(RunSpec("digits-rotation", "fedavg", system="wired:deadline=3")) == "fedavg deadline=3.0"
@@ -60,7 +61,7 @@ def test_the_overrides_are_the_words_of_the_flags():
     (["--system", "wired:rhoo=10"], "system 'wired:rhoo=10': wired has no parameter 'rhoo'; known: rho, t_min, inv_mu, mode, deadline"),
     (["--system", "wired:rho=10", "--rho", "10"], "system 'wired:rho=10': rho is given twice (also --rho); give it once"),
     (["--system", "wired:rho=0"], "system 'wired:rho=0': rho must be a finite number in (0, "),
-    (["--system", "umi-3.5ghz:uplink_access=fdma", "--radio", "uplink_access=tdma"], "uplink_access is given twice (also --radio"),
+    (["--system", "umi-3.5ghz:uplink_access=pf", "--radio", "uplink_access=tdma"], "uplink_access is given twice (also --radio"),
     (["--system", "umi-3.5ghz:bs_power_w=inf"], "bs_power_w must be a finite number"),
 ])
 def test_a_bad_system_text_is_one_line(capsys, tmp_path, argv, needle):

@@ -73,11 +73,18 @@ def test_the_fixed_point_drops_one_device_a_pass_and_keeps_the_others_shares():
     assert [ends[d][0] for d in range(3)] == pytest.approx([1.0, 3.0, 2.0], rel=1e-12)
 
 
-def test_a_device_with_no_rate_alone_is_a_clear_error_not_a_hung_queue():
-    def never(devices, sharing):
-        return np.zeros(len(devices))
-    with pytest.raises(RuntimeError, match="has no rate alone on the shared uplink"):
-        run(never, [(0, 10.0, 0.0)])
+def test_a_device_with_no_rate_alone_loses_its_link_there():
+    """FDMA on the ``nr`` curve: device 0 has 10 bit/s on half the band but none alone on all of it
+    (its power spread below the lowest CQI). Both start at 0 s; 1 sends its 10 bits by 1 s, and
+    0, alone with 10 of its 20 bits through, loses its link there (``lost``; 1 J spent at 1 W),
+    rather than wait for ever."""
+    def widened(devices, sharing):
+        devices = np.asarray(devices).tolist()
+        return np.array([0.0 if d == 0 and len(devices) == 1 else 10.0 for d in devices])
+    ends, uplink = run(widened, [(0, 20.0, 0.0), (1, 10.0, 0.0)])
+    assert ends == {0: (pytest.approx(1.0, rel=1e-12), pytest.approx(1.0, rel=1e-12)),
+                    1: (pytest.approx(1.0, rel=1e-12), pytest.approx(1.0, rel=1e-12))}
+    assert uplink.lost == {0: pytest.approx(10.0, rel=1e-12)} and not uplink.remaining
 
 
 def _clock_round(radio, devices=12, seed=5, rounds=1, bits=4e6):

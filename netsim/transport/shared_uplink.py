@@ -60,8 +60,12 @@ its target, which the outage test that admitted the device (``PhysicalLinks.can_
 start; in steps ``share_lost`` at each step, ``rechannel`` at a new draw) rules out on every
 grant its receiver can give it without interference (PF: each DFT-s-OFDM size up to its power
 headroom grant; FDMA: up to the band's widest). So the passes stop at one device at the latest,
-and the devices transmitting finish in finite time. A rate
-function for which that fails raises ``RuntimeError`` rather than hold the queue forever.
+and the devices transmitting finish in finite time. One case escapes that test: on FDMA under
+the ``nr`` curve a share that widens as others finish spreads a device's power at ``P_CMAX``
+over more blocks, and alone on the band it can fall below the curve's lowest CQI, a rate of 0
+with no interference at all. A device with no rate even alone has lost its link: it stops there
+(``lost`` holds the bits it got through, its sender records an uplink outage), as a transmitter
+whose link is lost in a step does.
 Dropping one device a pass (not every device at 0 at once) is what the argument needs: two
 devices at 0 only through each other's interference would both be dropped at once, and both
 would stay stalled with no one transmitting.
@@ -113,6 +117,7 @@ class SharedUplink:
         self.updated_at = env.now
         self.changed = env.event()
         self._cached: dict[int, tuple[float, float]] | None = None  # (rate, power) of the current set of transmitters
+        self.no_rate_alone: int | None = None  # a transmitter with no rate even alone (the stall rule): its link is lost
         env.process(self._serve_process())
 
     def transmit(self, device: int, bits: float) -> simpy.Event:
@@ -215,19 +220,21 @@ class SharedUplink:
         step = None if self.steps is None else self.steps.step_at(self.updated_at)
         if self._cached is None or step != self._cached_at:
             at = () if step is None else (self.updated_at,)
-            scheduled, stalled = list(self.remaining), []
-            while True:
+            scheduled, stalled, self.no_rate_alone = list(self.remaining), [], None
+            devices, rates, powers = np.array([], dtype=int), np.array([]), []
+            while scheduled:
                 devices = np.array(scheduled)
                 sharing = self._sharing(devices, at or (None,))
                 rates = np.asarray(self.rates_bps(devices, sharing, *at), dtype=float)
                 zero = np.flatnonzero(rates <= 0)
                 if not zero.size:
+                    powers = self.powers_w(devices, sharing, *at).tolist() if self.powers_w is not None else [0.0] * devices.size
                     break
-                if devices.size == 1:
-                    raise RuntimeError(f"device {scheduled[0]} has no rate alone on the shared uplink: every pending device "
-                                       f"would stall (an outage test admitted a device with no rate on its widest allocation)")
+                if devices.size == 1:  # no rate even alone: its link is lost (``_serve_process``)
+                    self.no_rate_alone = scheduled[0]
                 stalled.append(scheduled.pop(int(zero[-1])))  # the last arrival at 0: not scheduled, the rest re-shared
-            powers = self.powers_w(devices, sharing, *at).tolist() if self.powers_w is not None else [0.0] * devices.size
+            else:
+                devices, rates = np.array([], dtype=int), np.array([])
             cached = dict(zip(devices.tolist(), zip(rates.tolist(), powers)))
             cached.update({device: (0.0, 0.0) for device in stalled})
             self._cached, self._cached_at = {d: cached[d] for d in self.remaining}, step
@@ -281,6 +288,11 @@ class SharedUplink:
                 if not self.remaining:
                     continue
             rates = self._rates()
+            if self.no_rate_alone is not None:  # no rate even alone on its receiver: its link is lost now
+                device = self.no_rate_alone
+                self.lost[device] = self.payload[device] - self.remaining[device]
+                self._finish(device)
+                continue
             first = min((d for d in self.remaining if rates[d][0] > 0), key=lambda d: self.remaining[d] / rates[d][0])
             wait_s = max(self.remaining[first] / rates[first][0], 0.0)
             if self.steps is not None:  # the shares are recomputed at the next step's start

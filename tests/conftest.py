@@ -38,19 +38,20 @@ def plugin_registries():
     plugins._installed_loaded = installed
 
 
-# The files that take longest, longest first: every file of at least 4 s, by its wall time on one
-# worker of the whole suite (`python3 -m benchmarks.suite_timeline` prints the list; 2 cores, main
-# at 8ad9669). pytest-xdist's loadfile hands each file whole to the next free worker in collection
-# order, so the long ones go first and the short ones fill in around them: started last, a long
-# file is one worker's long pole while the other sits idle (test_scenarios_real.py, 18 s, kept the
-# other worker idle for 10 s at the end).
-LONG_FILES = ("test_reproduce.py", "test_conformance.py", "test_sweep.py", "test_algorithm_self_fl.py", "test_composition.py",
-              "test_buffered_dynamics.py",
-              "test_hostile_input.py", "test_lambda_study.py", "test_scenarios_real.py", "test_engine_workers.py",
-              "test_worker_start.py", "test_plugins.py", "test_concept_shift_ordering.py", "test_trust.py",
-              "test_engine_batched.py", "test_datasets_real.py", "test_multicell.py", "test_bad_input.py", "test_docs.py",
-              "test_round_time.py", "test_dynamics_motion.py", "test_layers.py", "test_cell_command.py",
-              "test_algorithm_pfedlia.py", "test_plot.py")
+# The files that take longest, longest first: every file of at least 4 s, by its CPU seconds on
+# one worker of the whole suite (`python3 -m benchmarks.suite_timeline` prints the list by wall
+# time; on a shared machine the CPU seconds are the steadier order). pytest-xdist's loadfile
+# hands each file whole to the next free worker in collection order, so the long ones go first
+# and the short ones fill in around them: started last, a long file is one worker's long pole
+# while the other sits idle (test_scenarios_real.py, 18 s, kept the other worker idle for 10 s at
+# the end). test_reproduce.py's smoke scale runs in the worker's own process (--jobs 1): it is
+# the longest file by far and must start first.
+LONG_FILES = ("test_reproduce.py", "test_conformance.py", "test_composition.py", "test_sweep.py", "test_algorithm_self_fl.py",
+              "test_plugins.py", "test_hostile_input.py", "test_scenarios_real.py", "test_lambda_study.py",
+              "test_buffered_dynamics.py", "test_engine_workers.py", "test_bad_input.py", "test_trust.py",
+              "test_worker_start.py", "test_concept_shift_ordering.py", "test_engine_batched.py", "test_layers.py",
+              "test_multicell.py", "test_datasets_real.py", "test_docs.py", "test_cell_command.py", "test_round_time.py",
+              "test_dynamics_motion.py", "test_algorithm_pfedlia.py", "test_plot.py")
 
 
 def pytest_collection_modifyitems(items):

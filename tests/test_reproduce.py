@@ -144,7 +144,10 @@ def _rows(path: Path) -> list[dict]:
 def test_smoke_scale_writes_every_table_and_figure(capsys, tmp_path):
     data_dir = _data_dir()
     out, runs = tmp_path / "report", tmp_path / "runs"
-    argv = ["reproduce", "--scale", "smoke", "--out", str(out), "--runs", str(runs), "--data-dir", data_dir, "--json"]
+    # --jobs 1: the runs one after another in this process (``run_calls``), not in two workers that
+    # would each import torch and load MNIST, CIFAR-10 and Stack Overflow again; the results do not
+    # depend on --jobs (tests/test_worker_start.py), and the pool is tests/test_sweep.py's
+    argv = ["reproduce", "--scale", "smoke", "--out", str(out), "--runs", str(runs), "--data-dir", data_dir, "--jobs", "1", "--json"]
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["scale"] == "smoke" and data["ran"] == data["runs"] and data["reused"] == 0
@@ -179,14 +182,16 @@ def test_smoke_scale_writes_every_table_and_figure(capsys, tmp_path):
     assert {r["scenario"] for r in listed} == {*TABLE_SCENARIOS, TEXT_SCENARIO}
     assert all((runs / r["result_folder"] / "summary.json").exists() for r in listed)
 
-    # a second time (quiet: no progress) every run is reused but one whose summary.json was
-    # edited (run again), and the tables are the same
+    # a second time (quiet: no progress, only the warning that names the run done again) every
+    # run is reused but one whose summary.json was edited (run again), and the tables are the same
     before = (out / "table1.csv").read_text()
     victim = runs / listed[0]["result_folder"] / "summary.json"
     victim.write_text(json.dumps({**json.loads(victim.read_text()), "final_mean_accuracy": 0.99}))
     assert main([*argv[:-1], "--quiet"]) == 0
     text, progress = capsys.readouterr()
-    assert text.startswith(f"reproduce --scale smoke: 1 runs run, {data['runs'] - 1} reused\n") and progress == ""
+    assert text.startswith(f"reproduce --scale smoke: 1 runs run, {data['runs'] - 1} reused\n")
+    assert progress == (f"fl-cosim: running {victim.parent.name} again: summary.json does not match its checksum in "
+                        "checksums.json (truncated or modified)\n")
     assert (out / "table1.csv").read_text() == before
 
 

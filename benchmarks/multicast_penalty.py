@@ -46,7 +46,8 @@ def penalties(speed_kmh: float, seed: int, devices: int, group: int, minutes: fl
     weakest = np.full((times.size, groups.shape[0]), -1)
     for i, t in enumerate(times):
         channel = network.draw_round(channel_rng, float(t))
-        seconds_per_bit = np.where(channel.downlink_outage, np.nan, 1.0 / channel.downlink_bps)[groups]
+        with np.errstate(divide="ignore"):  # a device in outage has a rate of 0 (the nr curve): masked
+            seconds_per_bit = np.where(channel.downlink_outage, np.nan, 1.0 / channel.downlink_bps)[groups]
         heard = ~np.all(np.isnan(seconds_per_bit), axis=1)
         slowest = np.nanmax(seconds_per_bit[heard], axis=1)
         penalty[i, heard] = slowest / np.nanmean(seconds_per_bit[heard], axis=1)

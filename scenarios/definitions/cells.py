@@ -51,9 +51,8 @@ grant at its power headroom limit ([38.213] 7.1.1, TS 38.321 5.4.6) in DFT-s-OFD
 ``headroom`` policy's widest grant at P_CMAX that hogs the band; ``ue_energy=slots``, [38.840]'s
 states where the UE is (a TDD transfer's other slots, a grant wait with data pending; under FDD
 the grant wait alone, which ``uma-2.1ghz``'s TDMA uploads have). They keep ``uplink_access=tdma``
-(each upload drawn; every orchestrator and the moving cell compose on it, PF charges HARQ at its
-expected value) and ``ul_interference=full-buffer`` (the calibration setting; nr-harq refuses
-``clock``). The CQI cap and floor stay: the floor is outage under nr-harq too (below CQI 1 on the
+(each upload drawn; FDMA and PF charge HARQ at its expected value on their shares) and
+``ul_interference=full-buffer`` (the calibration setting). The CQI cap and floor stay: the floor is outage under nr-harq too (below CQI 1 on the
 ``nr`` curve, besides MCS 0 missing 10% BLER after four transmissions); the cap is the MCS tables'
 top as well, so it binds only under ``shannon``. ``--radio link_abstraction=shannon --radio
 ul_allocation=headroom --radio ue_energy=airtime`` gives the presets' link layer before the flip.
@@ -139,8 +138,7 @@ COMMON = {
     "min_bps_per_hz": CQI1_BPS_PER_HZ,
     # the NR link layer: each TDMA upload and static-cell stream through MCS, BLER and HARQ ([38.214]; docs/link-layer.md)
     "link_abstraction": "nr-harq",
-    # TDMA, one drawn upload after another: every orchestrator and the moving cell compose on it (pf charges HARQ at
-    # its expected value; ul_interference=clock and fdma are refused under nr-harq)
+    # TDMA, one drawn upload after another (fdma and pf charge HARQ at its expected value on their shares)
     "uplink_access": "tdma",
     "cycles_per_sample": 2e4,  # [Yang21]
     "cpu_hz": 1e9,

@@ -22,7 +22,7 @@ Rates are the cell's own (``RoundChannel.downlink_bps``/``uplink_bps``): the dup
 the resource blocks' occupancy and TS 38.306's overhead included. Both columns are given for
 TDD: per second of the whole carrier (what the cell delivers) and per second of the
 direction's own slots (the duplex share removed: the figure an FDD evaluation would give).
-Each under ``link_abstraction`` ``shannon`` (the default) and ``nr`` on the same drops and
+Each under ``link_abstraction`` ``shannon`` and ``nr`` (not the presets' ``nr-harq``, which draws each upload) on the same drops and
 fading draws. ``--radio`` overrides a preset's parameter as ``fl-cosim``'s does (e.g.
 ``bs_rx_antennas=32``). Then the mean and the sample standard deviation over the seeds.
 """

@@ -57,7 +57,7 @@ def main(argv=None) -> None:
     print("| --- | --- | --- | --- |")
     for name in ABSTRACTIONS:
         rs = [round_time(args.system, args.devices, args.rounds, s, [f"link_abstraction={name}"] + access) for s in args.seeds]
-        label = f"`{name}`" + (" (default)" if name == "shannon" else "")
+        label = f"`{name}`" + (" (default)" if name == "nr-harq" else "")
         print(f"| {label} | {spread([r['simulated_mean_s'] for r in rs], 2)} | "
               f"{spread([r['energy_j_per_device_round'] for r in rs], 3)} | "
               f"{spread([r['arrived_fraction'] for r in rs], 1, 100, '%')} |", flush=True)

@@ -7,7 +7,7 @@ seeds (not a test: the numbers ``docs/physical-layer.md`` quotes for 1,000 devic
 Each seed is one ``fl-cosim round-time --system S --devices N --rounds R --seed SEED --json``
 (barrier, 1 Mbit each way, 100 samples of compute per device); ``--radio`` is passed on to
 every one of them and every row of the table is one setting: the preset's default
-(``ul_allocation=headroom``) and ``ul_allocation=whole-band``, unless ``--radio`` is given.
+(``ul_allocation=power-limit``, ``link_abstraction=nr-harq``) and ``ul_allocation=whole-band``, unless ``--radio`` is given.
 """
 
 from __future__ import annotations

@@ -34,10 +34,11 @@ import numpy as np
 from contract import RoundPlan
 from netsim import simulate_rounds
 from netsim.dynamics.rounds import dynamics_of
+from netsim.radio import harq_uplink
 from scenarios.definitions.cells import get_cell_system
 
-POLICIES = {"TDMA whole-band": {"ul_allocation": "whole-band"}, "TDMA headroom (default)": {"ul_allocation": "headroom"},
-            "TDMA power-limit": {"ul_allocation": "power-limit"}, "FDMA": {"uplink_access": "fdma"},
+POLICIES = {"TDMA whole-band": {"ul_allocation": "whole-band"}, "TDMA headroom": {"ul_allocation": "headroom"},
+            "TDMA power-limit (default)": {"ul_allocation": "power-limit"}, "FDMA": {"uplink_access": "fdma"},
             "PF": {"uplink_access": "pf"}, "PF clock interference": {"uplink_access": "pf", "ul_interference": "clock"},
             "FDMA clock interference": {"uplink_access": "fdma", "ul_interference": "clock"},
             "FDMA nr-harq": {"uplink_access": "fdma", "link_abstraction": "nr-harq"},
@@ -54,6 +55,8 @@ def measure(preset: str, overrides: dict, devices: int, rounds: int, bits: float
         network = dataclasses.replace(network, dynamics=dynamics_of(system, layout, np.random.default_rng([seed, 4])))
     if system.ul_interference == "clock":  # the interference fading's own stream (a run's: contract.seeds.interference_seed)
         network = dataclasses.replace(network, interference_rng=np.random.default_rng([seed, 3]))
+    if system.link_abstraction == "nr-harq":  # TDMA uploads drawn through the link layer: the HARQ stream ([seed, 5])
+        network = dataclasses.replace(network, link_state=harq_uplink.LinkState(np.random.SeedSequence([seed, 5])))
     plan = RoundPlan((), {d: bits for d in range(devices)}, tuple(range(devices)))
     records, trace = simulate_rounds([plan] * rounds, network, bits, np.random.default_rng([seed, 1]),
                                      channel_rng=np.random.default_rng([seed, 2]))

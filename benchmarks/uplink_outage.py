@@ -1,5 +1,7 @@
 """Uplink outage at many devices, whole-band TDMA grants against grants sized by each device's
-power headroom (``--radio ul_allocation=headroom``, ``PhysicalSystem.allocated_prbs``), and the
+power headroom (``ul_allocation=headroom``, ``PhysicalSystem.allocated_prbs``) and at its power
+headroom limit (``power-limit``, the presets' default), on the presets' link layer
+(``link_abstraction=nr-harq``: outage also where MCS 0 misses 10% after four copies), and the
 per-Mbit uplink energy of TDMA and FDMA in both accountings, radiated and TR 38.840's device
 states (not a test: the numbers ``docs/physical-layer.md`` quotes).
 
@@ -10,18 +12,22 @@ from ``default_rng(seed + 1)``: seed 0 is the drop the page quoted before) and `
 independent fading draws:
 
 - *outage*: the fraction of device-rounds whose uplink is below the outage floor (CQI 1's
-  efficiency) on their TDMA grant;
+  efficiency) on their TDMA grant, or (``nr-harq``) where MCS 0 misses 10% BLER after four copies;
 - *energy per Mbit*: the transmit energy of 1 Mbit at the device's power and rate (TDD: its
   uplink symbols only), median over the device-rounds not in outage of the devices whose
-  whole-band power is below ``P_CMAX``; TDMA on its headroom grant (the presets' default), FDMA
+  whole-band power is below ``P_CMAX``; TDMA on the preset's grant (``power-limit``) at its
+  expected HARQ goodput (``RoundChannel.harq_uplink_bps``; under ``shannon`` its rate), FDMA
   with ``n`` devices sharing the band (``n`` 10 and 50) at each one's power on its share
-  (TS 38.213 7.1.1). Two accountings: *radiated* (``power_unit_w=0``: the radiated watts times
-  the time on the air) and *device states* (the presets' ``power_unit_w``, TR 38.840 Table
-  8.1-1's PUSCH state: 250 units at 0 dBm to 700 at 23 dBm, charged for the time on the air).
+  (TS 38.213 7.1.1; under ``nr-harq`` at the share's expected HARQ goodput). Two accountings:
+  *radiated* (``power_unit_w=0``, ``ue_energy=airtime``: the radiated watts times the time on the
+  air) and *device states* (the presets' ``power_unit_w`` and ``ue_energy=slots``, TR 38.840 Table
+  8.1-1's PUSCH state: 250 units at 0 dBm to 700 at 23 dBm, charged for the time on the air, and
+  PDCCH monitoring, 100 units, in the upload's downlink slots).
 
 Then on the clock (``netsim.simulate_rounds``, the vectorized timeline for TDMA, the processes
 for FDMA): per seed one drop of ``clock_devices`` devices (``default_rng([seed, 0])``),
-``clock_rounds`` rounds in which every device uploads 1 Mbit at once (no downlink, no compute);
+``clock_rounds`` rounds in which every device uploads 1 Mbit at once (no downlink, no compute;
+TDMA uploads drawn through the link layer, their HARQ stream ``SeedSequence([seed, 5])``);
 the uploads heard (not in uplink outage) and the transmit energy of all uploads over their bits (mJ/Mbit), split into the devices whose
 whole-band power is below ``P_CMAX`` and the power-limited ones (at ``P_CMAX``), and the mean
 round. Every figure: mean +- sample standard deviation [min-max] over the seeds.
@@ -30,17 +36,19 @@ round. Every figure: mean +- sample standard deviation [min-max] over the seeds.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 import numpy as np
 
 from benchmarks.spread import spread
 from contract import RoundPlan
 from netsim import simulate_rounds
+from netsim.radio import harq_uplink
 from scenarios.definitions.cells import get_cell_system
 
 PRESETS = ("uma-3.5ghz", "umi-3.5ghz")
 SHARINGS = (10, 50)
-ACCOUNTINGS = {"radiated (power_unit_w=0)": {"power_unit_w": 0.0}, "device states (TR 38.840, default)": {}}
+ACCOUNTINGS = {"radiated (power_unit_w=0)": {"power_unit_w": 0.0, "ue_energy": "airtime"}, "device states (TR 38.840, default)": {}}
 
 
 
@@ -58,7 +66,9 @@ def measure(preset: str, overrides: dict, devices: int, rounds: int, seed: int) 
         outage.append(channel.uplink_outage)
         narrow.append(channel.allocated_prbs < system.uplink_prbs)
         ok = ~channel.uplink_outage
-        tdma_mj.append(np.where(ok & below_cap, 1e3 * channel.transmit_j(1e6 / channel.uplink_bps, everyone), np.nan))
+        rate_bps = channel.harq_uplink_bps if system.link_abstraction == "nr-harq" else channel.uplink_bps
+        with np.errstate(divide="ignore"):
+            tdma_mj.append(np.where(ok & below_cap, 1e3 * channel.transmit_j(1e6 / rate_bps, everyone), np.nan))
         for n in SHARINGS:
             seconds = 1e6 / channel.uplink_share_bps(everyone, n)
             fdma_mj[n].append(np.where(ok & below_cap, 1e3 * network.upload_j(network.share_power_w(everyone, n) * seconds), np.nan))
@@ -71,6 +81,8 @@ def measure_clock(preset: str, overrides: dict, devices: int, rounds: int, seed:
     system = get_cell_system(preset, overrides=overrides)
     layout = system.cell.place(devices, np.random.default_rng([seed, 0]))
     network = system.network(layout, np.zeros(devices))
+    if system.link_abstraction == "nr-harq":  # TDMA uploads drawn through the link layer: the HARQ stream ([seed, 5])
+        network = dataclasses.replace(network, link_state=harq_uplink.LinkState(np.random.SeedSequence([seed, 5])))
     capped = network.uplink_power_dbm >= system.uplink.tx_power_dbm - 1e-9
     plan = RoundPlan((), {d: 1e6 for d in range(devices)}, tuple(range(devices)))
     records, trace = simulate_rounds([plan] * rounds, network, 1e6, np.random.default_rng([seed, 1]),
@@ -100,12 +112,12 @@ def main(argv=None) -> None:
     print("| cell | TDMA grant | uplink outage | grants narrower than the band |")
     print("|---|---|---|---|")
     for preset in PRESETS:
-        for allocation in ("whole-band", "headroom"):
-            rs = [measure(preset, {"ul_allocation": allocation, "power_unit_w": 0.0}, args.devices, args.rounds, s) for s in args.seeds]
+        for allocation in ("whole-band", "headroom", "power-limit"):
+            rs = [measure(preset, {"ul_allocation": allocation, **ACCOUNTINGS["radiated (power_unit_w=0)"]}, args.devices, args.rounds, s) for s in args.seeds]
             print(f"| {preset} | {allocation} | {spread([r['outage'] for r in rs], 2, 100, '%')} | "
                   f"{spread([r['narrow'] for r in rs], 1, 100, '%')} |")
 
-    print("\nmJ per Mbit, median over the device-rounds not in outage of the devices below P_CMAX (TDMA: headroom grants)\n")
+    print("\nmJ per Mbit, median over the device-rounds not in outage of the devices below P_CMAX (TDMA: the preset's power-limit grants)\n")
     print("| cell | accounting | TDMA mJ/Mbit | " + " | ".join(f"FDMA n={n} mJ/Mbit" for n in SHARINGS) + " | "
           + " | ".join(f"FDMA n={n} / TDMA" for n in SHARINGS) + " |")
     print("|---|---|---|" + "---|" * (2 * len(SHARINGS)))
@@ -122,7 +134,7 @@ def main(argv=None) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for preset in PRESETS:
         for accounting, overrides in ACCOUNTINGS.items():
-            for access, extra in (("TDMA headroom", {}), ("FDMA", {"uplink_access": "fdma"})):
+            for access, extra in (("TDMA power-limit", {}), ("FDMA", {"uplink_access": "fdma"})):
                 rs = [measure_clock(preset, {**overrides, **extra}, args.clock_devices, args.clock_rounds, s) for s in args.seeds]
                 print(f"| {preset} | {accounting} | {access} | {spread([r['heard'] for r in rs], 1, 100, '%')} | {spread([r['all'] for r in rs], 1)} | "
                       f"{spread([r['below'] for r in rs], 1)} | {spread([r['capped'] for r in rs], 1)} | "

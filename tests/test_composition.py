@@ -18,6 +18,7 @@ matrix costs seconds. Invariants checked on every run that is not refused:
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import re
 from pathlib import Path
@@ -26,6 +27,7 @@ import numpy as np
 import pytest
 
 from netsim.clock.engine import RunOptions
+from netsim.radio.physical import PhysicalSystem
 from scenarios.definitions import clock
 from scenarios.definitions.orchestrators import Job
 from scenarios.errors import UsageError
@@ -81,7 +83,7 @@ def attempt(orchestrator, system, dynamics, algorithm):
         run = resolve(_spec(orchestrator, system, dynamics, algorithm))
         clock.check(run)
         learner = _learner(algorithm)
-        network, channel_rng = copy.deepcopy(_bound(run.system))
+        network, channel_rng = _network(run.system)
         options = RunOptions(channel_rng=channel_rng)
         orchestrator, server, settings = clock.orchestrate(run.spec, learner, network)  # the registry's, by name
         trace: list = []
@@ -93,11 +95,21 @@ def attempt(orchestrator, system, dynamics, algorithm):
         return "refused", str(error)
 
 
+def _network(system):
+    """(network, channel generator) of ``system``: a deep copy of its bound network, the very
+    state a fresh bind gives. A cell's timing (``mode``, ``deadline``) is read from
+    ``network.system`` as the rounds run and nothing ``bind`` draws depends on it, so the
+    orchestrators share one bind per cell and its dynamics, the run's timing put back."""
+    if not isinstance(system, PhysicalSystem):
+        return copy.deepcopy(_bound(system))
+    network, channel_rng = copy.deepcopy(_bound(dataclasses.replace(system, mode="barrier", deadline=None)))
+    return dataclasses.replace(network, system=system), channel_rng
+
+
 @functools.lru_cache(maxsize=None)
 def _bound(system):
-    """(network, channel generator) of ``system`` (its dynamics included), bound once: each run
-    takes a deep copy, the very state a fresh bind gives (placing the devices among 19 sites is
-    the matrix's largest cost)."""
+    """(network, channel generator) of ``system`` (its dynamics included), bound once (placing
+    the devices among 19 sites and starting their motion is the matrix's largest cost)."""
     return system.bind(np.full(DEVICES, 2.0), np.random.SeedSequence(3))
 
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from netsim.radio.link.adaptation import Allocation, effective_sinr_db
+from netsim.radio.link.adaptation import Allocation, OuterLoop, block_error, effective_sinr_db, group_grant, multicast_grant
 from netsim.radio.link.effective_sinr import EESM_BETA_TABLE_1, EESM_BETA_TABLE_2, eesm, eesm_beta, eesm_each
 from netsim.radio.link.mcs_tables import MCS_TABLES
 from netsim.radio.link.mcs_tables import PDSCH_MCS_TABLE_1, PDSCH_MCS_TABLE_2, PUSCH_TP_MCS_TABLE
@@ -67,3 +67,22 @@ def test_every_mcs_at_once_is_each_mcs_alone(table):
     assert eesm_each([2.0, 8.0], betas) == pytest.approx([eesm([2.0, 8.0], b) for b in betas], rel=1e-15)
     with pytest.raises(ValueError):
         eesm_each([1.0], [1.0, 0.0])
+
+
+@pytest.mark.parametrize("table", sorted(MCS_TABLES))
+def test_the_blers_of_every_count_of_copies_at_once_are_each_alone(table):
+    """``Allocation.combined_bler`` computes the BLERs of 1-4 chase-combined copies of an MCS in
+    one array operation (``eesm_scaled``): each the ``block_error`` of the SINRs times the
+    copies, whichever count is asked first; more copies than that one at a time."""
+    rng = np.random.default_rng(11)
+    for n in rng.integers(1, 52, 25).tolist():
+        sinr = rng.exponential(1.0, n) * 10 ** rng.uniform(-1.5, 2.5)
+        for mcs in (0, 7, len(MCS_TABLES[table]) - 1):
+            for first in (4, 1, 3, 6):
+                allocation = Allocation(table, sinr)
+                for copies in (first, 1, 2, 3, 4, 6):
+                    alone = block_error(table, allocation.grants[mcs], sinr * copies)
+                    assert allocation.combined_bler(mcs, copies) == pytest.approx(alone, rel=1e-12, abs=1e-15)
+        rows = rng.exponential(1.0, (3, n)) * 10 ** rng.uniform(-1.5, 2.5)
+        members = [Allocation(table, row) for row in rows]
+        assert group_grant(members, OuterLoop()) == multicast_grant(table, rows, OuterLoop())

@@ -43,7 +43,7 @@ import numpy as np
 
 from contract.seeds import child
 from netsim.radio.link import LinkConfig
-from netsim.radio.link.adaptation import Allocation, OuterLoop, multicast_grant
+from netsim.radio.link.adaptation import Allocation, OuterLoop, group_grant
 from netsim.radio.link.harq import HarqTiming, occupied_slots
 
 DOWNLINK_TABLE = "pdsch-64qam"  # TS 38.214 Table 5.1.3.1-1
@@ -77,8 +77,8 @@ def stream(bits: int, sinr_by_listener, rngs: list, link: LinkConfig) -> StreamR
     sinr = np.atleast_2d(np.asarray(sinr_by_listener, dtype=float))
     if bits < 1 or len(rngs) != sinr.shape[0] or sinr.shape[0] < 1:
         raise ValueError("a stream needs bits >= 1 and one generator per listener (at least one)")
-    chosen, _ = multicast_grant(link.table, sinr, OuterLoop(), 0.0, link.n_symbols, link.dmrs_re_per_prb)
     members = [Allocation(link.table, row, link.n_symbols, link.dmrs_re_per_prb) for row in sinr]
+    chosen, _ = group_grant(members, OuterLoop(), 0.0)
     bler = np.array([[m.combined_bler(chosen.mcs, k) for k in range(1, link.max_transmissions + 1)] for m in members])
     tbs = chosen.segmentation.tbs_bits
     sent, delivered, remaining = [], [], bits
@@ -109,8 +109,8 @@ def expected_bps(sinr_by_listener, link: LinkConfig, downlink_share: float) -> f
     keeping every downlink slot busy: ``TBS prod_i (1 - q_i4) / (E[T] slot) x share``. One listener:
     ``E[T] = 1 + p_1 + p_1 p_2 + p_1 p_2 p_3``, the uplink's (``harq_uplink.expected_bps``)."""
     sinr = np.atleast_2d(np.asarray(sinr_by_listener, dtype=float))
-    chosen, _ = multicast_grant(link.table, sinr, OuterLoop(), 0.0, link.n_symbols, link.dmrs_re_per_prb)
     members = [Allocation(link.table, row, link.n_symbols, link.dmrs_re_per_prb) for row in sinr]
+    chosen, _ = group_grant(members, OuterLoop(), 0.0)
     bler = np.array([[m.combined_bler(chosen.mcs, k) for k in range(1, link.max_transmissions + 1)] for m in members])
     still = np.cumprod(bler, axis=1)  # q_ik
     expected_transmissions = 1.0 + float(np.sum(1.0 - np.prod(1.0 - still[:, :-1], axis=0)))

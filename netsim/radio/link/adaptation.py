@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from netsim.radio.link.bler import sinr_at_bler_db, transport_block_bler
-from netsim.radio.link.effective_sinr import eesm, eesm_beta, eesm_each
+from netsim.radio.link.effective_sinr import eesm, eesm_beta, eesm_each, eesm_scaled
 from netsim.radio.link.mcs_tables import MCS_TABLES
 from netsim.radio.link.tbs import Segmentation, resource_elements, segment, transport_block_size
 
@@ -98,6 +98,9 @@ def select_mcs(table: str, sinr_prb_linear, loop: OuterLoop, n_symbols: int = 14
     return Allocation(table, sinr_prb_linear, n_symbols, dmrs_re_per_prb).select(loop)
 
 
+COPIES_AT_ONCE = 4  # the HARQ loops' most transmissions (``LinkConfig.max_transmissions``): BLERs computed together
+
+
 @functools.lru_cache(maxsize=None)
 def _betas(table: str) -> np.ndarray:
     """Every MCS's EESM beta of ``table``, in index order."""
@@ -156,10 +159,17 @@ class Allocation:
         return self._targets[bler_target]
 
     def combined_bler(self, mcs: int, copies: int) -> float:
-        """Transport-block BLER of ``mcs`` after ``copies`` chase-combined transmissions."""
+        """Transport-block BLER of ``mcs`` after ``copies`` chase-combined transmissions (``block_error``
+        on the SINRs times ``copies``); asked for one count of copies up to ``COPIES_AT_ONCE``, every
+        count up to it is computed at once (``eesm_scaled``), as the HARQ loops ask for them in turn."""
         key = (mcs, copies)
         if key not in self._bler:
-            self._bler[key] = block_error(self.table, self.grants[mcs], self.sinr * copies)
+            counts = np.arange(1, COPIES_AT_ONCE + 1) if copies <= COPIES_AT_ONCE else np.array([copies])
+            seg = self.grants[mcs].segmentation
+            beta = eesm_beta(MCS_TABLES[self.table][mcs])
+            for k, value in zip(counts.tolist(), eesm_scaled(self.sinr, beta, counts).tolist()):
+                effective_db = 10 * math.log10(value) if value > 0 else -math.inf
+                self._bler[(mcs, k)] = transport_block_bler(self.table, mcs, seg.code_block_bits, seg.n_code_blocks, effective_db)
         return self._bler[key]
 
 
@@ -171,9 +181,14 @@ def multicast_grant(table: str, sinr_by_member, loop: OuterLoop, percentile: flo
     offset: ``percentile`` 0 (default) follows the weakest member, as a broadcast must to reach all;
     a larger one leaves the weakest out. Returns the grant and the misses: the members above the
     target at that MCS (0 at percentile 0 unless even MCS 0 misses someone)."""
+    members = [Allocation(table, row, n_symbols, dmrs_re_per_prb) for row in np.atleast_2d(np.asarray(sinr_by_member, dtype=float))]
+    return group_grant(members, loop, percentile)
+
+
+def group_grant(members, loop: OuterLoop, percentile: float = 0.0) -> tuple[Grant, int]:
+    """``multicast_grant`` on the members' ``Allocation``s (built once by a caller that reads them again)."""
     if not 0 <= percentile < 100:
         raise ValueError(f"0 <= percentile < 100, not {percentile}")
-    members = [Allocation(table, row, n_symbols, dmrs_re_per_prb) for row in np.atleast_2d(np.asarray(sinr_by_member, dtype=float))]
     needed = math.ceil(len(members) * (100 - percentile) / 100 - 1e-9)
     for mcs in range(len(members[0].grants) - 1, -1, -1):
         misses = sum(m.seen_bler(mcs, loop.offset_db) > loop.bler_target for m in members)

@@ -71,3 +71,16 @@ def eesm_each(sinr_linear, betas) -> np.ndarray:
     low = float(sinr.min())
     return low - betas * np.log(np.mean(np.exp(-(sinr - low)[None, :] / betas[:, None]), axis=1))
 
+
+def eesm_scaled(sinr_linear, beta: float, scales) -> np.ndarray:
+    """``eesm(sinr_linear * scale, beta)`` for every scale of ``scales`` at once (one array
+    operation: chase combining of ``k`` copies multiplies every PRB's SINR by ``k``)."""
+    sinr = np.asarray(sinr_linear, dtype=float)
+    if sinr.size == 0 or np.any(sinr < 0) or not np.all(np.isfinite(sinr)):
+        raise ValueError("EESM needs at least one finite, non-negative linear SINR")
+    if beta <= 0:
+        raise ValueError(f"beta > 0, not {beta}")
+    scaled = sinr[None, :] * np.asarray(scales)[:, None]
+    low = scaled.min(axis=1)
+    return low - beta * np.log(np.mean(np.exp(-(scaled - low[:, None]) / beta), axis=1))
+

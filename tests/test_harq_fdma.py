@@ -9,16 +9,13 @@ import json
 import numpy as np
 import pytest
 
-from contract import RoundPlan, Stream
-from netsim import simulate_rounds
 from netsim.radio import harq_uplink
 from netsim.radio.cell import Cell, CellLayout
 from netsim.radio.link.adaptation import Allocation
 from netsim.radio.physical import LinkBudget, PhysicalSystem, dft_s_ofdm_prbs, water_fill_prbs
 from netsim.radio.physical_links import PhysicalLinks
 from scenarios.cli.main import main
-from scenarios.definitions.cells import get_cell_system
-from tests.test_harq_pf import MW_PER_PRB_90_DB, SLOT_S, TBS_10, hand_cell, one_round
+from tests.test_harq_pf import MW_PER_PRB_90_DB, SLOT_S, TBS_10, _umi, hand_cell, one_round
 
 # TS 38.214 5.1.3.2 (test_harq_pf's hand cell: MCS 27, 64QAM R = 948/1024, N_RE = 156 a PRB) on 5 PRBs:
 # N_info = 780 x 6 x 0.92578 = 4332.7 > 3824: n = floor(log2(4308.7)) - 5 = 7, N'_info = 2^7 round(4308.7 / 2^7) = 4352;
@@ -98,17 +95,12 @@ def test_a_device_where_mcs_0_misses_after_four_copies_is_in_outage_and_the_othe
     assert (up.entity, up.end) == (1, pytest.approx(0.1, rel=1e-12))
 
 
-def _umi(**radio):
-    system = get_cell_system("umi-3.5ghz", overrides={"uplink_access": "fdma", "link_abstraction": "nr-harq", **radio})
-    return system.bind(np.full(8, 100.0), np.random.SeedSequence(5))
-
-
 @pytest.mark.parametrize("power_control", ["fractional", "off"])
 def test_fdma_outage_is_where_a_share_has_no_goodput(power_control):
     """On a UMi round a device the FDMA test admits (not below the floor on its narrowest share)
     has a positive expected goodput on every share size the split can give (each DFT-s-OFDM size
     up to 50 blocks); one it refuses on the link layer's grounds has 0 on one of them."""
-    network, channel_rng = _umi(ul_power_control=power_control)
+    network, channel_rng = _umi("fdma", ul_power_control=power_control)
     links = PhysicalLinks.draw(network, channel_rng)
     links.fdma_sharing = {q: 8 for q in set(links.uplink_queue.tolist())}
     channel, band = links.channel, network.system.uplink_prbs
@@ -117,47 +109,6 @@ def test_fdma_outage_is_where_a_share_has_no_goodput(power_control):
         rates = [float(links.uplink_share_bps(np.array([d]), np.array([band / m]))[0]) for m in sizes]
         floor = channel.uplink_share_outage(d, 8)
         assert links.can_upload(d, True) == (not floor and min(rates) > 0)
-
-
-def _round(**radio):
-    network, channel_rng = _umi(**radio)
-    every = tuple(range(8))
-    plans = [RoundPlan((Stream(every, 2e6),), {d: 2e6 for d in every}, every) for _ in range(2)]
-    return simulate_rounds(plans, network, 2e6, np.random.default_rng(0), channel_rng=channel_rng)
-
-
-@pytest.mark.parametrize("radio", [{}, {"ul_power_control": "off"}, {"mean_off_s": 5.0, "mean_on_s": 5.0}, {"battery_j": 0.2},
-                                   {"ue_energy": "slots"}, {"speed_kmh": 30.0}],
-                         ids=["cell", "power-off", "availability", "batteries", "slots", "moving"])
-def test_nr_harq_fdma_rounds_compose_and_are_deterministic(radio):
-    """Synchronous rounds with availability, batteries, TR 38.840's slots, a moving cell: every
-    participant arrives or is dropped with a reason, each round's energy the sum of its events',
-    the same seed the same trace."""
-    records, trace = _round(**radio)
-    assert [e for e in trace if e.kind == "uplink"]
-    for record in records:
-        outcome = record.outcome
-        assert set(outcome.arrived) | set(outcome.dropped) == set(range(8)) and not set(outcome.arrived) & set(outcome.dropped)
-        events = [e for e in trace if e.round == record.server_round]
-        assert sum(record.energy_j.values()) == pytest.approx(sum(e.energy_j for e in events if e.kind != "downlink"), rel=1e-9)
-    assert _round(**radio)[1] == trace
-
-
-def test_fedbuff_k_c_n_under_nr_harq_fdma_is_the_synchronous_pipelined_run():
-    from netsim.clock.buffered import Buffered, NetworkOnly, run_buffered
-    from netsim.clock.engine import RunOptions
-
-    n, bits = 8, 1e6
-    network, channel_rng = _umi()
-    plan = RoundPlan((Stream(tuple(range(n)), bits),), {d: bits for d in range(n)}, tuple(range(n)))
-    rounds, synchronous = simulate_rounds([plan] * 3, network, bits, np.random.default_rng(5), simulator="processes",
-                                          channel_rng=channel_rng)
-    network, channel_rng = _umi()
-    versions, trace = run_buffered(NetworkOnly(n, bits), network, Buffered(n), 3, np.random.default_rng(5),
-                                   RunOptions(channel_rng=channel_rng))
-    steps = lambda t: [(e.kind, e.entity, e.start, e.end, e.bits, e.energy_j, e.reason) for e in t
-                       if e.kind in ("compute", "uplink", "dropped")]
-    assert steps(trace) == steps(synchronous) and [e for e in trace if e.kind == "uplink"]
 
 
 @pytest.mark.parametrize("power_control", ["fractional", "off"])

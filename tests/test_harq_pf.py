@@ -100,8 +100,8 @@ def test_a_device_where_mcs_0_misses_after_four_copies_is_in_outage_and_the_othe
     assert (up.entity, up.end) == (1, pytest.approx(0.1, rel=1e-12))
 
 
-def _umi(**radio):
-    system = get_cell_system("umi-3.5ghz", overrides={"uplink_access": "pf", "link_abstraction": "nr-harq", **radio})
+def _umi(access="pf", **radio):
+    system = get_cell_system("umi-3.5ghz", overrides={"uplink_access": access, "link_abstraction": "nr-harq", **radio})
     return system.bind(np.full(8, 100.0), np.random.SeedSequence(5))
 
 
@@ -124,41 +124,48 @@ def test_pf_outage_is_where_the_rates_are_0():
             assert rates == pytest.approx(expected, rel=1e-12)
 
 
-def _round(**radio):
-    network, channel_rng = _umi(**radio)
+def _round(access="pf", **radio):
+    network, channel_rng = _umi(access, **radio)
     every = tuple(range(8))
     plans = [RoundPlan((Stream(every, 2e6),), {d: 2e6 for d in every}, every) for _ in range(2)]
     return simulate_rounds(plans, network, 2e6, np.random.default_rng(0), channel_rng=channel_rng)
 
 
-@pytest.mark.parametrize("radio", [{}, {"mean_off_s": 5.0, "mean_on_s": 5.0}, {"battery_j": 0.2}, {"ue_energy": "slots"},
-                                   {"speed_kmh": 30.0}], ids=["cell", "availability", "batteries", "slots", "moving"])
-def test_nr_harq_pf_rounds_compose_and_count_everything_once(radio):
-    """Synchronous rounds with availability, batteries, TR 38.840's slots, a moving cell (each step's
-    channel, its grants' goodput there): every participant
-    arrives or is dropped with a reason, each round's energy the sum of its events', the same seed
-    the same trace; uploads share the band at once."""
-    records, trace = _round(**radio)
+DYNAMICS = {"cell": {}, "availability": {"mean_off_s": 5.0, "mean_on_s": 5.0}, "batteries": {"battery_j": 0.2},
+            "slots": {"ue_energy": "slots"}, "moving": {"speed_kmh": 30.0}}
+
+
+@pytest.mark.parametrize("access, radio", [(a, r) for a in ("pf", "fdma") for r in DYNAMICS.values()]
+                         + [("fdma", {"ul_power_control": "off"})],
+                         ids=[f"{a}-{name}" for a in ("pf", "fdma") for name in DYNAMICS] + ["fdma-power-off"])
+def test_nr_harq_shared_rounds_compose_and_count_everything_once(access, radio):
+    """PF and FDMA (equal shares in whole PRBs, also without power control): synchronous rounds with
+    availability, batteries, TR 38.840's slots, a moving cell (each step's channel, its grants'
+    goodput there): every participant arrives or is dropped with a reason, each round's energy the
+    sum of its events', the same seed the same trace; uploads share the band at once."""
+    records, trace = _round(access, **radio)
+    assert [e for e in trace if e.kind == "uplink"]
     for record in records:
         outcome = record.outcome
         assert set(outcome.arrived) | set(outcome.dropped) == set(range(8)) and not set(outcome.arrived) & set(outcome.dropped)
         events = [e for e in trace if e.round == record.server_round]
         assert sum(record.energy_j.values()) == pytest.approx(sum(e.energy_j for e in events if e.kind != "downlink"), rel=1e-9)
-    assert _round(**radio)[1] == trace
+    assert _round(access, **radio)[1] == trace
 
 
-def test_fedbuff_k_c_n_under_nr_harq_pf_is_the_synchronous_pipelined_run():
-    """The buffered orchestrators on the shared uplink take the same rates: K = C = N FedBuff is
-    the synchronous pipelined run event for event."""
+@pytest.mark.parametrize("access", ["pf", "fdma"])
+def test_fedbuff_k_c_n_under_nr_harq_on_a_shared_uplink_is_the_synchronous_pipelined_run(access):
+    """The buffered orchestrators on the shared uplink (PF, FDMA) take the same rates: K = C = N
+    FedBuff is the synchronous pipelined run event for event."""
     from netsim.clock.buffered import Buffered, NetworkOnly, run_buffered
     from netsim.clock.engine import RunOptions
 
     n, bits = 8, 1e6
-    network, channel_rng = _umi()
+    network, channel_rng = _umi(access)
     plan = RoundPlan((Stream(tuple(range(n)), bits),), {d: bits for d in range(n)}, tuple(range(n)))
     rounds, synchronous = simulate_rounds([plan] * 3, network, bits, np.random.default_rng(5), simulator="processes",
                                           channel_rng=channel_rng)
-    network, channel_rng = _umi()
+    network, channel_rng = _umi(access)
     versions, trace = run_buffered(NetworkOnly(n, bits), network, Buffered(n), 3, np.random.default_rng(5),
                                    RunOptions(channel_rng=channel_rng))
     steps = lambda t: [(e.kind, e.entity, e.start, e.end, e.bits, e.energy_j, e.reason) for e in t

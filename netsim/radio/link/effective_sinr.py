@@ -45,14 +45,20 @@ def eesm_beta(entry: McsEntry) -> float:
         raise ValueError(f"no EESM beta for Q_m={entry.modulation_order}, R={entry.rate_x1024}/1024") from None
 
 
+def _checked(sinr_linear) -> np.ndarray:
+    """The per-PRB linear SINRs as an array: ValueError unless at least one, each finite and non-negative."""
+    sinr = np.asarray(sinr_linear, dtype=float)
+    if sinr.size == 0 or np.any(sinr < 0) or not np.all(np.isfinite(sinr)):
+        raise ValueError("EESM needs at least one finite, non-negative linear SINR")
+    return sinr
+
+
 def eesm(sinr_linear, beta: float) -> float:
     """EESM effective SINR (linear) of the per-PRB linear SINRs ``sinr_linear`` at ``beta``.
 
     Computed as ``min + (-beta ln mean exp(-(SINR_i - min) / beta))`` so that no term underflows.
     """
-    sinr = np.asarray(sinr_linear, dtype=float)
-    if sinr.size == 0 or np.any(sinr < 0) or not np.all(np.isfinite(sinr)):
-        raise ValueError("EESM needs at least one finite, non-negative linear SINR")
+    sinr = _checked(sinr_linear)
     if beta <= 0:
         raise ValueError(f"beta > 0, not {beta}")
     low = float(sinr.min())
@@ -62,10 +68,8 @@ def eesm(sinr_linear, beta: float) -> float:
 def eesm_each(sinr_linear, betas) -> np.ndarray:
     """``eesm(sinr_linear, beta)`` for every beta of ``betas`` at once (one array operation:
     what ``Allocation`` needs for every MCS of a table on one allocation)."""
-    sinr = np.asarray(sinr_linear, dtype=float)
+    sinr = _checked(sinr_linear)
     betas = np.asarray(betas, dtype=float)
-    if sinr.size == 0 or np.any(sinr < 0) or not np.all(np.isfinite(sinr)):
-        raise ValueError("EESM needs at least one finite, non-negative linear SINR")
     if np.any(betas <= 0):
         raise ValueError(f"beta > 0, not {betas.min()}")
     low = float(sinr.min())
@@ -75,9 +79,7 @@ def eesm_each(sinr_linear, betas) -> np.ndarray:
 def eesm_scaled(sinr_linear, beta: float, scales) -> np.ndarray:
     """``eesm(sinr_linear * scale, beta)`` for every scale of ``scales`` at once (one array
     operation: chase combining of ``k`` copies multiplies every PRB's SINR by ``k``)."""
-    sinr = np.asarray(sinr_linear, dtype=float)
-    if sinr.size == 0 or np.any(sinr < 0) or not np.all(np.isfinite(sinr)):
-        raise ValueError("EESM needs at least one finite, non-negative linear SINR")
+    sinr = _checked(sinr_linear)
     if beta <= 0:
         raise ValueError(f"beta > 0, not {beta}")
     scaled = sinr[None, :] * np.asarray(scales)[:, None]

@@ -1130,22 +1130,37 @@ class RoundChannel:
         sharing = np.broadcast_to(np.asarray(sharing, dtype=float), devices.shape)
         snr_db = np.atleast_1d(self.uplink_share_snr_db(devices, sharing, interference_w))
         state, link, share = self.network.link_state, self.harq_link, self.system.shares[1]
-        rates = [harq_uplink.expected_bps(self.harq_share_sinr(int(d), round(self.system.uplink_prbs / k), float(db)), link, share,
-                                          loop=state.loop(int(d)) if state is not None else None)
-                 for d, k, db in zip(devices.tolist(), sharing.tolist(), snr_db.tolist())]
+        rates = []
+        for d, k, db in zip(devices.tolist(), sharing.tolist(), snr_db.tolist()):
+            loop = state.loop(d) if state is not None else None
+            key = (d, round(self.system.uplink_prbs / k), db, None if loop is None else (loop.offset_db, loop.bler_target))
+            if key not in self._harq_share_rates:  # a shared uplink asks again at each change of its transmitters
+                self._harq_share_rates[key] = harq_uplink.expected_bps(self.harq_share_sinr(d, key[1], db), link, share, loop=loop)
+            rates.append(self._harq_share_rates[key])
         return np.array(rates)
+
+    @functools.cached_property
+    def _harq_share_rates(self) -> dict:
+        """``harq_share_bps``'s rates kept: (device, PRBs, mean SINR in dB, outer loop's offset and target) -> bit/s."""
+        return {}
+
+    @functools.cached_property
+    def _harq_share_outages(self) -> dict:
+        """``harq_share_outage``'s answers kept: (device, widest PRBs) -> in outage."""
+        return {}
 
     def harq_share_outage(self, device: int, widest_prbs: int) -> bool:
         """``nr-harq`` under PF or FDMA: MCS 0 misses the BLER target after four copies
         (``harq_uplink.in_outage``) on some grant the scheduler can give the device, a DFT-s-OFDM
         size of at most ``widest_prbs`` blocks (its SINR per block is the same on each below
         ``P_CMAX``, but the grant's placement and the block's size change)."""
-        band = self.system.uplink_prbs
-        for prbs in _dft_sizes(int(widest_prbs)).tolist():
-            mean_db = float(self.uplink_share_snr_db(device, band / prbs))
-            if harq_uplink.in_outage(self.harq_share_sinr(device, prbs, mean_db), self.harq_link):
-                return True
-        return False
+        key = (int(device), int(widest_prbs))
+        if key not in self._harq_share_outages:
+            band = self.system.uplink_prbs
+            self._harq_share_outages[key] = any(
+                harq_uplink.in_outage(self.harq_share_sinr(key[0], prbs, float(self.uplink_share_snr_db(key[0], band / prbs))), self.harq_link)
+                for prbs in _dft_sizes(key[1]).tolist())
+        return self._harq_share_outages[key]
 
     def uplink_share_outage(self, device: int, sharing: int) -> bool:
         """FDMA: outage tested on the SNR of the share (``sharing`` times the full-band SNR)."""

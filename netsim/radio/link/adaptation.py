@@ -18,6 +18,7 @@ and its next upload, on a better channel, starts there and spends hundreds of bl
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from dataclasses import dataclass
@@ -113,6 +114,19 @@ def _grants(table: str, n_prb: int, n_symbols: int, dmrs_re_per_prb: int) -> tup
     return tuple(grant(table, m, n_prb, n_symbols, dmrs_re_per_prb) for m in range(len(MCS_TABLES[table])))
 
 
+@functools.lru_cache(maxsize=4096)
+def _target_sinrs_db(table: str, n_prb: int, n_symbols: int, dmrs_re_per_prb: int, bler_target: float) -> tuple[float, ...]:
+    """Per MCS, the SINR (dB) at which its transport block's BLER on ``n_prb`` PRBs is
+    ``bler_target``: each of its ``C`` code blocks at ``1 - (1 - target)^(1/C)``
+    (``transport_block_bler`` inverted); kept, as they depend on the size alone."""
+    found = []
+    for chosen in _grants(table, n_prb, n_symbols, dmrs_re_per_prb):
+        seg = chosen.segmentation
+        code_block = -math.expm1(math.log1p(-bler_target) / seg.n_code_blocks)
+        found.append(sinr_at_bler_db(table, chosen.mcs, seg.code_block_bits, code_block))
+    return tuple(found)
+
+
 class Allocation:
     """One allocation's per-PRB SINRs seen through every MCS of ``table``: each MCS's grant and
     EESM effective SINR computed once, the BLER after k chase-combined copies kept once computed.
@@ -121,12 +135,13 @@ class Allocation:
     def __init__(self, table: str, sinr_prb_linear, n_symbols: int = 14, dmrs_re_per_prb: int = 12):
         self.table = table
         self.sinr = np.asarray(sinr_prb_linear, dtype=float)
-        self.grants = _grants(table, self.sinr.size, n_symbols, dmrs_re_per_prb)
+        self._size = (table, self.sinr.size, n_symbols, dmrs_re_per_prb)
+        self.grants = _grants(*self._size)
         self._effective_db = [10 * math.log10(value) if value > 0 else -math.inf
                               for value in eesm_each(self.sinr, _betas(table)).tolist()]
         self._bler: dict[tuple[int, int], float] = {}
-        self._effective = np.array(self._effective_db)
-        self._targets: dict[float, np.ndarray] = {}
+        self._targets: dict[float, tuple[float, ...]] = {}
+        self._highest: dict[float, list[float]] = {}
 
     def seen_bler(self, mcs: int, offset_db: float) -> float:
         """Transport-block BLER of ``mcs`` at the effective SINR less ``offset_db`` (what the inner loop sees)."""
@@ -140,22 +155,23 @@ class Allocation:
         offset reaches the SINR at which its transport block's BLER is the target
         (``_target_sinr_db``); the MCS whose margin is within ``1e-9`` dB of 0 are decided by
         ``seen_bler`` itself, so the choice is the scan's from the top, MCS by MCS."""
-        margin = self._effective - loop.offset_db - self._target_sinr_db(loop.bler_target)
-        for mcs in np.flatnonzero(margin >= -1e-9)[::-1].tolist():
-            if margin[mcs] > 1e-9 or self.seen_bler(mcs, loop.offset_db) <= loop.bler_target:
+        offset_db, targets = loop.offset_db, self._target_sinr_db(loop.bler_target)
+        # Start at the highest MCS that can be within 1e-9 dB of meeting it (_highest: the largest
+        # effective SINR less target at or above each MCS, so the scan's first candidates are
+        # kept whatever the rounding); then the scan from the top, MCS by MCS.
+        highest = self._highest[loop.bler_target]
+        for mcs in range(bisect.bisect_right(highest, 2e-9 - offset_db) - 1, -1, -1):
+            margin = self._effective_db[mcs] - offset_db - targets[mcs]
+            if margin > 1e-9 or (margin >= -1e-9 and self.seen_bler(mcs, offset_db) <= loop.bler_target):
                 return self.grants[mcs]
         return self.grants[0]
 
-    def _target_sinr_db(self, bler_target: float) -> np.ndarray:
-        """Per MCS, the SINR (dB) at which its transport block's BLER is ``bler_target``: each of
-        its ``C`` code blocks at ``1 - (1 - target)^(1/C)`` (``transport_block_bler`` inverted)."""
+    def _target_sinr_db(self, bler_target: float) -> tuple[float, ...]:
+        """``_target_sinrs_db`` of this allocation's size, and (first asked) ``_highest`` for it."""
         if bler_target not in self._targets:
-            found = []
-            for chosen in self.grants:
-                seg = chosen.segmentation
-                code_block = -math.expm1(math.log1p(-bler_target) / seg.n_code_blocks)
-                found.append(sinr_at_bler_db(self.table, chosen.mcs, seg.code_block_bits, code_block))
-            self._targets[bler_target] = np.array(found)
+            self._targets[bler_target] = found = _target_sinrs_db(*self._size, bler_target)
+            above = np.maximum.accumulate((np.array(self._effective_db) - np.array(found))[::-1])[::-1]
+            self._highest[bler_target] = (-above).tolist()  # ascending, for bisect
         return self._targets[bler_target]
 
     def combined_bler(self, mcs: int, copies: int) -> float:

@@ -19,6 +19,7 @@ caller's (the duplex model's) business.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 MAX_TRANSMISSIONS = 4  # the initial transmission and up to 3 retransmissions (redundancy versions 0, 2, 3, 1)
@@ -82,8 +83,10 @@ class SlotSchedule:
         self._blocks = 0
         self.sent: list[tuple[int, int]] = []
         self._left: dict[int, int] = {}  # block -> its transmissions still to send
-        self._due: list[tuple[int, int]] = []  # (slot the retransmission may go, block)
-        self._released: list[int] = []  # slots at which finished blocks' processes are free again (their ACK)
+        # Both queues are appended at the sending slot plus the round trip, and slots only rise:
+        # each is in ascending order, so its oldest entry is its first.
+        self._due: deque[tuple[int, int]] = deque()  # (slot the retransmission may go, block)
+        self._released: deque[int] = deque()  # slots at which finished blocks' processes are free again (their ACK)
 
     def _send(self, block: int) -> None:
         self._left[block] -= 1
@@ -97,12 +100,12 @@ class SlotSchedule:
 
     def _retransmit(self) -> bool:
         """Send the oldest retransmission due in this slot, if any (processes released by now let go)."""
-        self._released = [r for r in self._released if r > self.slot]
-        ready = [d for d in self._due if d[0] <= self.slot]
-        if ready:
-            self._due.remove(min(ready))
-            self._send(min(ready)[1])
-        return bool(ready)
+        while self._released and self._released[0] <= self.slot:
+            self._released.popleft()
+        if self._due and self._due[0][0] <= self.slot:
+            self._send(self._due.popleft()[1])
+            return True
+        return False
 
     def next_start(self) -> int:
         """The slot of the next new block's first transmission: the first slot with no

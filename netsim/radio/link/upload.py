@@ -113,33 +113,35 @@ def upload_blocks(bits: int, channel_at, rng: np.random.Generator, loop: OuterLo
         """The first lost slot among the transmissions sent since the last look (the
         retransmissions the schedule sent before a new block) and ``then``."""
         nonlocal checked
-        for t in [t for t, _ in schedule.sent[checked:]] + ([] if then is None else [then]):
-            if channel_at(t) is None:
-                return t
+        for checked in range(checked, len(schedule.sent)):
+            if channel_at(schedule.sent[checked][0]) is None:
+                return schedule.sent[checked][0]
         checked = len(schedule.sent)
-        return None
+        return then if then is not None and channel_at(then) is None else None
 
     remaining, cut = bits, None
+    draw, max_transmissions = rng.random, link.max_transmissions
     while remaining > 0:
         slot = schedule.next_start()
         cut = first_lost(slot)
         if cut is not None:
             break
         allocation, tx_power_w = channel_at(slot)
-        top = len(allocation.grants) - 1
         chosen = allocation.select(loop)
-        for k in range(1, link.max_transmissions + 1):
-            decoded = rng.random() >= allocation.combined_bler(chosen.mcs, k)
-            if k == 1:
-                loop.update(decoded, chosen.mcs == 0, chosen.mcs == top)
-            if decoded:
-                break
+        block_mcs, bler = chosen.mcs, allocation.combined_bler
+        first_bler = bler(block_mcs, 1)
+        decoded = draw() >= first_bler
+        loop.update(decoded, block_mcs == 0, block_mcs == len(allocation.grants) - 1)
+        k = 1
+        while not decoded and k < max_transmissions:
+            k += 1
+            decoded = draw() >= bler(block_mcs, k)
         schedule.add(k)
-        mcs.append(chosen.mcs)
+        mcs.append(block_mcs)
         tbs.append(chosen.segmentation.tbs_bits)
         sent.append(k)
         delivered.append(decoded)
-        first.append(allocation.combined_bler(chosen.mcs, 1))
+        first.append(first_bler)
         power_w.append(tx_power_w)
         if decoded:
             remaining -= chosen.segmentation.tbs_bits

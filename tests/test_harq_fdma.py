@@ -1,8 +1,8 @@
 """``link_abstraction=nr-harq`` under ``uplink_access=fdma``: the band split equally among the devices
-transmitting at one receiver in whole DFT-s-OFDM sizes (``PhysicalSystem.fdma_grant_prbs``:
-``water_fill_prbs`` with every cap at the band), each transmitter at its share's expected HARQ
-goodput (``RoundChannel.harq_share_bps``, as PF's), its energy the shared uplink's; outage where
-MCS 0 misses the target after four copies on a share the split can give."""
+transmitting at one receiver in whole DFT-s-OFDM sizes, each capped at its widest decodable grant
+(``PhysicalSystem.fdma_grant_prbs``: ``water_fill_prbs`` with those caps), each transmitter at its
+share's expected HARQ goodput (``RoundChannel.harq_share_bps``, as PF's), its energy the shared
+uplink's; outage where MCS 0 misses the target after four copies on one block."""
 
 import json
 
@@ -28,14 +28,18 @@ TBS_5 = 4352
 def test_fdma_grants_are_an_equal_split_in_whole_dft_s_ofdm_sizes(band, splits):
     """51 blocks: 50 alone (51 = 3 x 17 is no DFT-s-OFDM size), 25 each for two (the leftover 1
     cannot raise 25 to 27), three at 17 -> 16, the 3 left raise the first to 18; four at 12, the
-    3 left raise the first to 15. The split is ``water_fill_prbs`` with every cap at the band."""
+    3 left raise the first to 15. Capped, 2, 51 and 51 on 51 blocks: level 24 (2 + 24 + 24 = 50),
+    the block left raises the second to 25 (the first's next size, 3, is over its cap). The split
+    is ``water_fill_prbs`` with the caps."""
     bandwidth_hz = band * 12 * 15e3 / 0.9
     system = PhysicalSystem(Cell(distances_m=(50.0,)), LinkBudget(2e6, 1.0, 0.0), LinkBudget(bandwidth_hz, 1.0, 0.0),
                             bandwidth_occupancy=0.9, subcarrier_spacing_hz=15e3, uplink_access="fdma", link_abstraction="nr-harq")
     assert system.uplink_prbs == band
     for n, grants in enumerate(splits, start=1):
-        assert system.fdma_grant_prbs(n).tolist() == grants == water_fill_prbs(np.full(n, band), band).tolist()
+        assert system.fdma_grant_prbs(np.full(n, band)).tolist() == grants == water_fill_prbs(np.full(n, band), band).tolist()
         assert set(grants) <= set(dft_s_ofdm_prbs(np.arange(1, band + 1)).tolist())
+    if band == 51:
+        assert system.fdma_grant_prbs([2, 51, 51]).tolist() == [2, 25, 24]
 
 
 def test_two_devices_on_an_fdma_uplink_by_hand():
@@ -96,19 +100,29 @@ def test_a_device_where_mcs_0_misses_after_four_copies_is_in_outage_and_the_othe
 
 
 @pytest.mark.parametrize("power_control", ["fractional", "off"])
-def test_fdma_outage_is_where_a_share_has_no_goodput(power_control):
-    """On a UMi round a device the FDMA test admits (not below the floor on its narrowest share)
-    has a positive expected goodput on every share size the split can give (each DFT-s-OFDM size
-    up to 50 blocks); one it refuses on the link layer's grounds has 0 on one of them."""
+def test_fdma_shares_are_capped_where_a_wider_one_has_no_goodput(power_control):
+    """On a UMi round each device's decodable width (``harq_decodable_prbs``) is the widest
+    DFT-s-OFDM size up to which every size has a positive expected goodput, the next size none;
+    the FDMA test admits a device (not below the floor on its narrowest share) exactly where one
+    block has a goodput, and its share of an equal split never exceeds that width, so every
+    transmitter has a rate."""
     network, channel_rng = _umi("fdma", ul_power_control=power_control)
     links = PhysicalLinks.draw(network, channel_rng)
     links.fdma_sharing = {q: 8 for q in set(links.uplink_queue.tolist())}
     channel, band = links.channel, network.system.uplink_prbs
+    sizes = [int(m) for m in np.unique(dft_s_ofdm_prbs(np.arange(1, 51)))]
+    caps = []
     for d in range(8):
-        sizes = [int(m) for m in np.unique(dft_s_ofdm_prbs(np.arange(1, 51)))]
         rates = [float(links.uplink_share_bps(np.array([d]), np.array([band / m]))[0]) for m in sizes]
-        floor = channel.uplink_share_outage(d, 8)
-        assert links.can_upload(d, True) == (not floor and min(rates) > 0)
+        cap = channel.harq_decodable_prbs(d, 50)
+        assert all(r > 0 for m, r in zip(sizes, rates) if m <= cap)
+        assert cap == 50 or rates[sizes.index(cap) + 1 if cap else 0] == 0
+        assert links.can_upload(d, True) == (not channel.uplink_share_outage(d, 8) and cap > 0)
+        caps.append(cap)
+    admitted = np.array([d for d in range(8) if links.can_upload(d, True)])
+    grants = band / links.fdma_prb_sharing(admitted)
+    assert np.all(np.round(grants) <= np.array(caps)[admitted])
+    assert np.all(links.uplink_share_bps(admitted, links.fdma_prb_sharing(admitted)) > 0)
 
 
 @pytest.mark.parametrize("power_control", ["fractional", "off"])

@@ -507,15 +507,17 @@ class PhysicalSystem(SystemKind):
         51 blocks: 50)."""
         return dft_s_ofdm_prbs(np.clip(self.power_limit_prbs(coupling_loss_db), 1, self.uplink_prbs))
 
-    def fdma_grant_prbs(self, transmitters: int) -> np.ndarray:
-        """``uplink_access=fdma`` under ``nr-harq``: the blocks of each of ``transmitters`` devices
-        sharing one receiver's band (in arrival order), an equal split in whole DFT-s-OFDM sizes
-        (TS 38.211 6.3.1.4): ``water_fill_prbs`` with every cap at the band, i.e. the largest
-        size at most ``M // n`` each, then the blocks left over handed out by its rule (the one
-        with the fewest, the earlier arrival on a tie, raised to its next size while it fits).
-        51 blocks: 50 alone, 25 + 25 for two, 18 + 16 + 16 for three. No power headroom cap (FDMA
-        splits the band whatever the power: ``ul_power_control=off`` too)."""
-        return water_fill_prbs(np.full(int(transmitters), self.uplink_prbs), self.uplink_prbs)
+    def fdma_grant_prbs(self, caps_prbs) -> np.ndarray:
+        """``uplink_access=fdma`` under ``nr-harq``: the blocks of each device transmitting at one
+        receiver (in arrival order), an equal split in whole DFT-s-OFDM sizes (TS 38.211 6.3.1.4),
+        each capped by ``caps_prbs`` (``RoundChannel.harq_decodable_prbs``: the widest grant on
+        which it still has a goodput, as a gNB does not widen a grant past where MCS 0 decodes):
+        ``water_fill_prbs``, i.e. the largest size at most ``M // n`` each where the caps allow,
+        the blocks a cap leaves to the others, then the blocks left over handed out by its rule
+        (the one with the fewest, the earlier arrival on a tie, raised to its next size while it
+        fits). Uncapped on 51 blocks: 50 alone, 25 + 25 for two, 18 + 16 + 16 for three. No power
+        headroom cap (FDMA splits the band whatever the power: ``ul_power_control=off`` too)."""
+        return water_fill_prbs(caps_prbs, self.uplink_prbs)
 
     def pf_grant_prbs(self, coupling_loss_db) -> np.ndarray:
         """``uplink_access=pf``: the blocks of each device with data pending on one receiver (their
@@ -1145,22 +1147,33 @@ class RoundChannel:
         return {}
 
     @functools.cached_property
-    def _harq_share_outages(self) -> dict:
-        """``harq_share_outage``'s answers kept: (device, widest PRBs) -> in outage."""
+    def _harq_decodable(self) -> dict:
+        """``harq_decodable_prbs``'s answers kept: (device, widest PRBs) -> PRBs."""
         return {}
 
-    def harq_share_outage(self, device: int, widest_prbs: int) -> bool:
-        """``nr-harq`` under PF or FDMA: MCS 0 misses the BLER target after four copies
-        (``harq_uplink.in_outage``) on some grant the scheduler can give the device, a DFT-s-OFDM
-        size of at most ``widest_prbs`` blocks (its SINR per block is the same on each below
-        ``P_CMAX``, but the grant's placement and the block's size change)."""
+    def harq_decodable_prbs(self, device: int, widest_prbs: int) -> int:
+        """``nr-harq`` under PF or FDMA: the widest DFT-s-OFDM size of at most ``widest_prbs``
+        blocks up to which MCS 0 meets the BLER target after four copies on every size
+        (``harq_uplink.in_outage`` on none; the grant's placement and the power per block, so its
+        SINR, change with the size: under power control below ``P_CMAX`` the power per block is the
+        same, above it and without power control it falls as the grant widens); 0 where one block
+        misses it. Without interference."""
         key = (int(device), int(widest_prbs))
-        if key not in self._harq_share_outages:
-            band = self.system.uplink_prbs
-            self._harq_share_outages[key] = any(
-                harq_uplink.in_outage(self.harq_share_sinr(key[0], prbs, float(self.uplink_share_snr_db(key[0], band / prbs))), self.harq_link)
-                for prbs in _dft_sizes(key[1]).tolist())
-        return self._harq_share_outages[key]
+        if key not in self._harq_decodable:
+            band, decodable = self.system.uplink_prbs, 0
+            for prbs in _dft_sizes(key[1]).tolist():
+                if harq_uplink.in_outage(self.harq_share_sinr(key[0], prbs, float(self.uplink_share_snr_db(key[0], band / prbs))),
+                                         self.harq_link):
+                    break
+                decodable = prbs
+            self._harq_decodable[key] = decodable
+        return self._harq_decodable[key]
+
+    def harq_share_outage(self, device: int, widest_prbs: int) -> bool:
+        """``nr-harq`` under PF: MCS 0 misses the BLER target after four copies on some grant the
+        scheduler can give the device, a DFT-s-OFDM size of at most ``widest_prbs`` blocks
+        (``harq_decodable_prbs`` short of the widest)."""
+        return self.harq_decodable_prbs(device, widest_prbs) < int(dft_s_ofdm_prbs(widest_prbs))
 
     def uplink_share_outage(self, device: int, sharing: int) -> bool:
         """FDMA: outage tested on the SNR of the share (``sharing`` times the full-band SNR)."""

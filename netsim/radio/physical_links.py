@@ -18,7 +18,8 @@ out of the parameter server's coverage) in a step loses the transfer there. On a
 channel is the links' own for every transfer, and nothing of this runs.
 
 Under ``link_abstraction`` ``nr-harq`` with ``uplink_access`` ``pf`` or ``fdma`` each transmitter's rate on its
-grant (PF's water-filled grant; FDMA's equal share in whole DFT-s-OFDM sizes, ``fdma_prb_sharing``) is the
+grant (PF's water-filled grant; FDMA's equal share in whole DFT-s-OFDM sizes, each capped at its widest
+decodable grant, ``fdma_prb_sharing``) is the
 link layer's expected HARQ goodput there (``RoundChannel.harq_share_bps``), its energy
 the shared uplink's (its state power on its grant over its time on the air). Under TDMA each upload is served by the NR link layer on its
 grant's PRBs (``netsim.radio.harq_uplink``: EESM, the device's outer loop, drawn block errors,
@@ -231,13 +232,13 @@ class PhysicalLinks:
         """FDMA: whether ``device`` is below the outage floor on ``channel`` on the narrowest share
         its queue can give it this round (its band split among the ``fdma_sharing`` of its queue,
         at most one block each). ``nr-harq``: also where MCS 0 misses the BLER target after four
-        copies on some grant of at most the widest share, the band alone in a DFT-s-OFDM size
-        (``RoundChannel.harq_share_outage``: every share the equal split gives is one of those
-        sizes, so a device admitted runs at a positive expected goodput on each)."""
+        copies on one block (``RoundChannel.harq_decodable_prbs`` 0): a device admitted has a
+        grant with a positive expected goodput, its share capped where a wider one would have none
+        (``fdma_prb_sharing``)."""
         sharing = min(self.fdma_sharing.get(int(self.uplink_queue[device]), 0), self.band_prbs)
         if sharing and channel.uplink_share_outage(device, sharing):
             return True
-        return self.harq and channel.harq_share_outage(device, int(channel.system.fdma_grant_prbs(1)[0]))
+        return self.harq and channel.harq_decodable_prbs(device, 1) == 0
 
     def pf_outage(self, channel, device: int) -> bool:
         """PF: whether ``device`` is below the outage floor on ``channel`` even on the widest grant
@@ -263,9 +264,13 @@ class PhysicalLinks:
 
     def fdma_prb_sharing(self, devices: np.ndarray, at_s: float | None = None) -> np.ndarray:
         """FDMA under ``nr-harq``: each of ``devices`` (those transmitting at one receiver, in
-        arrival order) the band over its blocks, an equal split in whole DFT-s-OFDM sizes
-        (``netsim.radio.physical.PhysicalSystem.fdma_grant_prbs``; the same at every step)."""
-        return self.band_prbs / self.network.system.fdma_grant_prbs(len(devices)).astype(float)
+        arrival order) the band over its blocks, an equal split in whole DFT-s-OFDM sizes capped
+        by each one's widest decodable grant at the step holding ``at_s``
+        (``netsim.radio.physical.PhysicalSystem.fdma_grant_prbs``, ``RoundChannel.harq_decodable_prbs``)."""
+        channel = self.channel if at_s is None or not self.segmented else self._step(self.step_at(at_s))[0]
+        widest = int(channel.system.fdma_grant_prbs([self.band_prbs])[0])  # the band alone, in a DFT-s-OFDM size
+        caps = [channel.harq_decodable_prbs(d, widest) for d in np.asarray(devices).tolist()]
+        return self.band_prbs / channel.system.fdma_grant_prbs(caps).astype(float)
 
     def share_allocator(self):
         """The shared uplink's ``allocate``: PF's water-filling, FDMA's whole-PRB equal split under

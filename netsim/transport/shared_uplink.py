@@ -59,7 +59,7 @@ below the floor (``RoundChannel.uplink_share_bps``), and ``nr-harq``'s only wher
 its target, which the outage test that admitted the device (``PhysicalLinks.can_upload`` at its
 start; in steps ``share_lost`` at each step, ``rechannel`` at a new draw) rules out on every
 grant its receiver can give it without interference (PF: each DFT-s-OFDM size up to its power
-headroom grant; FDMA: up to the band's widest). So the passes stop at one device at the latest,
+headroom grant; FDMA: its share is capped at its widest decodable grant, at least one block). So the passes stop at one device at the latest,
 and the devices transmitting finish in finite time. One case escapes that test: on FDMA under
 the ``nr`` curve a share that widens as others finish spreads a device's power at ``P_CMAX``
 over more blocks, and alone on the band it can fall below the curve's lowest CQI, a rate of 0

@@ -105,7 +105,7 @@ def harq_table(args) -> None:
         below = np.concatenate([(r.mcs == 0) & (r.first_bler > 0.1) for r, _, _ in results])  # MCS 0 missing its target
         devices = {d for r, _, d in results if np.any((r.mcs == 0) & (r.first_bler > 0.1))}
         uploads = sum(bool(np.any((r.mcs == 0) & (r.first_bler > 0.1))) for r, _, _ in results)
-        split.append((float(below.mean()), float(np.mean(tx[below] > 1)) if below.any() else float("nan"),
+        split.append((float(below.mean()), float(np.mean(tx[below] > 1)) if below.any() else None,
                       float(np.mean(tx[~below] > 1)), float(first[~below].mean()), len(devices), uploads, len(results)))
     columns = list(zip(*rows))
     print(f"| {spread(columns[0], 1, 100, '%')} | {spread(columns[1], 3)} | {spread(columns[2], 2, 100, '%')} | "
@@ -115,7 +115,8 @@ def harq_table(args) -> None:
           "| expected (mean BLER) | devices near outage | uploads near outage / all |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for seed, (share, failed, others, expected, devices, uploads, total) in zip(args.seeds, split):
-        print(f"| {seed} | {100 * share:.1f}% | {100 * failed:.1f}% | {100 * others:.1f}% | {100 * expected:.1f}% | "
+        failed_text = "none sent" if failed is None else f"{100 * failed:.1f}%"  # no block near outage: no share of them to give
+        print(f"| {seed} | {100 * share:.1f}% | {failed_text} | {100 * others:.1f}% | {100 * expected:.1f}% | "
               f"{devices} of {args.devices} | {uploads} / {total} |")
     columns = list(zip(*split))
     print(f"| all | {spread(columns[0], 1, 100, '%')} | | {spread(columns[2], 1, 100, '%')} | {spread(columns[3], 1, 100, '%')} | | |")

@@ -259,3 +259,27 @@ def test_a_buffered_stream_every_listener_loses_mid_way_is_on_the_air_with_its_b
         assert steps == pytest.approx(round(steps), abs=1e-9)  # cut at a step's start
     for record in versions[1:]:  # each aggregation's bits are its interval's streams'
         assert record.downlink_bits == sum(x.bits for x in trace if x.kind == "downlink" and x.round == record.server_round)
+
+
+@pytest.mark.parametrize("abstraction", ["shannon", "nr"])
+def test_a_power_limit_grant_held_narrower_than_the_steps_keeps_its_power_per_block(abstraction):
+    """``ul_allocation=power-limit`` on a moving cell: where the grant a device holds from its
+    upload's start is narrower than a later step's own grant, it sends in that step at TS 38.213
+    7.1.1's open-loop power on the blocks it holds. Below ``P_CMAX`` that is the same power per
+    block, so the same SINR: the step's rate and radiated power times held over own blocks. Every
+    energy of a round is a finite number (the held grant's power was nan, computed without the
+    device's coupling loss, and rounds ran for hundreds of seconds)."""
+    network, links = _links(speed_kmh=120.0, ul_allocation="power-limit", link_abstraction=abstraction)
+    found = 0
+    for k in range(40):
+        channel = _channel_at(network, links, k * SEGMENT_S)[0]
+        for device in range(DEVICES):
+            held, own = int(links.grant_prbs(device)), int(channel.allocated_prbs[device])
+            if held < own and not channel.uplink_outage[device]:
+                found += 1
+                assert links._uplink_rate(device, held, k) == pytest.approx(channel.uplink_bps[device] * held / own, rel=1e-12)
+                assert links._uplink_power_w(device, held, k) == pytest.approx(
+                    network.transmit_state_w(channel.uplink_power_w[device] * held / own), rel=1e-12)
+    assert found
+    records, _ = _round(speed_kmh=30.0, ul_allocation="power-limit", link_abstraction=abstraction)
+    assert all(np.isfinite(e) and e > 0 for r in records for e in r.energy_j.values())

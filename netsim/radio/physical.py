@@ -485,6 +485,8 @@ class PhysicalSystem(SystemKind):
         report shows). ``power-limit``: TS 38.213 7.1.1's open-loop power on the grant's blocks,
         ``min(P_CMAX, P0 + 10 log10(2^mu m) + alpha PL)`` (``coupling_loss_db``: its PL)."""
         if self.ul_allocation == "power-limit":
+            if coupling_loss_db is None:  # np.asarray(None, float) is nan: a power of nan would pass on silently
+                raise ValueError("ul_allocation=power-limit sets a grant's power from the device's coupling loss: give coupling_loss_db")
             prbs = np.asarray(prbs, dtype=float)
             return self._pusch_power_dbm(coupling_loss_db, self.uplink_allocation_hz * prbs / self.uplink_prbs)
         return np.where(np.asarray(prbs) < self.uplink_prbs, self.uplink.tx_power_dbm, full_band_power_dbm)

@@ -150,7 +150,7 @@ class PhysicalLinks:
         if prbs == channel.allocated_prbs[device]:
             return 0.0 if channel.uplink_outage[device] else float(channel.uplink_bps[device])
         system = channel.system
-        gain = system.grant_gain_db(prbs, channel.network.uplink_power_dbm[device])
+        gain = system.grant_gain_db(prbs, channel.network.uplink_power_dbm[device], channel.network.coupling_loss_db[device])
         efficiency = system.efficiency(channel._mean_snr_db[1][device:device + 1] + gain, channel.uplink_fade[device:device + 1],
                                        "uplink")
         if system.below_floor(efficiency)[0]:
@@ -162,7 +162,8 @@ class PhysicalLinks:
         38.213 7.1.1 at the step's path loss)."""
         channel = self._step(k)[0]
         prbs = min(prbs, int(channel.allocated_prbs[device]))
-        radiated = link_budget.dbm_to_w(channel.system.grant_power_dbm(prbs, channel.network.uplink_power_dbm[device]))
+        radiated = link_budget.dbm_to_w(channel.system.grant_power_dbm(prbs, channel.network.uplink_power_dbm[device],
+                                                                       channel.network.coupling_loss_db[device]))
         return float(self.network.transmit_state_w(radiated))
 
     def upload(self, device: int, bits: float, start_s: float | None = None) -> Transfer:

@@ -78,3 +78,15 @@ def test_deadline_drops_devices_still_computing():
 def test_impossible_systems_are_refused(bad):
     with pytest.raises(ValueError):
         NetworkSystem(**{**dict(rho=2, t_min=1, inv_mu=0), **bad})
+
+
+@pytest.mark.parametrize("end, energy_j, needle", [(float("nan"), None, "time that is not a finite number"),
+                                                   (1.0, {0: 0.5, 3: float("nan")}, "device 3's energy is not a finite number"),
+                                                   (1.0, {0: float("inf")}, "device 0's energy")])
+def test_a_round_record_refuses_a_time_or_an_energy_that_is_not_a_number(end, energy_j, needle):
+    """A nan from the network model stops the run at its round, not in a results column."""
+    from netsim.clock.engine import RoundRecord
+
+    with pytest.raises(RuntimeError, match=needle):
+        RoundRecord(4, 0.0, end, 0.0, 0.0, 0, (), None, energy_j=energy_j)
+    assert RoundRecord(4, 0.0, 1.0, 0.0, 0.0, 0, (), None, energy_j={0: 0.5}).duration == 1.0

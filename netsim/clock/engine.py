@@ -22,6 +22,7 @@ participant (joules; None off a physical network) and the bits of the streams ac
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, Callable, Iterable, Sequence
@@ -55,6 +56,16 @@ class RoundRecord:
     outcome: RoundOutcome | None = None
     energy_j: Any = None  # device -> joules spent this round (physical networks), else None
     updates: tuple = ()  # buffered aggregation: the contract.Update messages aggregated (netsim.clock.buffered)
+
+    def __post_init__(self) -> None:
+        """A time or an energy that is not a finite number is a fault of the network model: stop
+        here, where the round is known, rather than let a nan pass on into the results as a number."""
+        if not math.isfinite(self.start) or not math.isfinite(self.end):
+            raise RuntimeError(f"round {self.server_round}: the clock reached a time that is not a finite number ({self.start}, {self.end})")
+        if self.energy_j is not None:
+            for device, joules in self.energy_j.items():
+                if not math.isfinite(joules):
+                    raise RuntimeError(f"round {self.server_round}: device {device}'s energy is not a finite number ({joules})")
 
     @property
     def duration(self) -> float:

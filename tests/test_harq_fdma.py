@@ -102,10 +102,10 @@ def test_a_device_where_mcs_0_misses_after_four_copies_is_in_outage_and_the_othe
 @pytest.mark.parametrize("power_control", ["fractional", "off"])
 def test_fdma_shares_are_capped_where_a_wider_one_has_no_goodput(power_control):
     """On a UMi round each device's decodable width (``harq_decodable_prbs``) is the widest
-    DFT-s-OFDM size up to which every size has a positive expected goodput, the next size none;
-    the FDMA test admits a device (not below the floor on its narrowest share) exactly where one
-    block has a goodput, and its share of an equal split never exceeds that width, so every
-    transmitter has a rate."""
+    DFT-s-OFDM size up to which every size has a positive expected goodput above the outage
+    floor, the next size either no goodput or below the floor; the FDMA test admits a device
+    exactly where one block carries it, and its share of an equal split never exceeds that
+    width, so every transmitter has a rate."""
     network, channel_rng = _umi("fdma", ul_power_control=power_control)
     links = PhysicalLinks.draw(network, channel_rng)
     links.fdma_sharing = {q: 8 for q in set(links.uplink_queue.tolist())}
@@ -115,9 +115,11 @@ def test_fdma_shares_are_capped_where_a_wider_one_has_no_goodput(power_control):
     for d in range(8):
         rates = [float(links.uplink_share_bps(np.array([d]), np.array([band / m]))[0]) for m in sizes]
         cap = channel.harq_decodable_prbs(d, 50)
-        assert all(r > 0 for m, r in zip(sizes, rates) if m <= cap)
-        assert cap == 50 or rates[sizes.index(cap) + 1 if cap else 0] == 0
-        assert links.can_upload(d, True) == (not channel.uplink_share_outage(d, 8) and cap > 0)
+        assert all(r > 0 and not channel.uplink_share_outage(d, band / m) for m, r in zip(sizes, rates) if m <= cap)
+        if cap < 50:
+            after = sizes.index(cap) + 1 if cap else 0
+            assert rates[after] == 0 or channel.uplink_share_outage(d, band / sizes[after])
+        assert links.can_upload(d, True) == (cap > 0)
         caps.append(cap)
     admitted = np.array([d for d in range(8) if links.can_upload(d, True)])
     grants = band / links.fdma_prb_sharing(admitted)

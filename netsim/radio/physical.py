@@ -1155,17 +1155,18 @@ class RoundChannel:
 
     def harq_decodable_prbs(self, device: int, widest_prbs: int) -> int:
         """``nr-harq`` under PF or FDMA: the widest DFT-s-OFDM size of at most ``widest_prbs``
-        blocks up to which MCS 0 meets the BLER target after four copies on every size
-        (``harq_uplink.in_outage`` on none; the grant's placement and the power per block, so its
-        SINR, change with the size: under power control below ``P_CMAX`` the power per block is the
-        same, above it and without power control it falls as the grant widens); 0 where one block
-        misses it. Without interference."""
+        blocks up to which every size carries the device as a TDMA grant's outage test asks: not
+        below the outage floor on it (``uplink_share_outage``) and MCS 0 meeting the BLER target
+        after four copies (``harq_uplink.in_outage``). The grant's placement and the power per
+        block, so its SINR, change with the size: under power control below ``P_CMAX`` the power
+        per block is the same, above it and without power control it falls as the grant widens.
+        0 where one block does not carry it. Without interference."""
         key = (int(device), int(widest_prbs))
         if key not in self._harq_decodable:
             band, decodable = self.system.uplink_prbs, 0
             for prbs in _dft_sizes(key[1]).tolist():
-                if harq_uplink.in_outage(self.harq_share_sinr(key[0], prbs, float(self.uplink_share_snr_db(key[0], band / prbs))),
-                                         self.harq_link):
+                if self.uplink_share_outage(key[0], band / prbs) or harq_uplink.in_outage(
+                        self.harq_share_sinr(key[0], prbs, float(self.uplink_share_snr_db(key[0], band / prbs))), self.harq_link):
                     break
                 decodable = prbs
             self._harq_decodable[key] = decodable

@@ -232,14 +232,14 @@ class PhysicalLinks:
     def fdma_outage(self, channel, device: int) -> bool:
         """FDMA: whether ``device`` is below the outage floor on ``channel`` on the narrowest share
         its queue can give it this round (its band split among the ``fdma_sharing`` of its queue,
-        at most one block each). ``nr-harq``: also where MCS 0 misses the BLER target after four
-        copies on one block (``RoundChannel.harq_decodable_prbs`` 0): a device admitted has a
-        grant with a positive expected goodput, its share capped where a wider one would have none
-        (``fdma_prb_sharing``)."""
+        at most one block each). ``nr-harq``: where one block does not carry it
+        (``RoundChannel.harq_decodable_prbs`` 0: below the floor there, or MCS 0 missing the BLER
+        target after four copies), as its share is capped at the widest that does
+        (``fdma_prb_sharing``): a device admitted has a grant with a positive expected goodput."""
+        if self.harq:
+            return channel.harq_decodable_prbs(device, 1) == 0
         sharing = min(self.fdma_sharing.get(int(self.uplink_queue[device]), 0), self.band_prbs)
-        if sharing and channel.uplink_share_outage(device, sharing):
-            return True
-        return self.harq and channel.harq_decodable_prbs(device, 1) == 0
+        return bool(sharing) and channel.uplink_share_outage(device, sharing)
 
     def pf_outage(self, channel, device: int) -> bool:
         """PF: whether ``device`` is below the outage floor on ``channel`` even on the widest grant

@@ -331,7 +331,7 @@ def main(argv=None) -> None:
     args = parse(argv)
     from scenarios.execution.runner import RunSpec
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown: not a git checkout"
     several = len(args.seeds) > 1
     print(f"`{command_line(args)}` (commit {commit})" + (f": mean +- sample std [min-max] over seeds {' '.join(map(str, args.seeds))}"
                                                           if several else "") + "\n")

@@ -1,4 +1,5 @@
-"""scikit-learn's clustering on one thread of its native libraries (BLAS and OpenMP).
+"""scikit-learn's clustering, and the Gram matrix of eq. 9's gradient distances, on one thread
+of their native libraries (BLAS and OpenMP).
 
 k-means (eq. 11, FeSEM's seeding, pFedLIA's 2-means), silhouettes (Algorithm 2) and OPTICS
 (pFedLIA) run on a row per device, tens to hundreds of rows, where the threads of OpenBLAS and

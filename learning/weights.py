@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from learning.single_thread import one_thread
+from learning.single_thread import blas_one_thread, one_thread
 
 
 def fedavg_weights(train_sizes: np.ndarray) -> np.ndarray:
@@ -33,12 +33,11 @@ def oracle_weights(train_sizes: np.ndarray, groups: np.ndarray) -> np.ndarray:
 def gradient_distances(gradients: np.ndarray) -> np.ndarray:
     """``Delta_ij = ||g_i - g_j||^2`` between full local gradients at the common model (IV-A).
 
-    The Gram matrix ``g g^T`` on one BLAS thread (``learning.single_thread``): tens of rows,
-    where OpenBLAS's threads cost more than they save (1.4 s a call against 4 ms for 20
-    devices of a 62,006-parameter CNN on a loaded 2-core machine), the same bits."""
+    The Gram matrix ``g g^T`` on one BLAS thread (``learning.single_thread.blas_one_thread``):
+    tens of rows, where OpenBLAS's threads cost more than they save, the same bits."""
     g = np.asarray(gradients, dtype=np.float64)
     sq = (g * g).sum(axis=1)
-    with one_thread():
+    with blas_one_thread():
         twice_gram = 2.0 * g @ g.T
     delta = sq[:, None] + sq[None, :] - twice_gram
     np.fill_diagonal(delta, 0.0)

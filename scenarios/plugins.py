@@ -30,6 +30,7 @@ import inspect
 import io
 import os
 import re
+import stat
 import sys
 from contextlib import contextmanager, redirect_stdout
 from dataclasses import is_dataclass
@@ -87,13 +88,47 @@ def executed_files() -> list[Path]:
     folders = {path.parent for path in loaded}
     if not folders:  # no plugin: nothing lies beside one (and no module's path is resolved, a run's fixed cost)
         return loaded
-    others = _others_folders()
+    beside, others = [_prefix(f) for f in folders], [_prefix(f) for f in _others_folders()]
     found = set(loaded)
+    resolve = _module_paths()
     for module in list(sys.modules.values()):
-        path = module_path(module)
-        if path is not None and any(path.is_relative_to(f) for f in folders) and not any(path.is_relative_to(f) for f in others):
-            found.add(path)
+        path = resolve(module)
+        if path is not None and any(path.startswith(f) for f in beside) and not any(path.startswith(f) for f in others):
+            found.add(Path(path))
     return sorted(found)
+
+
+def _prefix(folder: Path) -> str:
+    """What the text of a normalized absolute path under ``folder`` starts with (``Path.is_relative_to``
+    of a file, as text: thousands of modules, no ``Path`` made for each)."""
+    return os.path.join(str(folder), "")
+
+
+def _module_paths():
+    """``module_path`` as text, for the modules of one call: each folder resolved once (thousands
+    of modules lie in a few hundred folders), then only a file's own name if it is a symbolic
+    link; the same path as ``Path(file).resolve()``."""
+    folders: dict[str, str] = {}
+
+    def resolve(module) -> str | None:
+        file = getattr(module, "__file__", None)
+        if not isinstance(file, str) or not file.endswith(".py") or not os.path.isabs(file):
+            return None
+        folder, name = os.path.split(file)
+        real = folders.get(folder)
+        if real is None:
+            real = folders[folder] = os.path.realpath(folder)
+        path = os.path.join(real, name)
+        try:
+            mode = os.lstat(path).st_mode
+        except (OSError, ValueError):
+            return None
+        if stat.S_ISLNK(mode):
+            path = os.path.realpath(path)
+            return path if os.path.isfile(path) else None
+        return path if stat.S_ISREG(mode) else None
+
+    return resolve
 
 
 def module_path(module) -> Path | None:

@@ -47,7 +47,7 @@ def plugin_registries():
 # the end). test_reproduce.py's smoke scale runs in the worker's own process (--jobs 1): it is
 # the longest file by far and must start first.
 LONG_FILES = ("test_reproduce.py", "test_conformance.py", "test_composition.py", "test_sweep.py", "test_algorithm_self_fl.py",
-              "test_plugins.py", "test_hostile_input.py", "test_scenarios_real.py", "test_lambda_study.py",
+              "test_hostile_input.py", "test_plugins.py", "test_scenarios_real.py", "test_lambda_study.py",
               "test_buffered_dynamics.py", "test_engine_workers.py", "test_bad_input.py", "test_trust.py",
               "test_worker_start.py", "test_concept_shift_ordering.py", "test_engine_batched.py", "test_layers.py",
               "test_multicell.py", "test_datasets_real.py", "test_docs.py", "test_cell_command.py", "test_round_time.py",

@@ -435,3 +435,27 @@ def test_a_plugin_module_past_the_size_limit_is_one_line_never_read(capsys, tmp_
     assert main(["list", "--plugin", str(plugin)]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == f"fl-cosim: error: {helper} is larger than 1,000 bytes\n"
+
+
+def test_executed_files_resolves_each_module_s_file_as_path_resolve_does(tmp_path):
+    """``executed_files`` resolves each module's folder once and then only a file that is a link:
+    every module imported in this process, and modules reached through a linked folder, a linked
+    file, a relative link, a dangling link and a folder, give ``module_path``'s path."""
+    import types
+
+    real = tmp_path / "real"
+    (real / "pkg").mkdir(parents=True)
+    (real / "pkg" / "a.py").write_text("")
+    (real / "b.py").write_text("")
+    (tmp_path / "linked").symlink_to(real)
+    (real / "c.py").symlink_to("pkg/a.py")  # relative
+    (real / "gone.py").symlink_to(tmp_path / "nowhere.py")
+    (real / "dir.py").mkdir()
+    files = [tmp_path / "linked" / "pkg" / "a.py", tmp_path / "linked" / "b.py", real / "c.py", real / "gone.py",
+             real / "dir.py", tmp_path / "linked" / ".." / "real" / "b.py", "relative.py", 3]
+    made = [types.SimpleNamespace(__file__=str(f) if isinstance(f, Path) else f) for f in files]
+    resolve = plugins._module_paths()
+    for module in [*sys.modules.values(), *made]:
+        expected = plugins.module_path(module)
+        assert resolve(module) == (None if expected is None else str(expected)), getattr(module, "__file__", None)
+    assert [resolve(m) for m in made[:4]] == [str(real / "pkg" / "a.py"), str(real / "b.py"), str(real / "pkg" / "a.py"), None]

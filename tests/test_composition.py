@@ -49,12 +49,12 @@ ORCHESTRATORS = {
     "fedasync": {"orchestrator": "fedasync"},
     "fedat": {"orchestrator": "fedat", "tiers": 2},
 }
-DEADLINES = {"normalized": 3.0, "static cell": 0.0125, "moving cell": 0.0125, "shannon cell": 0.0125,
+DEADLINES = {"normalized": 3.0, "static cell": 0.0125, "moving cell": 0.0125, "shannon moving cell": 0.0125,
              "fdma clock cell": 0.0125, "pf cell": 0.0125, "pf moving cell": 0.0125}  # T_dl; seconds on a cell
-# the preset's defaults (nr-harq on power-limit TDMA grants, ue_energy=slots), the link layer before them
-SHANNON = {"link_abstraction": "shannon", "ul_allocation": "headroom", "ue_energy": "airtime"}
+# the preset's defaults (nr-harq on power-limit TDMA grants, ue_energy=slots), and Shannon's rates on the same grants on a
+# moving cell (the segmented TDMA path that does not go through the link layer: a grant held narrower than a step's own)
 SYSTEMS = {"normalized": ("wireless-slow-ul", {}), "static cell": ("umi-3.5ghz", {}),
-           "moving cell": ("umi-3.5ghz", {"speed_kmh": 30.0}), "shannon cell": ("umi-3.5ghz", SHANNON),
+           "moving cell": ("umi-3.5ghz", {"speed_kmh": 30.0}), "shannon moving cell": ("umi-3.5ghz", {"link_abstraction": "shannon", "speed_kmh": 30.0}),
            "fdma clock cell": ("umi-3.5ghz", {"uplink_access": "fdma", "ul_interference": "clock"}),
            "pf cell": ("umi-3.5ghz", {"uplink_access": "pf"}),
            "pf moving cell": ("umi-3.5ghz", {"uplink_access": "pf", "speed_kmh": 30.0})}

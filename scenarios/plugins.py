@@ -105,9 +105,9 @@ def _prefix(folder: Path) -> str:
 
 
 def _module_paths():
-    """``module_path`` as text, for the modules of one call: each folder resolved once (thousands
-    of modules lie in a few hundred folders), then only a file's own name if it is a symbolic
-    link; the same path as ``Path(file).resolve()``."""
+    """``module_path`` as text, for the modules of one call (``executed_files``): each folder
+    resolved once (thousands of modules lie in a few hundred folders), then only a file's own
+    name if it is a symbolic link; the same path as ``Path(file).resolve()``."""
     folders: dict[str, str] = {}
 
     def resolve(module) -> str | None:
@@ -137,11 +137,8 @@ def module_path(module) -> Path | None:
     file: ``torch.classes`` and ``torch.ops`` carry the bare ``_classes.py`` and ``_ops.py``,
     which, resolved against the working folder, would take a plugin folder's own files of
     those names (or none) for torch's code."""
-    file = getattr(module, "__file__", None)
-    if not isinstance(file, str) or not file.endswith(".py") or not os.path.isabs(file):
-        return None
-    path = Path(file).resolve()
-    return path if path.is_file() else None
+    path = _module_paths()(module)
+    return None if path is None else Path(path)
 
 
 def blame(error: BaseException) -> str | None:

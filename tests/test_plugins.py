@@ -440,7 +440,7 @@ def test_a_plugin_module_past_the_size_limit_is_one_line_never_read(capsys, tmp_
 def test_executed_files_resolves_each_module_s_file_as_path_resolve_does(tmp_path):
     """``executed_files`` resolves each module's folder once and then only a file that is a link:
     every module imported in this process, and modules reached through a linked folder, a linked
-    file, a relative link, a dangling link and a folder, give ``module_path``'s path."""
+    file, a relative link, a dangling link and a folder, give ``Path(file).resolve()``'s path."""
     import types
 
     real = tmp_path / "real"
@@ -456,6 +456,10 @@ def test_executed_files_resolves_each_module_s_file_as_path_resolve_does(tmp_pat
     made = [types.SimpleNamespace(__file__=str(f) if isinstance(f, Path) else f) for f in files]
     resolve = plugins._module_paths()
     for module in [*sys.modules.values(), *made]:
-        expected = plugins.module_path(module)
-        assert resolve(module) == (None if expected is None else str(expected)), getattr(module, "__file__", None)
+        file = getattr(module, "__file__", None)
+        expected = None  # the reference: an absolute .py path resolved by pathlib, where that is a file
+        if isinstance(file, str) and file.endswith(".py") and os.path.isabs(file) and Path(file).resolve().is_file():
+            expected = str(Path(file).resolve())
+        assert resolve(module) == expected, file
+        assert plugins.module_path(module) == (None if expected is None else Path(expected))
     assert [resolve(m) for m in made[:4]] == [str(real / "pkg" / "a.py"), str(real / "b.py"), str(real / "pkg" / "a.py"), None]

@@ -70,8 +70,11 @@ def measure(preset: str, overrides: dict, devices: int, rounds: int, seed: int) 
         with np.errstate(divide="ignore"):
             tdma_mj.append(np.where(ok & below_cap, 1e3 * channel.transmit_j(1e6 / rate_bps, everyone), np.nan))
         for n in SHARINGS:
-            seconds = 1e6 / channel.uplink_share_bps(everyone, n)
-            fdma_mj[n].append(np.where(ok & below_cap, 1e3 * network.upload_j(network.share_power_w(everyone, n) * seconds), np.nan))
+            with np.errstate(divide="ignore"):  # no goodput on the share: no energy per bit to give (masked below)
+                seconds = 1e6 / channel.uplink_share_bps(everyone, n)
+            carried = ok & below_cap & np.isfinite(seconds)
+            fdma_mj[n].append(np.where(carried, 1e3 * network.upload_j(network.share_power_w(everyone, n) * np.where(carried, seconds, 0.0)),
+                                       np.nan))
     return {"outage": float(np.mean(outage)), "narrow": float(np.mean(narrow)), "tdma": float(np.nanmedian(tdma_mj)),
             **{f"fdma{n}": float(np.nanmedian(fdma_mj[n])) for n in SHARINGS}}
 

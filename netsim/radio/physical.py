@@ -1173,9 +1173,9 @@ class RoundChannel:
         return self._harq_decodable[key]
 
     def harq_share_outage(self, device: int, widest_prbs: int) -> bool:
-        """``nr-harq`` under PF: MCS 0 misses the BLER target after four copies on some grant the
-        scheduler can give the device, a DFT-s-OFDM size of at most ``widest_prbs`` blocks
-        (``harq_decodable_prbs`` short of the widest)."""
+        """``nr-harq`` under PF: some grant the scheduler can give the device, a DFT-s-OFDM size of
+        at most ``widest_prbs`` blocks, does not carry it (below the floor, or MCS 0 missing the
+        BLER target after four copies): ``harq_decodable_prbs`` short of the widest."""
         return self.harq_decodable_prbs(device, widest_prbs) < int(dft_s_ofdm_prbs(widest_prbs))
 
     def uplink_share_outage(self, device: int, sharing: int) -> bool:

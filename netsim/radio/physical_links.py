@@ -269,8 +269,7 @@ class PhysicalLinks:
         by each one's widest decodable grant at the step holding ``at_s``
         (``netsim.radio.physical.PhysicalSystem.fdma_grant_prbs``, ``RoundChannel.harq_decodable_prbs``)."""
         channel = self.channel if at_s is None or not self.segmented else self._step(self.step_at(at_s))[0]
-        widest = int(channel.system.fdma_grant_prbs([self.band_prbs])[0])  # the band alone, in a DFT-s-OFDM size
-        caps = [channel.harq_decodable_prbs(d, widest) for d in np.asarray(devices).tolist()]
+        caps = [channel.harq_decodable_prbs(d, self.band_prbs) for d in np.asarray(devices).tolist()]
         return self.band_prbs / channel.system.fdma_grant_prbs(caps).astype(float)
 
     def share_allocator(self):

@@ -213,3 +213,16 @@ def _documented() -> set[tuple[str, str, str, str]]:
 def test_the_refused_combinations_are_those_the_docs_name(matrix):
     refused = {c for c, result in matrix.items() if result[0] == "refused"}
     assert refused == _documented()
+
+
+def test_the_axes_are_those_the_docs_name():
+    """Each axis's values in ``docs/composition.md``'s first table are the matrix's, in its order."""
+    text = (ROOT / "docs" / "composition.md").read_text().split("<!-- refused -->")[0]
+    rows = {line.split("|")[1].strip(): line.split("|", 2)[2] for line in text.splitlines() if line.startswith("| ")}
+    for axis, values in (("orchestrator", ORCHESTRATORS), ("system", SYSTEMS), ("dynamics", DYNAMICS),
+                         ("algorithm", ALGORITHMS)):
+        depth, outside = 0, []
+        for char in rows[axis]:  # the values are the backticked names outside every parenthesis
+            depth += (char == "(") - (char == ")")
+            outside.append(char if depth == 0 and char != ")" else "")
+        assert re.findall(r"`([^`]+)`", "".join(outside)) == list(values), axis

@@ -116,6 +116,8 @@ def main(argv=None) -> None:
         parser.error(f"--seeds is the number of seeds, at least 1, not {args.seeds}")
     try:
         check_output_dir(args.out)
+        if args.figures is not None:
+            check_output_dir(args.figures)
     except UsageError as error:
         parser.error(str(error))
     print(study(args.seeds, args.out, args.figures))

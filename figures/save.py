@@ -10,10 +10,10 @@ from pathlib import Path
 
 def save_figure(fig, out_file: str | Path, dpi: int | None = None, metadata: dict[str, str] | None = None,
                 close: bool = True) -> Path:
-    """Save ``fig`` to ``out_file`` (PDF when it ends in .pdf, else PNG) and close it (unless
-    ``close`` is False: another format follows); a failed write leaves no partial file and is one
-    line (``scenarios.errors.WriteError``). ``dpi``: the style's when None; ``metadata``: PDF
-    info or PNG text fields."""
+    """Save ``fig`` to ``out_file`` (PDF when it ends in .pdf, else PNG; its folder made where
+    missing) and close it (unless ``close`` is False: another format follows); a failed write
+    leaves no partial file and is one line (``scenarios.errors.WriteError``). ``dpi``: the
+    style's when None; ``metadata``: PDF info or PNG text fields."""
     import matplotlib.pyplot as plt
 
     from scenarios.records.atomic import TMP_SUFFIX, current_umask, remove_stale_staging, writing
@@ -22,6 +22,7 @@ def save_figure(fig, out_file: str | Path, dpi: int | None = None, metadata: dic
     tmp = None
     try:
         with writing(out_file):
+            out_file.parent.mkdir(parents=True, exist_ok=True)  # as a run's result folder is made
             remove_stale_staging(out_file.parent)  # what a killed plot or cell left there
             # drawn in memory first: matplotlib's PDF writer, failing mid-stream on a full disk, hides the
             # OSError behind an AttributeError of its own; only the plain write below meets the disk

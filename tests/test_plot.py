@@ -259,3 +259,17 @@ def test_budgets_on_several_axes_in_one_command(runs, cell_run, tmp_path, capsys
     mixed = main(["plot", runs[0], cell_run, "--budget", "uplink_bits=1e7", "--out", str(tmp_path / "g.pdf"), "--json"])
     rows = json.loads(capsys.readouterr().out)["within_budget"]
     assert mixed == 0 and [r["algorithm"] for r in rows] == ["fedavg (wired)", "fedavg (umi-3.5ghz)"]
+
+
+def test_a_figure_is_saved_into_a_folder_that_does_not_exist_yet(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from figures.save import save_figure
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    out = save_figure(fig, tmp_path / "new" / "deeper" / "f.png")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and [p.name for p in out.parent.iterdir()] == ["f.png"]

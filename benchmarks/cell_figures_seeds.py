@@ -16,13 +16,20 @@
 - ``handover``: docs/channel-in-time.md's run of FedAvg on a moving UMa cell (the default
   scenario, 50 devices, 30 km/h, 15 rounds: ``fl-cosim run --algorithm fedavg --system
   uma-3.5ghz --devices 50 --rounds 15 --radio speed_kmh=30 --seed S``): its simulated time,
-  handovers per device and minute up to its last round's start, and uploads lost.
+  handovers per device and minute up to its last round's start, and uploads lost;
+- ``queues``: docs/channel-in-time.md's measure of the uploads queued at the sector serving them
+  (FedAvg, the default scenario's 20 devices, ``uma-3.5ghz`` at 30 km/h, ``coverage=network``,
+  100 rounds: ``fl-cosim run --algorithm fedavg --system uma-3.5ghz --radio speed_kmh=30 --radio
+  coverage=network --rounds 100 --seed S``): the mean wait for a grant (an upload's first
+  ``uplink`` event's start less its ``compute`` event's end in ``trace.csv``), the mean round
+  (``rounds.csv``'s ``duration``, rounds 1-100), and the round's last upload's wait and time from
+  its first block to its end.
 
 The runs are those of the sweep files (and the command) with the seed set; finished runs in
 ``--out`` are reused. A time to 0.75 that a seed never reaches is left out of its mean and
 counted apart (``(k of n seeds)``).
 
-Usage: python3 -m benchmarks.cell_figures_seeds [--studies codecs scheduling handover] [--seeds 0 1 2 3 4] [--out results/cell-figures] [--jobs 1]
+Usage: python3 -m benchmarks.cell_figures_seeds [--studies codecs scheduling handover queues] [--seeds 0 1 2 3 4] [--out results/cell-figures] [--jobs 1]
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from benchmarks.cell_studies import Parser, run_all
 from benchmarks.spread import spread
 
 SWEEPS = {"codecs": ("docs/tradeoffs/codecs.toml", "umi-3.5ghz"), "scheduling": ("docs/tradeoffs/scheduling.toml", "uma-3.5ghz")}
-STUDIES = (*SWEEPS, "lambda", "handover")
+STUDIES = (*SWEEPS, "lambda", "handover", "queues")
 
 
 def sweep_specs(study: str, seeds: list[int]) -> list:
@@ -63,6 +70,14 @@ def handover_specs(seeds: list[int]) -> list:
             for seed in seeds]
 
 
+def queues_specs(seeds: list[int]) -> list:
+    from scenarios.execution.runner import RunSpec
+    from scenarios.definitions.settings import DEFAULT_SCENARIO
+
+    return [RunSpec(DEFAULT_SCENARIO, "fedavg", "uma-3.5ghz", rounds=100, seed=seed,
+                    radio={"speed_kmh": 30.0, "coverage": "network"}) for seed in seeds]
+
+
 def sweep_figures(folder: str, fairness_too: bool) -> tuple[str, dict]:
     """(the run's label as the tradeoffs tables name it, its figures)."""
     from scenarios.records.result_folder import read_run
@@ -82,7 +97,8 @@ def sweep_figures(folder: str, fairness_too: bool) -> tuple[str, dict]:
 DIGITS = {"mean acc": 3, "worst acc": 3, "time to 0.75 (s)": 2, "time (s)": 2, "energy (J)": 2, "never scheduled": 1,
           "Jain scheduled": 3, "never arrived": 1, "Jain arrived": 3, "handovers / device / min": 2,
           "time to last round's start (s)": 2, "uploads lost": 1, "k*": 1, "k*=4 below lambda": 4, "target": 3,
-          "time to target (T_dl)": 0, "bits to target (Mbit)": 1}
+          "time to target (T_dl)": 0, "bits to target (Mbit)": 1, "grant wait (s)": 2, "round (s)": 2,
+          "last upload's wait (s)": 2, "last upload's sending (s)": 2}
 
 
 def handover_figures(folder: str) -> tuple[str, dict]:
@@ -99,6 +115,33 @@ def handover_figures(folder: str) -> tuple[str, dict]:
                               "time to last round's start (s)": last_start_s, "time (s)": summary["simulated_time"],
                               "energy (J)": summary["energy_j"], "uploads lost": sum(summary["dropped"].values()),
                               "mean acc": summary["final_mean_accuracy"]}
+
+
+def queues_figures(folder: str) -> tuple[str, dict]:
+    """Each upload's wait for its grant (its first ``uplink`` event's start less its ``compute``
+    event's end), the mean round, and each round's last upload: its wait and the time from its
+    first block to its last (segments, and the stalls between them, included)."""
+    from scenarios.records.result_folder import read_summary, read_table
+
+    summary = read_summary(folder)
+    computed, uplinks = {}, {}
+    for r in read_table(folder, "trace.csv"):
+        key = (int(r["round"]), r["entity"])
+        if r["kind"] == "compute":
+            computed[key] = float(r["end"])
+        elif r["kind"] == "uplink":
+            start, end = uplinks.get(key, (float("inf"), float("-inf")))
+            uplinks[key] = (min(start, float(r["start"])), max(end, float(r["end"])))
+    waits = {key: start - computed[key] for key, (start, _) in uplinks.items()}
+    last = {}
+    for key, (_, end) in uplinks.items():
+        if key[0] not in last or end > uplinks[last[key[0]]][1]:
+            last[key[0]] = key
+    durations = [float(r["duration"]) for r in read_table(folder, "rounds.csv") if int(r["round"]) >= 1]
+    return summary["label"], {"grant wait (s)": float(np.mean(list(waits.values()))), "round (s)": float(np.mean(durations)),
+                              "last upload's wait (s)": float(np.mean([waits[k] for k in last.values()])),
+                              "last upload's sending (s)": float(np.mean([uplinks[k][1] - uplinks[k][0] for k in last.values()])),
+                              "energy (J)": summary["energy_j"], "uploads lost": sum(summary["dropped"].values())}
 
 
 def lambda_figures(seed: int, out: str) -> tuple[str, dict]:
@@ -164,10 +207,10 @@ def main(argv=None) -> None:
         if study == "lambda":
             print(f"## lambda\n\n{spread_table([lambda_figures(seed, args.out) for seed in args.seeds], len(args.seeds))}\n", flush=True)
             continue
-        specs = handover_specs(args.seeds) if study == "handover" else sweep_specs(study, args.seeds)
+        specs = {"handover": handover_specs, "queues": queues_specs}.get(study, lambda seeds: sweep_specs(study, seeds))(args.seeds)
         summaries = run_all(specs, args.out, args.jobs)
-        if study == "handover":
-            rows = [handover_figures(s["result_dir"]) for s in summaries]
+        if study in ("handover", "queues"):
+            rows = [(handover_figures if study == "handover" else queues_figures)(s["result_dir"]) for s in summaries]
         else:
             rows = [sweep_figures(s["result_dir"], study == "scheduling") for s in summaries]
         print(f"## {study}\n\n{spread_table(rows, len(args.seeds))}\n", flush=True)

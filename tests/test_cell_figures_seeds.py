@@ -43,3 +43,24 @@ def test_spread_table_by_hand():
     lines = cell_figures_seeds.spread_table(rows, 2).splitlines()
     # mean 2, sample std sqrt(2) = 1.41; the time to 0.75 defined on one seed of two
     assert lines[2] == "| a | 2.00 +- 1.41 [1.00-3.00] | 2.00 +- 0.00 [2.00-2.00] (1 of 2 seeds) |"
+
+
+def test_queues_figures_by_hand(monkeypatch):
+    """Two rounds of two devices: each upload's wait is its first block's start less its compute's
+    end (device 1's upload in two segments, a stall between them), a round's last upload is the
+    one that ends last, its sending from its first block to its last."""
+    import scenarios.records.result_folder as folder
+
+    trace = [("1", "compute", "0", 0.0, 1.0), ("1", "uplink", "0", 1.5, 2.0),
+             ("1", "compute", "1", 0.0, 1.0), ("1", "uplink", "1", 1.0, 2.0), ("1", "uplink", "1", 2.5, 3.0),
+             ("2", "compute", "0", 3.0, 3.5), ("2", "uplink", "0", 4.5, 6.0),
+             ("2", "compute", "1", 3.0, 4.0), ("2", "uplink", "1", 4.0, 5.0)]
+    tables = {"trace.csv": [dict(zip(("round", "kind", "entity", "start", "end"), map(str, row))) for row in trace],
+              "rounds.csv": [{"round": "0", "duration": "0"}, {"round": "1", "duration": "3"}, {"round": "2", "duration": "3"}]}
+    monkeypatch.setattr(folder, "read_summary", lambda f: {"label": "fedavg", "energy_j": 1.0, "dropped": {"uplink-outage": 1}})
+    monkeypatch.setattr(folder, "read_table", lambda f, name: tables[name])
+    label, figures = cell_figures_seeds.queues_figures("unused")
+    # waits 0.5, 0, 1.0, 0; round 1's last upload is device 1's (ends at 3.0): wait 0, sent 1.0 -> 3.0;
+    # round 2's is device 0's (ends at 6.0): wait 1.0, sent 4.5 -> 6.0
+    assert label == "fedavg" and figures == {"grant wait (s)": 0.375, "round (s)": 3.0, "last upload's wait (s)": 0.5,
+                                             "last upload's sending (s)": 1.75, "energy (J)": 1.0, "uploads lost": 1}

@@ -1,5 +1,5 @@
 """The NR link layer as an efficiency per SNR (``netsim.radio.link.abstraction``), and the cell's opt-in
-``link_abstraction=nr`` that uses it (the default stays ``shannon``)."""
+``link_abstraction=nr`` that uses it."""
 
 import dataclasses
 import math
@@ -40,3 +40,37 @@ def test_the_presets_serve_through_the_link_layer_and_shannon_is_a_choice():
     expected = np.minimum(expected_efficiency(10 ** (snr_db / 10), "uplink"), default.max_bps_per_hz)
     np.testing.assert_allclose(nr.efficiency(snr_db, direction="uplink"), expected, rtol=1e-12)
     assert nr.efficiency(np.array([9.5]))[0] != default.efficiency(np.array([9.5]))[0]
+
+
+def _scanned_efficiency(snr_linear, direction):
+    """The reference: every MCS's BLER scanned one by one, the curves read each time."""
+    from netsim.radio.link.abstraction import (BLER_TARGET, REFERENCE_CODE_BLOCK_BITS, TABLE_BY_DIRECTION, _bler)
+    from netsim.radio.link.bler import curve_parameters
+    from netsim.radio.link.harq import MAX_TRANSMISSIONS
+    from netsim.radio.link.mcs_tables import MCS_TABLES
+
+    table = TABLE_BY_DIRECTION[direction]
+    entries = MCS_TABLES[table]
+    curves = np.array([curve_parameters(table, m, REFERENCE_CODE_BLOCK_BITS) for m in range(len(entries))])
+    snr_db = 10.0 * np.log10(np.maximum(np.asarray(snr_linear, dtype=float), 1e-30))
+    chosen = np.zeros(snr_db.shape, dtype=int)
+    for mcs in range(1, len(entries)):
+        chosen[_bler(snr_db, *curves[mcs]) <= BLER_TARGET] = mcs
+    expected, all_failed = np.zeros(snr_db.shape), np.ones(snr_db.shape)
+    for copies in range(1, MAX_TRANSMISSIONS + 1):
+        expected += all_failed
+        last = _bler(snr_db + 10.0 * np.log10(copies), curves[chosen, 0], curves[chosen, 1])
+        all_failed = all_failed * last
+    efficiency = np.array([e.spectral_efficiency for e in entries])[chosen] * (1.0 - all_failed) / expected
+    return np.where((chosen == 0) & (last > BLER_TARGET), 0.0, efficiency)
+
+
+@pytest.mark.parametrize("direction", ["uplink", "downlink"])
+def test_every_mcs_at_once_is_the_scan_bit_for_bit(direction):
+    """The MCS chosen from every MCS's BLER at once is the MCS-by-MCS scan's, to the bit: a grid of
+    1e-3 dB from -15 to 35 dB (every switching point inside), and fades of any shape."""
+    grid = 10 ** (np.arange(-15.0, 35.0, 1e-3) / 10)
+    assert np.array_equal(expected_efficiency(grid, direction), _scanned_efficiency(grid, direction))
+    fades = np.random.default_rng(3).exponential(1.0, size=(4, 7, 8)) * 10 ** np.random.default_rng(4).uniform(-2, 3, size=(4, 7, 1))
+    assert np.array_equal(expected_efficiency(fades, direction), _scanned_efficiency(fades, direction))
+    assert np.array_equal(expected_efficiency(0.0, direction), _scanned_efficiency(0.0, direction))

@@ -15,6 +15,8 @@ Resource elements lost to DMRS and control are the cell's ``uplink_overhead`` /
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from netsim.radio.link.bler import curve_parameters
@@ -30,21 +32,29 @@ def _bler(snr_db: np.ndarray, midpoint: np.ndarray, slope: np.ndarray) -> np.nda
     return 1.0 / (1.0 + np.exp(np.clip(slope * (snr_db - midpoint), -700.0, 700.0)))
 
 
-def expected_efficiency(snr_linear, direction: str) -> np.ndarray:
-    """Delivered bit/s/Hz of an NR link at linear AWGN SNR ``snr_linear`` (any shape) in ``direction``."""
+@functools.cache
+def _curves(direction: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every MCS's ``(midpoints_db, slopes_per_db, spectral_efficiencies)`` of ``direction``'s table
+    at the reference block size."""
     table = TABLE_BY_DIRECTION[direction]
     entries = MCS_TABLES[table]
     curves = np.array([curve_parameters(table, m, REFERENCE_CODE_BLOCK_BITS) for m in range(len(entries))])
+    return curves[:, 0].copy(), curves[:, 1].copy(), np.array([e.spectral_efficiency for e in entries])
+
+
+def expected_efficiency(snr_linear, direction: str) -> np.ndarray:
+    """Delivered bit/s/Hz of an NR link at linear AWGN SNR ``snr_linear`` (any shape) in ``direction``."""
+    midpoints, slopes, efficiencies = _curves(direction)
     snr_db = 10.0 * np.log10(np.maximum(np.asarray(snr_linear, dtype=float), 1e-30))
-    chosen = np.zeros(snr_db.shape, dtype=int)
-    for mcs in range(1, len(entries)):
-        chosen[_bler(snr_db, *curves[mcs]) <= BLER_TARGET] = mcs
-    midpoint, slope = curves[chosen, 0], curves[chosen, 1]
+    # the highest MCS at or under the target (0 where none of 1.. is), every MCS's BLER at once
+    meets = _bler(snr_db[..., None], midpoints[1:], slopes[1:]) <= BLER_TARGET
+    chosen = np.where(meets.any(axis=-1), meets.shape[-1] - np.argmax(meets[..., ::-1], axis=-1), 0)
+    midpoint, slope = midpoints[chosen], slopes[chosen]
     expected_transmissions = np.zeros(snr_db.shape)
     all_failed = np.ones(snr_db.shape)
     for copies in range(1, MAX_TRANSMISSIONS + 1):
         expected_transmissions += all_failed
         last = _bler(snr_db + 10.0 * np.log10(copies), midpoint, slope)
         all_failed = all_failed * last
-    efficiency = np.array([e.spectral_efficiency for e in entries])[chosen] * (1.0 - all_failed) / expected_transmissions
+    efficiency = efficiencies[chosen] * (1.0 - all_failed) / expected_transmissions
     return np.where((chosen == 0) & (last > BLER_TARGET), 0.0, efficiency)

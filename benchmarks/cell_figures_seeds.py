@@ -159,6 +159,9 @@ def lambda_figures(seed: int, out: str) -> tuple[str, dict]:
                                "time to target (T_dl)": choice["time_to_target"], "bits to target (Mbit)": choice["bits_to_target"] / 1e6}
 
 
+RUNS = {"handover": (handover_specs, handover_figures), "queues": (queues_specs, queues_figures)}  # a command's runs, not a sweep's
+
+
 def spread_table(rows: list[tuple[str, dict]], seeds: int) -> str:
     """One row per run label (its seeds in a row), each figure's spread over the seeds."""
     labels = list(dict.fromkeys(label for label, _ in rows))
@@ -207,11 +210,11 @@ def main(argv=None) -> None:
         if study == "lambda":
             print(f"## lambda\n\n{spread_table([lambda_figures(seed, args.out) for seed in args.seeds], len(args.seeds))}\n", flush=True)
             continue
-        specs = {"handover": handover_specs, "queues": queues_specs}.get(study, lambda seeds: sweep_specs(study, seeds))(args.seeds)
-        summaries = run_all(specs, args.out, args.jobs)
-        if study in ("handover", "queues"):
-            rows = [(handover_figures if study == "handover" else queues_figures)(s["result_dir"]) for s in summaries]
+        if study in RUNS:
+            specs, figures = RUNS[study]
+            rows = [figures(s["result_dir"]) for s in run_all(specs(args.seeds), args.out, args.jobs)]
         else:
+            summaries = run_all(sweep_specs(study, args.seeds), args.out, args.jobs)
             rows = [sweep_figures(s["result_dir"], study == "scheduling") for s in summaries]
         print(f"## {study}\n\n{spread_table(rows, len(args.seeds))}\n", flush=True)
 

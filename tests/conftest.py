@@ -44,12 +44,13 @@ def plugin_registries():
 # hands each file whole to the next free worker in collection order, so the long ones go first
 # and the short ones fill in around them: started last, a long file is one worker's long pole
 # while the other sits idle (test_scenarios_real.py, 18 s, kept the other worker idle for 10 s at
-# the end). test_reproduce.py's smoke scale runs in the worker's own process (--jobs 1): it is
-# the longest file by far and must start first.
-LONG_FILES = ("test_reproduce.py", "test_conformance.py", "test_composition.py", "test_sweep.py", "test_algorithm_self_fl.py",
-              "test_hostile_input.py", "test_plugins.py", "test_scenarios_real.py", "test_lambda_study.py",
-              "test_buffered_dynamics.py", "test_engine_workers.py", "test_bad_input.py", "test_trust.py",
-              "test_worker_start.py", "test_concept_shift_ordering.py", "test_engine_batched.py", "test_layers.py",
+# the end). test_reproduce.py's smoke scale runs in the worker's own process (--jobs 1): it and
+# test_composition.py's matrix (167 and 183 CPU s file by file, docs/benchmarks.md) are the
+# longest files by far and start first, one on each worker.
+LONG_FILES = ("test_reproduce.py", "test_composition.py", "test_algorithm_self_fl.py", "test_sweep.py", "test_hostile_input.py",
+              "test_conformance.py", "test_scenarios_real.py", "test_concept_shift_ordering.py", "test_plugins.py",
+              "test_trust.py", "test_lambda_study.py", "test_bad_input.py", "test_engine_workers.py",
+              "test_worker_start.py", "test_buffered_dynamics.py", "test_engine_batched.py", "test_layers.py",
               "test_multicell.py", "test_datasets_real.py", "test_docs.py", "test_cell_command.py", "test_round_time.py",
               "test_dynamics_motion.py", "test_algorithm_pfedlia.py", "test_plot.py")
 

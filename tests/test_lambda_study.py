@@ -21,6 +21,21 @@ from scenarios.definitions.systems import SYSTEMS, get_system
 CELL = "uma-3.5ghz"  # a physical cell: its times in seconds
 
 
+def test_a_listed_k_out_of_range_is_refused_before_any_set_up_computes(tmp_path, monkeypatch, capsys):
+    """--k 0,2: one line naming the scenario's 20 devices, exit 2, before the silhouette curve's
+    set-up (eq. 10's gradients at theta^0, k-means for every k) computes anything."""
+    import scenarios.execution.silhouette
+
+    def never(*args, **kwargs):
+        raise AssertionError("computed a silhouette curve for a --k that is refused")
+
+    monkeypatch.setattr(scenarios.execution.silhouette, "setup_silhouette", never)
+    assert main(["lambda-study", "--k", "0,2", "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == ("fl-cosim: error: --k (this scenario has 20 devices) must be an integer in 1..20, "
+                                       "got 0\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_staircase_by_hand():
     # lines s_k - lambda k: k = 4 (0.5 - 4 lambda) leads until k = 2 (0.3 - 2 lambda) meets it at
     # 0.1, above k = 3 there (0.05) and k = 1 (-0.1); k = 2 meets k = 1 (-lambda) at 0.3

@@ -19,6 +19,7 @@ Heights do not change (horizontal plane only, as the table says).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,15 +60,22 @@ class TorusMotion:
         """Each device's distance from its start (the shortest over the torus's images)."""
         return np.hypot(*self._folded(np.asarray(x_m) - self.x0_m, np.asarray(y_m) - self.y0_m))
 
+    @functools.cached_property
+    def _lattice(self) -> tuple[np.ndarray, np.ndarray]:
+        """``_folded``'s constants, computed once per motion (a moving cell folds every device at
+        each measurement instant): the inverse of the basis (transposed), and the origin's
+        lattice point and its six neighbours (7 x 2)."""
+        steps = np.array([(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)], dtype=float) @ self.basis
+        return np.linalg.inv(self.basis.T), steps
+
     def _folded(self, x, y) -> tuple[np.ndarray, np.ndarray]:
         """Points folded by the lattice into its cell around the origin (each point's image nearest to it)."""
         # lattice coordinates, rounded: a nearby lattice point; then the nearest of it and its six neighbours
-        inverse = np.linalg.inv(self.basis.T)
+        inverse, steps = self._lattice
         a, b = inverse @ np.stack([x, y])
         a, b = np.rint(a), np.rint(b)
         x = x - a * self.basis[0, 0] - b * self.basis[1, 0]
         y = y - a * self.basis[0, 1] - b * self.basis[1, 1]
-        steps = np.array([(0, 0), (1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)], dtype=float) @ self.basis  # 7 x 2
         cx, cy = x[:, None] - steps[:, 0], y[:, None] - steps[:, 1]
         pick = np.argmin(cx * cx + cy * cy, axis=1)[:, None]
         return np.take_along_axis(cx, pick, axis=1)[:, 0], np.take_along_axis(cy, pick, axis=1)[:, 0]

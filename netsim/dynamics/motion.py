@@ -43,6 +43,7 @@ formulas hold from 10 m).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -157,7 +158,7 @@ class ChannelInTime:
             return np.zeros((k_factor.size, 1))
         return k_factor[:, None]
 
-    def _continued(self, x, y, which, sites=None) -> np.ndarray:
+    def _continued(self, x, y, which, sites=None, d_m=None) -> np.ndarray:
         """Unit Gaussian values of each link's field of kind ``which`` (an int, or devices x sites)
         at the devices' positions at ``t_s``, continued from the drop's: the field conditioned on
         the drop's value at the start, ``g(x) + rho (z_0 - g(x_0))``, ``rho = exp(-d / d_corr)``
@@ -167,8 +168,9 @@ class ChannelInTime:
         field's own law (variance 1, correlation ``exp(-|x - x'| / d_corr)`` between any two
         points: the correlation of the sum is ``rho_xx' - rho_x rho_x' - rho_x rho_x' +
         rho_x rho_x' + rho_x rho_x'``), and it is the drop's value at t = 0 (exactly: a device that
-        has not moved reads ``z_0``)."""
-        d_m = self.motion.distance_from_start_m(x, y)[:, None]
+        has not moved reads ``z_0``). ``d_m``: each device's distance from its start (devices x 1),
+        where the caller has it already."""
+        d_m = self.motion.distance_from_start_m(x, y)[:, None] if d_m is None else d_m
         corr = correlation_m(self.system.cell.scenario)
         rows = np.arange(x.size)[:, None]
         if sites is not None:
@@ -202,14 +204,16 @@ class ChannelInTime:
         d2d = np.hypot(vx, vy)
         h = self.layout.height_m[:, None]
         d_out = np.maximum(d2d - draws.indoor_distance_m[:, None], 0.0)
-        los = self._los(x, y, lambda: prop.los_probability(d_out, h), d2d.shape, sites)
+        # each device's distance from its start, which both fields' continuation reads (computed once)
+        moved_m = self.motion.distance_from_start_m(x, y)[:, None] if cell.los == "probabilistic" or cell.shadowing else None
+        los = self._los(x, y, lambda: prop.los_probability(d_out, h), d2d.shape, sites, moved_m)
         h_e = draws.effective_height_m if sites is None else draws.effective_height_m[np.arange(x.size)[:, None], sites]
         loss = prop.path_loss_db(np.maximum(d2d, pathloss.MIN_DISTANCE_M), los, cell.bs_height_m, h, cell.carrier_hz, h_e)
         if cell.shadowing:  # an indoor device reads the O2I field to every site; an outdoor one its link's LOS or NLOS field
             inside = self.layout.indoor
             kind = np.where(los, SF_LOS, SF_NLOS)
             kind[inside] = SF_O2I
-            shadowing = prop.sigma_sf_db(los, inside[:, None]) * self._continued(x, y, kind, sites)
+            shadowing = prop.sigma_sf_db(los, inside[:, None]) * self._continued(x, y, kind, sites, moved_m)
         else:
             shadowing = np.zeros_like(d2d)
         zenith = np.degrees(np.arctan2(d2d, h - cell.bs_height_m))
@@ -304,13 +308,13 @@ class ChannelInTime:
                             receiver_gain_db=coupling if self.system.ul_interference == "clock" else None)  # kept only where read
         return layout, out
 
-    def _los(self, x, y, probability, shape, sites=None) -> np.ndarray:
+    def _los(self, x, y, probability, shape, sites=None, d_m=None) -> np.ndarray:
         """Every link's LOS state (devices x sites, or the ``sites``): the cell's fixed state, or
         ``Phi(g) < P_LOS`` with ``g`` the LOS field continued from the drop's draw (``_continued``)."""
         los = self.system.cell.los
         if los != "probabilistic":
             return np.full(shape, los == "los")
-        return ndtr(self._continued(x, y, LOS_FIELD, sites)) < probability()
+        return ndtr(self._continued(x, y, LOS_FIELD, sites, d_m)) < probability()
 
     def _isolated(self, t_s: float) -> CellLayout:
         cell = self.system.cell
@@ -340,19 +344,32 @@ def array_gain_db(zenith_deg, elements: int, downtilt_deg: float) -> np.ndarray:
     return 10.0 * np.log10(np.maximum(ratio, 1e-30).astype(float))
 
 
+@functools.lru_cache(maxsize=8)
+def _site_images(isd_m: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every site's seven wrap-around images (``multicell.hex_sites`` shifted by each of
+    ``multicell.wrap_shifts``, 7 x 19 x 2, read-only), and their x and y in single precision:
+    ``_site_vectors``'s constants, computed once per inter-site distance rather than at each
+    measurement instant."""
+    images = multicell.hex_sites(isd_m)[None, :, :] + multicell.wrap_shifts(isd_m)[:, None, :]
+    images.flags.writeable = False
+    images_x32, images_y32 = images[..., 0].astype(np.float32), images[..., 1].astype(np.float32)
+    images_x32.flags.writeable = images_y32.flags.writeable = False
+    return images, images_x32, images_y32
+
+
 def _site_vectors(x, y, isd_m: float, sites: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per device and site, the vector from the site's nearest wrap-around image to the device
     (devices x sites; the image picked in single precision, the vector in double); ``sites``
     (devices x m): to those sites only, devices x m (all in double)."""
-    images = multicell.hex_sites(isd_m)[None, :, :] + multicell.wrap_shifts(isd_m)[:, None, :]  # 7 x 19 x 2
+    images, images_x32, images_y32 = _site_images(isd_m)
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if sites is not None:
         own = images[:, sites]  # 7 x devices x m x 2
         vx, vy = x[:, None] - own[..., 0], y[:, None] - own[..., 1]
         nearest = np.argmin(vx * vx + vy * vy, axis=0)[None]
         return np.take_along_axis(vx, nearest, axis=0)[0], np.take_along_axis(vy, nearest, axis=0)[0]
-    vx = x.astype(np.float32)[:, None, None] - images[None, :, :, 0].astype(np.float32)
-    vy = y.astype(np.float32)[:, None, None] - images[None, :, :, 1].astype(np.float32)
+    vx = x.astype(np.float32)[:, None, None] - images_x32[None]
+    vy = y.astype(np.float32)[:, None, None] - images_y32[None]
     vx *= vx
     vy *= vy
     vx += vy

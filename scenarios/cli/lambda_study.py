@@ -96,10 +96,14 @@ def execute(args):
                        seed=seed, options={**options, "streams": streams}, training=training)
 
     with reuse.kept():  # the curve's set-up of each seed is the one its runs take here (learning/reuse.py; --jobs 1)
-        curves = {seed: setup_silhouette(prepare(resolve(spec("auto", seed)), data_dir)) for seed in seeds}
+        first = prepare(resolve(spec("auto", seeds[0])), data_dir)
+        m = first.learner.num_devices  # the curve's k run over 1..m (learning.weights.silhouette_curve)
+        listed = None if asked is None else stream_counts(asked, m, ())  # --k checked before any set-up computes
+        curves = {seed: setup_silhouette(first if seed == seeds[0] else prepare(resolve(spec("auto", seed)), data_dir))
+                  for seed in seeds}
         silhouette = {k: mean_std([c[k] for c in curves.values()])[0] for k in curves[seeds[0]]}
         steps = staircase(silhouette)  # Algorithm 2 on the mean curve over seeds
-        ks = stream_counts(asked, max(silhouette), steps)
+        ks = stream_counts(None, m, steps) if listed is None else listed
         # each k trained on --system (re-timed on the normalized systems), and on each cell itself
         trained_on = {name: name if name in cells else None for name in systems}
         where = list(dict.fromkeys(trained_on.values()))

@@ -15,7 +15,6 @@ import numpy as np
 
 from contract import RoundPlan, Stream
 from netsim import NetworkSystem, simulate_rounds
-from netsim.radio.physical import channel_seeds
 from scenarios.definitions.cells import get_cell_system
 
 MODEL_BITS = 1e5
@@ -30,21 +29,19 @@ def plan(devices: int, unicast: bool) -> RoundPlan:
 def seconds_per_round(system, devices: int, rounds: int, unicast: bool, simulator: str) -> float:
     plans = [plan(devices, unicast)] * rounds
     channel = None
-    if not isinstance(system, NetworkSystem):
-        layout_seq, fading_seq, _ = channel_seeds(np.random.SeedSequence(0))
-        system = system.network(system.cell.place(devices, np.random.default_rng(layout_seq)), np.full(devices, 100.0))
-        channel = np.random.default_rng(fading_seq)
+    if not isinstance(system, NetworkSystem):  # bound as a run binds it: nr-harq's link and stream state with it
+        system, channel = system.bind(np.full(devices, 100.0), np.random.SeedSequence(0))
     start = time.perf_counter()
     simulate_rounds(plans, system, MODEL_BITS, np.random.default_rng(0), simulator=simulator, keep_trace=False,
                     channel_rng=channel)
     return (time.perf_counter() - start) / rounds
 
 
-def main() -> None:
+def main(argv=None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--devices", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     normalized = NetworkSystem(rho=4, t_min=1, inv_mu=1)
     for simulator in ("timeline", "processes"):  # warm-up: imports and first calls out of the timings
         seconds_per_round(normalized, 10, 1, False, simulator)
